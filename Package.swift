@@ -1,0 +1,28 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// One module per stage of the data's path:
+// OSMReaderShim (libosmium, C++) → GraphImport → RoadGraph → Routing → RouteFormats → wayfinder (CLI).
+let package = Package(
+    name: "Wayfinder",
+    products: [
+        .executable(name: "wayfinder", targets: ["wayfinder"]),
+    ],
+    targets: [
+        .target(
+            name: "OSMReaderShim",
+            cxxSettings: [.unsafeFlags(["-O2"])],
+            linkerSettings: [.linkedLibrary("z"), .linkedLibrary("bz2"), .linkedLibrary("expat"),
+                             .linkedLibrary("pthread")]
+        ),
+        .target(name: "RoadGraph"),
+        .target(name: "GraphImport", dependencies: ["OSMReaderShim", "RoadGraph"]),
+        .target(name: "Routing", dependencies: ["RoadGraph"]),
+        .target(name: "RouteFormats", dependencies: ["Routing", "RoadGraph"]),
+        .executableTarget(name: "wayfinder", dependencies: ["GraphImport", "RoadGraph", "Routing", "RouteFormats"]),
+        .testTarget(name: "WayfinderTests",
+                    dependencies: ["GraphImport", "RoadGraph", "Routing", "RouteFormats"]),
+    ],
+    swiftLanguageModes: [.v5],
+    cxxLanguageStandard: .cxx17
+)

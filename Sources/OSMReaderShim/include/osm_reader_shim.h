@@ -1,0 +1,79 @@
+// A small C API over libosmium: reads the parts of an OSM file that a road graph needs and hands them back as
+// flat arrays owned by C++, so Swift never sees a C++ type or pays per-object overhead.
+#ifndef OSM_READER_SHIM_H
+#define OSM_READER_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Latitude/longitude of a node that ways reference but the file does not contain.
+#define WF_MISSING_COORDINATE INT32_MIN
+
+/// A tag is a key and a value, each an index into the interned string table.
+typedef struct wf_tag {
+    uint32_t key;
+    uint32_t value;
+} wf_tag;
+
+typedef struct wf_member {
+    int64_t ref;
+    uint32_t role;  ///< index into the string table
+    char type;      ///< 'n', 'w' or 'r'
+} wf_member;
+
+typedef struct wf_osm_data {
+    /// Interned strings: string i is `strings + string_offsets[i]`, NUL-terminated.
+    size_t string_count;
+    const uint64_t *string_offsets;
+    const char *strings;
+
+    size_t tag_count;
+    const wf_tag *tags;
+
+    /// Every node referenced by a kept way, sorted by id; coordinates in 1e-7 degrees.
+    size_t node_count;
+    const int64_t *node_ids;
+    const int32_t *node_lats;
+    const int32_t *node_lons;
+    /// Referenced nodes that carry tags: node index and tag range [tag_offsets[i], tag_offsets[i+1]).
+    size_t tagged_node_count;
+    const uint32_t *tagged_nodes;
+    const uint64_t *tagged_node_tag_offsets;
+
+    /// Ways with a `highway` tag. Node references are indices into the node arrays.
+    size_t way_count;
+    const int64_t *way_ids;
+    const uint64_t *way_node_offsets;
+    const uint32_t *way_nodes;
+    const uint64_t *way_tag_offsets;
+
+    /// Relations of `type=restriction`.
+    size_t relation_count;
+    const int64_t *relation_ids;
+    const uint64_t *relation_tag_offsets;
+    const uint64_t *relation_member_offsets;
+    const wf_member *members;
+
+    void *owner;  ///< private to the reader
+} wf_osm_data;
+
+/// Called as reading advances: pass 1 reads ways and relations, pass 2 nodes; `done`/`total` are bytes.
+typedef void (*wf_progress_fn)(void *context, int pass, uint64_t done, uint64_t total);
+
+/// Reads `path` (.osm.pbf, .osm, .osm.gz, .osm.bz2, ...). Returns NULL on failure with a one-line reason in `error`.
+wf_osm_data *wf_osm_read(const char *path, wf_progress_fn progress, void *context, char *error, size_t error_size);
+
+void wf_osm_free(wf_osm_data *data);
+
+/// CRC-32 (zlib) of a whole file, or 0 with `*ok` false when it cannot be read.
+uint32_t wf_file_crc32(const char *path, int *ok);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

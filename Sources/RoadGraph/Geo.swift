@@ -1,0 +1,99 @@
+import Foundation
+
+/// A WGS84 position in degrees.
+public struct Coordinate: Equatable, Sendable, CustomStringConvertible {
+    public var latitude: Double
+    public var longitude: Double
+
+    public init(latitude: Double, longitude: Double) {
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+
+    /// From OSM's fixed-point representation (1e-7 degrees).
+    @inlinable
+    public init(fixedLatitude: Int32, fixedLongitude: Int32) {
+        latitude = Double(fixedLatitude) * 1e-7
+        longitude = Double(fixedLongitude) * 1e-7
+    }
+
+    public var isValid: Bool {
+        latitude.isFinite && longitude.isFinite && abs(latitude) <= 90 && abs(longitude) <= 180
+    }
+
+    public var description: String { String(format: "%.6f,%.6f", latitude, longitude) }
+}
+
+public enum Geo {
+    /// Mean Earth radius (IUGG), metres.
+    public static let earthRadius = 6_371_008.8
+
+    /// Great-circle distance in metres. A metric, so it never exceeds the length of any path between the points:
+    /// that is what makes the A* heuristic admissible.
+    @inlinable
+    public static func distance(_ a: Coordinate, _ b: Coordinate) -> Double {
+        let toRadians = Double.pi / 180
+        let dLat = (b.latitude - a.latitude) * toRadians
+        let dLon = (b.longitude - a.longitude) * toRadians
+        let sinLat = sin(dLat / 2), sinLon = sin(dLon / 2)
+        let h = sinLat * sinLat + cos(a.latitude * toRadians) * cos(b.latitude * toRadians) * sinLon * sinLon
+        return 2 * earthRadius * asin(min(1, h.squareRoot()))
+    }
+
+    /// Initial bearing from `a` to `b`, degrees clockwise from north in [0, 360).
+    public static func bearing(from a: Coordinate, to b: Coordinate) -> Double {
+        let toRadians = Double.pi / 180
+        let lat1 = a.latitude * toRadians, lat2 = b.latitude * toRadians
+        let dLon = (b.longitude - a.longitude) * toRadians
+        let y = sin(dLon) * cos(lat2)
+        let x = cos(lat1) * sin(lat2) - sin(lat1) * cos(lat2) * cos(dLon)
+        let degrees = atan2(y, x) * 180 / Double.pi
+        return (degrees + 360).truncatingRemainder(dividingBy: 360)
+    }
+
+    /// Where `point` projects onto the segment `a`–`b`: the fraction along it (0...1) and the projected position.
+    /// A local equirectangular projection is exact enough at road-segment scale.
+    @inlinable
+    public static func project(_ point: Coordinate, ontoSegmentFrom a: Coordinate, to b: Coordinate)
+        -> (fraction: Double, position: Coordinate)
+    {
+        let scale = cos(point.latitude * Double.pi / 180)
+        let ax = (a.longitude - point.longitude) * scale, ay = a.latitude - point.latitude
+        let bx = (b.longitude - point.longitude) * scale, by = b.latitude - point.latitude
+        let dx = bx - ax, dy = by - ay
+        let lengthSquared = dx * dx + dy * dy
+        var t = lengthSquared > 0 ? -(ax * dx + ay * dy) / lengthSquared : 0
+        t = min(1, max(0, t))
+        return (t, Coordinate(latitude: a.latitude + (b.latitude - a.latitude) * t,
+                              longitude: a.longitude + (b.longitude - a.longitude) * t))
+    }
+}
+
+/// A latitude/longitude box.
+public struct BoundingBox: Equatable, Sendable {
+    public var minLatitude: Double, minLongitude: Double, maxLatitude: Double, maxLongitude: Double
+
+    public init(minLatitude: Double, minLongitude: Double, maxLatitude: Double, maxLongitude: Double) {
+        self.minLatitude = minLatitude
+        self.minLongitude = minLongitude
+        self.maxLatitude = maxLatitude
+        self.maxLongitude = maxLongitude
+    }
+
+    public static let empty = BoundingBox(minLatitude: .infinity, minLongitude: .infinity,
+                                          maxLatitude: -.infinity, maxLongitude: -.infinity)
+
+    public var isEmpty: Bool { minLatitude > maxLatitude }
+
+    public mutating func extend(_ c: Coordinate) {
+        minLatitude = min(minLatitude, c.latitude)
+        maxLatitude = max(maxLatitude, c.latitude)
+        minLongitude = min(minLongitude, c.longitude)
+        maxLongitude = max(maxLongitude, c.longitude)
+    }
+
+    public func contains(_ c: Coordinate) -> Bool {
+        c.latitude >= minLatitude && c.latitude <= maxLatitude && c.longitude >= minLongitude
+            && c.longitude <= maxLongitude
+    }
+}

@@ -1,0 +1,57 @@
+import RoadGraph
+
+/// Google's encoded polyline format: precision 5 by default, 6 for OSRM's `polyline6`.
+public enum Polyline {
+    public static func encode(_ coordinates: [Coordinate], precision: Int = 5) -> String {
+        let factor = precision == 6 ? 1e6 : 1e5
+        var output = [UInt8]()
+        output.reserveCapacity(coordinates.count * 8)
+        var previousLatitude = 0, previousLongitude = 0
+        for c in coordinates {
+            let latitude = Int((c.latitude * factor).rounded()), longitude = Int((c.longitude * factor).rounded())
+            append(latitude - previousLatitude, to: &output)
+            append(longitude - previousLongitude, to: &output)
+            previousLatitude = latitude
+            previousLongitude = longitude
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private static func append(_ delta: Int, to output: inout [UInt8]) {
+        var value = delta < 0 ? ~(delta << 1) : delta << 1
+        while value >= 0x20 {
+            output.append(UInt8((0x20 | (value & 0x1f)) + 63))
+            value >>= 5
+        }
+        output.append(UInt8(value + 63))
+    }
+
+    /// Decodes a polyline; nil for malformed input.
+    public static func decode(_ text: String, precision: Int = 5) -> [Coordinate]? {
+        let factor = precision == 6 ? 1e6 : 1e5
+        let bytes = Array(text.utf8)
+        var index = 0
+        var latitude = 0, longitude = 0
+        var result: [Coordinate] = []
+        func next() -> Int? {
+            var shift = 0, value = 0
+            while true {
+                guard index < bytes.count, shift < 60 else { return nil }
+                let byte = Int(bytes[index]) - 63
+                index += 1
+                guard byte >= 0 else { return nil }
+                value |= (byte & 0x1f) << shift
+                shift += 5
+                if byte < 0x20 { break }
+            }
+            return value & 1 == 1 ? ~(value >> 1) : value >> 1
+        }
+        while index < bytes.count {
+            guard let dLat = next(), let dLon = next() else { return nil }
+            latitude += dLat
+            longitude += dLon
+            result.append(Coordinate(latitude: Double(latitude) / factor, longitude: Double(longitude) / factor))
+        }
+        return result
+    }
+}

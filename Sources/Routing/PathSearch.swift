@@ -1,0 +1,195 @@
+import Foundation
+import RoadGraph
+
+/// A lower bound on the remaining cost (milliseconds) from a vertex to the target.
+public protocol SearchHeuristic {
+    func estimate(fromVertex v: UInt32) -> UInt32
+}
+
+/// Plain Dijkstra.
+public struct NoHeuristic: SearchHeuristic {
+    public init() {}
+    public func estimate(fromVertex v: UInt32) -> UInt32 { 0 }
+}
+
+/// Straight-line distance at the graph's top speed: never more than the true cost, so A* stays exact.
+public struct GreatCircleHeuristic: SearchHeuristic {
+    let latitudes: UnsafeBufferPointer<Int32>, longitudes: UnsafeBufferPointer<Int32>
+    let target: Coordinate
+    let millisecondsPerMetre: Double
+
+    public init(graph: RoadGraph, target: Coordinate) {
+        latitudes = graph.vertexLatitudes
+        longitudes = graph.vertexLongitudes
+        self.target = target
+        // 0.999 absorbs floating-point error in the distance sums.
+        millisecondsPerMetre = graph.metadata.maxSpeed > 0 ? 0.999 * 1000 / graph.metadata.maxSpeed : 0
+    }
+
+    public func estimate(fromVertex v: UInt32) -> UInt32 {
+        let point = Coordinate(fixedLatitude: latitudes[Int(v)], fixedLongitude: longitudes[Int(v)])
+        return UInt32((Geo.distance(point, target) * millisecondsPerMetre).rounded(.down))
+    }
+}
+
+/// Where a search may start or end: an arc and the cost of the part of it that is (or is not) driven.
+public struct SearchEndpoint: Sendable {
+    public var arc: UInt32
+    /// For a source: cost from the start point to the arc's head. For a target: cost from the arc's tail to the point.
+    public var cost: UInt32
+    /// Position of the point along the arc (0 at its tail), to tell when a source lies before a target on one arc.
+    public var fraction: Double
+
+    public init(arc: UInt32, cost: UInt32, fraction: Double) {
+        self.arc = arc
+        self.cost = cost
+        self.fraction = fraction
+    }
+}
+
+public struct SearchResult: Sendable {
+    /// Milliseconds.
+    public var cost: UInt32
+    /// The arcs travelled, first (source) to last (target); duplicated arcs already mapped to their originals.
+    public var arcs: [UInt32]
+    public var settled: Int
+}
+
+/// An edge-based shortest-path search (A* or, with `NoHeuristic`, Dijkstra) over arcs and allowed transitions.
+/// Holds its scratch arrays between queries, so create one per thread and reuse it.
+public struct PathSearch {
+    private var distance: [UInt32] = []
+    private var parent: [UInt32] = []
+    private var estimate: [UInt32] = []
+    private var stamp: [UInt32] = []
+    private var generation: UInt32 = 0
+    private var heap = MinHeap()
+
+    public init() {}
+
+    public mutating func shortestPath<H: SearchHeuristic>(
+        in graph: RoadGraph, from sources: [SearchEndpoint], to targets: [SearchEndpoint], heuristic: H
+    ) -> SearchResult? {
+        let arcCount = graph.arcCount
+        if distance.count != arcCount {
+            distance = Array(repeating: 0, count: arcCount)
+            parent = Array(repeating: noIndex, count: arcCount)
+            estimate = Array(repeating: 0, count: arcCount)
+            stamp = Array(repeating: 0, count: arcCount)
+            generation = 0
+        }
+        generation &+= 1
+        if generation == 0 {
+            for i in stamp.indices { stamp[i] = 0 }
+            generation = 1
+        }
+        heap.removeAll()
+
+        var best = UInt32.max
+        var bestPredecessor = noIndex, bestTarget = noIndex
+        // A target ahead of the source on the same arc needs no search at all.
+        for s in sources {
+            for t in targets where t.arc == s.arc && t.fraction >= s.fraction {
+                let weight = graph.arcWeight[Int(s.arc)]
+                let direct = t.cost &- (weight &- s.cost)
+                if direct < best { best = direct; bestPredecessor = noIndex; bestTarget = s.arc }
+            }
+        }
+
+        let gen = generation
+        let arcHead = graph.arcHead, arcWeight = graph.arcWeight, arcBase = graph.arcBase
+        let start = graph.transitionStart, next = graph.transitionTargets
+        var settled = 0
+        distance.withUnsafeMutableBufferPointer { distance in
+        parent.withUnsafeMutableBufferPointer { parent in
+        estimate.withUnsafeMutableBufferPointer { estimate in
+        stamp.withUnsafeMutableBufferPointer { stamp in
+            for s in sources {
+                let a = Int(s.arc)
+                if stamp[a] == gen && distance[a] <= s.cost { continue }
+                stamp[a] = gen
+                distance[a] = s.cost
+                parent[a] = noIndex
+                estimate[a] = heuristic.estimate(fromVertex: arcHead[a])
+                heap.push(key: s.cost &+ estimate[a], value: s.arc)
+            }
+            while let (key, arc) = heap.popMin() {
+                if key >= best { break }
+                let a = Int(arc)
+                let d = distance[a]
+                if d &+ estimate[a] != key { continue }  // stale entry: the arc was reached more cheaply since
+                settled += 1
+                for i in Int(start[a])..<Int(start[a + 1]) {
+                    let b = next[i]
+                    let base = arcBase[Int(b)]
+                    for t in targets where t.arc == base {
+                        let candidate = d &+ t.cost
+                        if candidate < best { best = candidate; bestPredecessor = arc; bestTarget = b }
+                    }
+                    let nd = d &+ arcWeight[Int(b)]
+                    let bi = Int(b)
+                    if stamp[bi] != gen {
+                        stamp[bi] = gen
+                        estimate[bi] = heuristic.estimate(fromVertex: arcHead[bi])
+                    } else if nd >= distance[bi] {
+                        continue
+                    }
+                    distance[bi] = nd
+                    parent[bi] = arc
+                    heap.push(key: nd &+ estimate[bi], value: b)
+                }
+            }
+        }}}}
+        guard best != UInt32.max else { return nil }
+        var arcs = [bestTarget]
+        var current = bestPredecessor
+        while current != noIndex {
+            arcs.append(current)
+            current = parent[Int(current)]
+        }
+        arcs.reverse()
+        return SearchResult(cost: best, arcs: arcs.map { graph.arcBase[Int($0)] }, settled: settled)
+    }
+}
+
+/// A binary min-heap of (key, value) packed into UInt64, so comparisons are single integer compares.
+struct MinHeap {
+    private var items: [UInt64] = []
+
+    mutating func removeAll() { items.removeAll(keepingCapacity: true) }
+
+    @inline(__always) mutating func push(key: UInt32, value: UInt32) {
+        var i = items.count
+        let item = UInt64(key) << 32 | UInt64(value)
+        items.append(item)
+        items.withUnsafeMutableBufferPointer { h in
+            while i > 0 {
+                let p = (i - 1) >> 1
+                if h[p] <= item { break }
+                h[i] = h[p]
+                i = p
+            }
+            h[i] = item
+        }
+    }
+
+    @inline(__always) mutating func popMin() -> (key: UInt32, value: UInt32)? {
+        guard let last = items.popLast() else { return nil }
+        if items.isEmpty { return (UInt32(last >> 32), UInt32(truncatingIfNeeded: last)) }
+        let top = items[0]
+        items.withUnsafeMutableBufferPointer { h in
+            let n = h.count
+            var i = 0
+            while true {
+                var c = 2 * i + 1
+                if c >= n { break }
+                if c + 1 < n && h[c + 1] < h[c] { c += 1 }
+                if h[c] >= last { break }
+                h[i] = h[c]
+                i = c
+            }
+            h[i] = last
+        }
+        return (UInt32(top >> 32), UInt32(truncatingIfNeeded: top))
+    }
+}

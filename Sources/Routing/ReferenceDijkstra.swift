@@ -1,0 +1,69 @@
+import RoadGraph
+
+/// The oracle: textbook Dijkstra over the same arc/transition model, written for obviousness rather than speed
+/// (a sorted-insertion priority list of tuples, no heuristic, no early target bookkeeping beyond the definition).
+/// Tests and benchmarks compare every faster search with it.
+public enum ReferenceDijkstra {
+    /// Minimum cost in milliseconds from any source to any target, or nil if none is reachable.
+    public static func cost(in graph: RoadGraph, from sources: [SearchEndpoint], to targets: [SearchEndpoint]) -> UInt32? {
+        var best: UInt32? = nil
+        func offer(_ c: UInt32) { if best == nil || c < best! { best = c } }
+        for s in sources {
+            for t in targets where t.arc == s.arc && t.fraction >= s.fraction {
+                // Travel within one arc: the target's cost-from-tail minus the source's already-travelled part.
+                offer(t.cost - (graph.arcWeight[Int(s.arc)] - s.cost))
+            }
+        }
+        var dist = [UInt32: UInt32]()
+        var done = Set<UInt32>()
+        var queue = BinaryHeap()
+        for s in sources where dist[s.arc].map({ s.cost < $0 }) ?? true {
+            dist[s.arc] = s.cost
+            queue.insert((s.cost, s.arc))
+        }
+        while let (d, arc) = queue.extractMin() {
+            if let b = best, d >= b { break }
+            if done.contains(arc) { continue }
+            done.insert(arc)
+            let range = Int(graph.transitionStart[Int(arc)])..<Int(graph.transitionStart[Int(arc) + 1])
+            for i in range {
+                let nextArc = graph.transitionTargets[i]
+                for t in targets where graph.arcBase[Int(nextArc)] == t.arc { offer(d + t.cost) }
+                let nd = d + graph.arcWeight[Int(nextArc)]
+                if dist[nextArc].map({ nd < $0 }) ?? true {
+                    dist[nextArc] = nd
+                    queue.insert((nd, nextArc))
+                }
+            }
+        }
+        return best
+    }
+
+    struct BinaryHeap {
+        var items: [(UInt32, UInt32)] = []
+        mutating func insert(_ item: (UInt32, UInt32)) {
+            items.append(item)
+            var i = items.count - 1
+            while i > 0, items[(i - 1) / 2].0 > items[i].0 {
+                items.swapAt(i, (i - 1) / 2)
+                i = (i - 1) / 2
+            }
+        }
+        mutating func extractMin() -> (UInt32, UInt32)? {
+            guard !items.isEmpty else { return nil }
+            items.swapAt(0, items.count - 1)
+            let top = items.removeLast()
+            var i = 0
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var m = i
+                if l < items.count && items[l].0 < items[m].0 { m = l }
+                if r < items.count && items[r].0 < items[m].0 { m = r }
+                if m == i { break }
+                items.swapAt(i, m)
+                i = m
+            }
+            return top
+        }
+    }
+}

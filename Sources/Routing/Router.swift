@@ -1,0 +1,181 @@
+import Foundation
+import RoadGraph
+
+public enum SearchAlgorithm: String, CaseIterable, Sendable {
+    case astar, dijkstra
+}
+
+/// A stretch of a leg along one arc (part of one at the ends).
+public struct Stretch: Sendable {
+    public var arc: UInt32
+    public var name: String
+    public var ref: String
+    public var roadClass: RoadClass?
+    /// Metres and seconds.
+    public var distance: Double
+    public var duration: Double
+    /// Indices into the leg's coordinates.
+    public var coordinates: ClosedRange<Int>
+}
+
+public struct RouteLeg: Sendable {
+    public var source: Snap
+    public var target: Snap
+    /// Milliseconds: the search's exact cost.
+    public var weight: UInt32
+    public var distance: Double
+    public var duration: Double { Double(weight) / 1000 }
+    public var coordinates: [Coordinate]
+    public var stretches: [Stretch]
+    public var settled: Int
+}
+
+public struct Route: Sendable {
+    public var mode: TravelMode
+    public var legs: [RouteLeg]
+    public var waypoints: [Snap]
+    public var distance: Double { legs.reduce(0) { $0 + $1.distance } }
+    public var duration: Double { legs.reduce(0) { $0 + $1.duration } }
+    public var weight: UInt32 { legs.reduce(0) { $0 + $1.weight } }
+
+    /// The whole route's line, legs joined without repeating the via points.
+    public var coordinates: [Coordinate] {
+        var all: [Coordinate] = []
+        for leg in legs {
+            all.append(contentsOf: all.isEmpty ? leg.coordinates[...] : leg.coordinates.dropFirst())
+        }
+        return all
+    }
+}
+
+/// Snaps waypoints, searches each leg and assembles geometry and per-road stretches. One per thread.
+public struct Router {
+    public let graph: RoadGraph
+    public var maxSnapDistance = RoadGraph.defaultSnapDistance
+    private var search = PathSearch()
+
+    public init(graph: RoadGraph) { self.graph = graph }
+
+    /// Candidates per waypoint; throws `noSegment` for a point with no usable road nearby.
+    public func snapWaypoints(_ points: [Coordinate]) throws -> [Snap] {
+        var candidates: [WaypointCandidates] = []
+        for (i, p) in points.enumerated() {
+            guard let c = graph.snap(p, maxDistance: maxSnapDistance) else {
+                throw RoutingError.noSegment(index: i, coordinate: p, maxDistance: maxSnapDistance)
+            }
+            candidates.append(c)
+        }
+        // All on one island (or all on the main network): keep the nearest roads. Otherwise leave islands.
+        if Set(candidates.map(\.nearest.component)).count == 1 { return candidates.map(\.nearest) }
+        return candidates.map { $0.mainNetwork ?? $0.nearest }
+    }
+
+    public mutating func route(_ points: [Coordinate], algorithm: SearchAlgorithm = .astar) throws -> Route {
+        guard points.count >= 2 else { throw RoutingError.tooFewWaypoints }
+        let snaps = try snapWaypoints(points)
+        var legs: [RouteLeg] = []
+        for i in 0..<(snaps.count - 1) {
+            guard let leg = routeLeg(from: snaps[i], to: snaps[i + 1], algorithm: algorithm) else {
+                throw RoutingError.noRoute(fromWaypoint: i, toWaypoint: i + 1)
+            }
+            legs.append(leg)
+        }
+        return Route(mode: graph.mode, legs: legs, waypoints: snaps)
+    }
+
+    public mutating func routeLeg(from source: Snap, to target: Snap, algorithm: SearchAlgorithm) -> RouteLeg? {
+        let sources = graph.sourceEndpoints(source), targets = graph.targetEndpoints(target)
+        let result: SearchResult?
+        switch algorithm {
+        case .astar:
+            result = search.shortestPath(in: graph, from: sources, to: targets,
+                                         heuristic: GreatCircleHeuristic(graph: graph, target: target.location))
+        case .dijkstra:
+            result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: NoHeuristic())
+        }
+        guard let result else { return nil }
+        return assembleLeg(result, source: source, target: target)
+    }
+
+    private func assembleLeg(_ result: SearchResult, source: Snap, target: Snap) -> RouteLeg {
+        var coordinates: [Coordinate] = []
+        var stretches: [Stretch] = []
+        let last = result.arcs.count - 1
+        for (i, arc) in result.arcs.enumerated() {
+            let (edge, reversed) = graph.edge(ofArc: arc)
+            let from = i == 0 ? source.fraction(alongArcReversed: reversed) : 0
+            let to = i == last ? target.fraction(alongArcReversed: reversed) : 1
+            let weight = graph.arcWeight[Int(arc)]
+            var ms = weight
+            if i == 0 { ms -= partialWeight(weight, from) }
+            if i == last { ms -= weight - partialWeight(weight, to) }
+            let points = graph.arcPoints(arc, from: from, to: to)
+            let first = coordinates.isEmpty ? 0 : coordinates.count - 1
+            coordinates.append(contentsOf: coordinates.isEmpty ? points[...] : points.dropFirst())
+            var length = 0.0
+            for k in 1..<points.count { length += Geo.distance(points[k - 1], points[k]) }
+            stretches.append(Stretch(arc: arc, name: graph.name(graph.edgeName[edge]), ref: graph.name(graph.edgeRef[edge]),
+                                     roadClass: RoadClass(rawValue: graph.edgeClass[edge]), distance: length,
+                                     duration: Double(ms) / 1000, coordinates: first...(coordinates.count - 1)))
+        }
+        return RouteLeg(source: source, target: target, weight: result.cost,
+                        distance: stretches.reduce(0) { $0 + $1.distance }, coordinates: coordinates,
+                        stretches: stretches, settled: result.settled)
+    }
+}
+
+/// The cost of the first `fraction` of an arc: the one rounding rule shared by sources, targets and assembly.
+func partialWeight(_ weight: UInt32, _ fraction: Double) -> UInt32 {
+    UInt32((Double(weight) * fraction).rounded())
+}
+
+extension RoadGraph {
+    /// Where a search may start from a snapped point: each usable direction of its edge, minus the part behind it.
+    public func sourceEndpoints(_ snap: Snap) -> [SearchEndpoint] {
+        arcs(ofEdge: snap.edge).map { arc, reversed in
+            let f = snap.fraction(alongArcReversed: reversed), w = arcWeight[Int(arc)]
+            return SearchEndpoint(arc: arc, cost: w - partialWeight(w, f), fraction: f)
+        }
+    }
+
+    /// Where a search may end: each usable direction of the edge, up to the snapped point.
+    public func targetEndpoints(_ snap: Snap) -> [SearchEndpoint] {
+        arcs(ofEdge: snap.edge).map { arc, reversed in
+            let f = snap.fraction(alongArcReversed: reversed)
+            return SearchEndpoint(arc: arc, cost: partialWeight(arcWeight[Int(arc)], f), fraction: f)
+        }
+    }
+
+    func arcs(ofEdge e: Int) -> [(UInt32, Bool)] {
+        var result: [(UInt32, Bool)] = []
+        if edgeForwardArc[e] != noIndex { result.append((edgeForwardArc[e], false)) }
+        if edgeBackwardArc[e] != noIndex { result.append((edgeBackwardArc[e], true)) }
+        return result
+    }
+
+    /// The arc's line between two fractions of its length (0 = its tail), in travel order.
+    public func arcPoints(_ arc: UInt32, from start: Double = 0, to end: Double = 1) -> [Coordinate] {
+        let (e, reversed) = edge(ofArc: arc)
+        var shape = shapeRange(ofEdge: e).map(shapePoint)
+        if reversed { shape.reverse() }
+        if start <= 0 && end >= 1 { return shape }
+        var cumulative = [0.0]
+        for k in 1..<shape.count { cumulative.append(cumulative[k - 1] + Geo.distance(shape[k - 1], shape[k])) }
+        let total = cumulative[cumulative.count - 1]
+        func point(at metres: Double) -> Coordinate {
+            guard total > 0 else { return shape[0] }
+            var k = 1
+            while k < shape.count - 1 && cumulative[k] < metres { k += 1 }
+            let span = cumulative[k] - cumulative[k - 1]
+            let t = span > 0 ? min(1, max(0, (metres - cumulative[k - 1]) / span)) : 0
+            let a = shape[k - 1], b = shape[k]
+            return Coordinate(latitude: a.latitude + (b.latitude - a.latitude) * t,
+                              longitude: a.longitude + (b.longitude - a.longitude) * t)
+        }
+        let from = start * total, to = end * total
+        var result = [point(at: from)]
+        for k in 1..<(shape.count - 1) where cumulative[k] > from && cumulative[k] < to { result.append(shape[k]) }
+        result.append(point(at: to))
+        return result
+    }
+}

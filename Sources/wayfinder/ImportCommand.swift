@@ -1,0 +1,84 @@
+import Foundation
+import GraphImport
+import RoadGraph
+
+enum ImportCommand {
+    static let help = """
+    Usage: wayfinder import <file.osm.pbf|.osm|.osm.gz|.osm.bz2> --output <dir> [--quiet]
+
+    Reads an OpenStreetMap extract and writes the driving and walking graphs into <dir>
+    (driving.wfgraph, walking.wfgraph). The directory is replaced only when the import succeeds.
+    Progress goes to stderr: a bar on a terminal, plain lines otherwise; --quiet silences it.
+    """
+
+    static func run(_ raw: [String]) throws -> ExitCode {
+        let args = try Arguments(raw, flags: ["--quiet", "--help"], options: ["--output"])
+        if args.has("--help") { print(help); return .ok }
+        guard args.positional.count == 1 else { throw CommandError.usage("import takes exactly one input file") }
+        guard let output = args["--output"] else { throw CommandError.usage("import needs --output <dir>") }
+        let input = args.positional[0]
+        let progress = ProgressReporter(quiet: args.has("--quiet"))
+        let summary: ImportSummary
+        do {
+            summary = try GraphImporter.importGraphs(from: input, to: output) { progress.handle($0) }
+        } catch let error as ImportError {
+            progress.finish()
+            throw CommandError.badInput("import of \(input) failed: \(error)")
+        }
+        progress.finish()
+        if !args.has("--quiet") {
+            var lines = [String(format: "imported %@ in %.2f s: %d highway ways, %d nodes, %d restriction relations",
+                                input, summary.seconds, summary.ways, summary.nodes, summary.relations)]
+            for m in summary.modes {
+                lines.append("  \(m.mode.rawValue): \(m.vertices) vertices, \(m.edges) edges, \(m.arcs) arcs, "
+                    + "\(m.transitions) turns; restrictions: \(m.restrictionsViaNode) via node, "
+                    + "\(m.restrictionsViaWay) via way")
+            }
+            lines.append("graph written to \(output)")
+            FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        }
+        return .ok
+    }
+}
+
+/// Import progress on stderr: a redrawn bar on a terminal, a line per quarter otherwise.
+final class ProgressReporter {
+    let quiet: Bool
+    let isTerminal = isatty(STDERR_FILENO) != 0
+    private var lastPrinted: [Int: Int] = [:]
+    private var barShown = false
+
+    init(quiet: Bool) { self.quiet = quiet }
+
+    func handle(_ event: ImportEvent) {
+        guard !quiet else { return }
+        switch event {
+        case .reading(let pass, let done, let total):
+            let label = pass == 1 ? "reading ways and relations" : "reading nodes"
+            let percent = total > 0 ? Int(min(100, Double(done) * 100 / Double(total))) : 100
+            if isTerminal {
+                let width = 30, filled = percent * width / 100
+                let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+                write("\r[\(bar)] \(String(format: "%3d", percent))% \(label)   ")
+                barShown = true
+            } else if percent / 25 > (lastPrinted[pass] ?? -1) {
+                lastPrinted[pass] = percent / 25
+                write("\(label): \(percent)%\n")
+            }
+        case .building(let mode):
+            finish()
+            write("building \(mode.rawValue) graph\n")
+        case .built:
+            break
+        case .warning(let message):
+            finish()
+            write("warning: \(message)\n")
+        }
+    }
+
+    func finish() {
+        if barShown { write("\n"); barShown = false }
+    }
+
+    private func write(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import RoadGraph
+import RouteFormats
+import Routing
+
+enum RouteFormat: String {
+    case text, json, geojson, polyline, polyline6
+}
+
+enum RouteCommand {
+    static let help = """
+    Usage: wayfinder route --graph <dir> [options] <lat,lon> <lat,lon> [<lat,lon> ...]
+
+    Finds the fastest route through the points in order (the middle ones are via points, one leg each).
+    Coordinates are latitude,longitude as a maps app shows them; each snaps to the nearest road usable by the mode.
+
+    Options:
+      --mode driving|walking        travel mode (default driving; car and foot are accepted too)
+      --format text|json|geojson|polyline|polyline6
+                                    text (default): summary and roads; json: OSRM v5 route response;
+                                    geojson: RFC 7946 line plus start/end points; polyline(6): encoded line
+      --algorithm astar|dijkstra    search algorithm (default astar; both give the same cost)
+      --max-snap <metres>           how far a point may be from a road (default 5000)
+    """
+
+    static func run(_ raw: [String]) throws -> ExitCode {
+        let args = try Arguments(raw, flags: ["--help"],
+                                 options: ["--graph", "--mode", "--format", "--algorithm", "--max-snap"])
+        if args.has("--help") { print(help); return .ok }
+        let format: RouteFormat = try args.choice("--format", default: .text)
+        let algorithm: SearchAlgorithm = try args.choice("--algorithm", default: .astar)
+        let mode = try args.mode()
+        guard args.positional.count >= 2 else { throw CommandError.usage("route needs at least two lat,lon points") }
+        let points = try args.positional.map(parseCoordinate)
+        let graph = try loadGraph(directory: args["--graph"], mode: mode)
+        var router = Router(graph: graph)
+        if let text = args["--max-snap"] {
+            guard let metres = Double(text), metres > 0, metres.isFinite else {
+                throw CommandError.usage("--max-snap must be a positive number of metres")
+            }
+            router.maxSnapDistance = metres
+        }
+        do {
+            let route = try router.route(points, algorithm: algorithm)
+            print(render(route, format))
+            return .ok
+        } catch let error as RoutingError {
+            if format == .json { print(OSRMRouteResponse.error(code: error.code, message: error.description).serialized()) }
+            switch error {
+            case .noRoute: throw CommandError(message: error.description, code: .noRoute, osrmCode: error.code)
+            default: throw CommandError(message: error.description, code: .badInput, osrmCode: error.code)
+            }
+        }
+    }
+
+    static func render(_ route: Route, _ format: RouteFormat) -> String {
+        switch format {
+        case .text: return RouteText.make(route)
+        case .json: return OSRMRouteResponse.make(route).serialized()
+        case .geojson: return RouteGeoJSON.make(route).serialized()
+        case .polyline: return Polyline.encode(route.coordinates, precision: 5)
+        case .polyline6: return Polyline.encode(route.coordinates, precision: 6)
+        }
+    }
+}
+
+enum InfoCommand {
+    static func run(_ raw: [String]) throws -> ExitCode {
+        let args = try Arguments(raw, flags: ["--help"], options: ["--graph"])
+        if args.has("--help") { print("Usage: wayfinder info --graph <dir>\n\nDescribes the graphs in <dir>."); return .ok }
+        for mode in TravelMode.allCases {
+            let graph = try loadGraph(directory: args["--graph"], mode: mode)
+            let m = graph.metadata
+            let b = m.bounds
+            print("""
+            \(mode.rawValue): format \(GraphFormat.version), from \(m.sourceName) (\(m.sourceSize) bytes, crc32 \(String(m.sourceChecksum, radix: 16)))
+              \(graph.vertexCount) vertices, \(graph.edgeCount) edges, \(graph.arcCount) arcs, \(graph.transitionCount) turns, \(graph.componentSize.count) components
+              bounds \(b.isEmpty ? "empty" : String(format: "%.5f,%.5f – %.5f,%.5f", b.minLatitude, b.minLongitude, b.maxLatitude, b.maxLongitude)), top speed \(String(format: "%.1f", m.maxSpeed * 3.6)) km/h, file \(graph.file.size) bytes
+            """)
+        }
+        return .ok
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// Entry point: dispatch to a command, print errors on stderr, exit with the documented code.
+let version = "0.1.0"
+
+let usage = """
+wayfinder \(version): routing on OpenStreetMap data
+
+Usage:
+  wayfinder import <file.osm.pbf|.osm|.osm.gz|.osm.bz2> --output <dir> [--quiet]
+  wayfinder route --graph <dir> [--mode driving|walking] [--format text|json|geojson|polyline|polyline6]
+                  [--algorithm astar|dijkstra] <lat,lon> <lat,lon> [<lat,lon> ...]
+  wayfinder info --graph <dir>
+  wayfinder bench --graph <dir> [--mode driving|walking] [--queries N] [--seed S]
+
+Run 'wayfinder <command> --help' for a command's options.
+Exit codes: 0 ok, 1 usage error, 2 bad input (unreadable file, bad coordinate, no road nearby), 3 no route.
+"""
+
+func writeError(_ message: String) {
+    FileHandle.standardError.write(Data("wayfinder: \(message)\n".utf8))
+}
+
+let commandLine = Array(CommandLine.arguments.dropFirst())
+let status: ExitCode
+do {
+    guard let command = commandLine.first else {
+        print(usage)
+        exit(ExitCode.usage.rawValue)
+    }
+    let rest = Array(commandLine.dropFirst())
+    switch command {
+    case "--help", "-h", "help": print(usage); status = .ok
+    case "--version", "version": print("wayfinder \(version)"); status = .ok
+    case "import": status = try ImportCommand.run(rest)
+    case "route": status = try RouteCommand.run(rest)
+    case "info": status = try InfoCommand.run(rest)
+    case "bench": status = try BenchCommand.run(rest)
+    default: throw CommandError.usage("unknown command '\(command)'; see 'wayfinder --help'")
+    }
+} catch let error as CommandError {
+    writeError(error.message)
+    if error.code == .usage { FileHandle.standardError.write(Data("Run 'wayfinder --help' for usage.\n".utf8)) }
+    status = error.code
+} catch {
+    writeError("\(error)")
+    status = .badInput
+}
+exit(status.rawValue)
