@@ -13,7 +13,7 @@ public struct ModeGraphStatistics: Sendable {
 
 /// Builds one mode's graph from the OSM data: usable ways → vertices (junctions, way ends, barriers, via nodes)
 /// → edges (compressed chains with shape points) → arcs (usable directions) → transitions (allowed turns, with
-/// turn restrictions applied) → strongly connected components → snapping grid.
+/// turn restrictions applied) → connected components → snapping grid.
 struct ModeGraphBuilder {
     let osm: OSMData
     let profile: TravelProfile
@@ -63,11 +63,11 @@ struct ModeGraphBuilder {
         arrays.transitionTargets = transitions.targets
         statistics.transitions = transitions.targets.count
         statistics.arcs = arrays.arcHead.count
-        let (component, sizes) = StronglyConnectedComponents.compute(
+        let (component, sizes) = ConnectedComponents.compute(
             count: arrays.arcHead.count, start: transitions.start, targets: transitions.targets)
         arrays.arcComponent = component
         arrays.componentSize = sizes
-        // OSRM's rule of thumb: components under 1,000 states are islands (a private campus, a car park).
+        // Components under 1,000 arcs (OSRM's threshold) are islands: a private campus, a car park.
         let largest = sizes.max() ?? 1
         let mainMinimum = max(1, min(1000, largest))
         statistics.mainNetworkArcs = component.lazy.filter { sizes[Int($0)] >= mainMinimum }.count

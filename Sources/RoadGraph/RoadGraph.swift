@@ -40,7 +40,7 @@ public struct GraphMetadata: Equatable, Sendable {
     public var bounds: BoundingBox
     /// Fastest speed on any arc, metres per second: the A* heuristic divides straight-line distance by it.
     public var maxSpeed: Double
-    /// Arcs in strongly connected components at least this large form the main network that snapping prefers.
+    /// Arcs in connected components at least this large form the main network that snapping prefers.
     public var mainComponentMinimumSize: UInt32
     public var grid: GridGeometry
 

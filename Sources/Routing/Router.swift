@@ -98,25 +98,40 @@ public struct Router {
     }
 
     private func assembleLeg(_ result: SearchResult, source: Snap, target: Snap) -> RouteLeg {
-        var coordinates: [Coordinate] = []
-        var stretches: [Stretch] = []
+        // The travelled part of each arc, with its exact share of the search cost.
+        var pieces: [(arc: UInt32, from: Double, to: Double, weight: UInt32)] = []
         let last = result.arcs.count - 1
         for (i, arc) in result.arcs.enumerated() {
-            let (edge, reversed) = graph.edge(ofArc: arc)
+            let reversed = graph.edge(ofArc: arc).reversed
             let from = i == 0 ? source.fraction(alongArcReversed: reversed) : 0
             let to = i == last ? target.fraction(alongArcReversed: reversed) : 1
             let weight = graph.arcWeight[Int(arc)]
             var ms = weight
             if i == 0 { ms -= partialWeight(weight, from) }
             if i == last { ms -= weight - partialWeight(weight, to) }
-            let points = graph.arcPoints(arc, from: from, to: to)
+            pieces.append((arc, from, to, ms))
+        }
+        // A point snapped exactly onto a junction leaves an empty piece of the neighbouring road: drop it.
+        // (Coordinates are stored to 1e-7 degrees, so "exactly" means within a few centimetres.)
+        func isEmpty(_ p: (arc: UInt32, from: Double, to: Double, weight: UInt32)) -> Bool {
+            p.weight == 0 && (p.to - p.from) * Double(graph.edgeLength[graph.edge(ofArc: p.arc).edge]) < 0.05
+        }
+        if pieces.count > 1, isEmpty(pieces[0]) { pieces.removeFirst() }
+        if pieces.count > 1, isEmpty(pieces[pieces.count - 1]) { pieces.removeLast() }
+
+        var coordinates: [Coordinate] = []
+        var stretches: [Stretch] = []
+        for piece in pieces {
+            let edge = graph.edge(ofArc: piece.arc).edge
+            let points = graph.arcPoints(piece.arc, from: piece.from, to: piece.to)
             let first = coordinates.isEmpty ? 0 : coordinates.count - 1
             coordinates.append(contentsOf: coordinates.isEmpty ? points[...] : points.dropFirst())
             var length = 0.0
             for k in 1..<points.count { length += Geo.distance(points[k - 1], points[k]) }
-            stretches.append(Stretch(arc: arc, name: graph.name(graph.edgeName[edge]), ref: graph.name(graph.edgeRef[edge]),
-                                     roadClass: RoadClass(rawValue: graph.edgeClass[edge]), distance: length,
-                                     duration: Double(ms) / 1000, coordinates: first...(coordinates.count - 1)))
+            stretches.append(Stretch(arc: piece.arc, name: graph.name(graph.edgeName[edge]),
+                                     ref: graph.name(graph.edgeRef[edge]), roadClass: RoadClass(rawValue: graph.edgeClass[edge]),
+                                     distance: length, duration: Double(piece.weight) / 1000,
+                                     coordinates: first...(coordinates.count - 1)))
         }
         return RouteLeg(source: source, target: target, weight: result.cost,
                         distance: stretches.reduce(0) { $0 + $1.distance }, coordinates: coordinates,

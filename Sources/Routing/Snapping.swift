@@ -14,7 +14,7 @@ public struct Snap: Sendable {
     public var edgeLength: Double
     public var name: String
     public var onMainNetwork: Bool
-    /// Strongly connected component of the snapped edge's arcs (the forward one where it exists).
+    /// Connected component of the snapped edge (islands have their own).
     public var component: UInt32
 
     /// Fraction of the edge before the snapped point, measured along `arc`'s direction.

@@ -1,0 +1,294 @@
+import Foundation
+import RoadGraph
+import Routing
+import Testing
+
+/// Small hand-drawn maps, each checking one rule end to end (OSM XML → import → graph file → route), every route
+/// checked against the reference Dijkstra.
+@Suite struct GridMapRoutingTests {
+    @Test func onewayIsRespectedByCarsAndIgnoredOnFoot() throws {
+        let map = TestMap("""
+            a     b
+
+            c     d
+            """)
+        map.way("ab", ["highway": "residential", "oneway": "yes", "name": "One"])
+        map.way("acdb", ["highway": "residential", "name": "Loop"])
+        let graphs = try map.build()
+        let forward = try checkedRoute(graphs.driving, [map.position("a"), map.position("b")])
+        let backward = try checkedRoute(graphs.driving, [map.position("b"), map.position("a")])
+        #expect(abs(forward.distance - 60) < 1)
+        #expect(abs(backward.distance - 100) < 1, "against the oneway: b-d-c-a")
+        #expect(roadNames(backward) == ["Loop"], "\(backward.legs[0].stretches.map { ($0.name, $0.distance, $0.duration) })")
+        let walk = try checkedRoute(graphs.walking, [map.position("b"), map.position("a")])
+        #expect(abs(walk.distance - 60) < 1)
+    }
+
+    @Test func onewayFootAppliesToWalking() throws {
+        let map = TestMap("""
+            a     b
+
+            c     d
+            """)
+        map.way("ab", ["highway": "footway", "oneway:foot": "yes"])
+        map.way("acdb", ["highway": "footway"])
+        let walking = try map.build().walking
+        #expect(abs(try checkedRoute(walking, [map.position("b"), map.position("a")]).distance - 100) < 1)
+    }
+
+    @Test func accessTagsCloseAndOpenWays() throws {
+        let map = TestMap("""
+            a     b
+
+            c     d
+            """)
+        map.way("ab", ["highway": "residential", "access": "no"])
+        map.way("cd", ["highway": "residential", "access": "no", "motorcar": "yes"])
+        map.way("ac", ["highway": "residential"])
+        map.way("bd", ["highway": "residential"])
+        let graphs = try map.build()
+        // a→b must go round by c and d: ab is closed, cd is open to cars.
+        let route = try checkedRoute(graphs.driving, [map.position("a"), map.position("b")])
+        #expect(abs(route.distance - 100) < 1)
+    }
+
+    @Test func bollardBlocksCarsButNotWalkers() throws {
+        let map = TestMap("a    b    c")
+        map.way("abc", ["highway": "residential", "name": "Street"])
+        map.tagNode("b", ["barrier": "bollard"])
+        let graphs = try map.build()
+        var router = Router(graph: graphs.driving)
+        #expect(throws: RoutingError.noRoute(fromWaypoint: 0, toWaypoint: 1)) {
+            try router.route([map.position("a"), map.position("c")])
+        }
+        #expect(abs(try checkedRoute(graphs.walking, [map.position("a"), map.position("c")]).distance - 100) < 1)
+    }
+
+    @Test func gatesPassUnlessClosed() throws {
+        let map = TestMap("a    b    c\n\nd    e    f")
+        map.way("abc", ["highway": "residential"])
+        map.way("def", ["highway": "residential"])
+        map.tagNode("b", ["barrier": "gate"])
+        map.tagNode("e", ["barrier": "gate", "access": "private"])
+        let graphs = try map.build()
+        #expect(abs(try checkedRoute(graphs.driving, [map.position("a"), map.position("c")]).distance - 100) < 1)
+        var router = Router(graph: graphs.driving)
+        #expect(throws: RoutingError.self) { try router.route([map.position("d"), map.position("f")]) }
+    }
+
+    /// A plus-shaped junction at b; c is a dead end where a U-turn is allowed.
+    ///
+    ///           d
+    ///     a     b     c
+    ///           e
+    func junctionMap() -> (TestMap, ab: Int64, bc: Int64, bd: Int64, be: Int64) {
+        let map = TestMap("""
+                  d
+
+            a     b     c
+
+                  e
+            """)
+        let ab = map.way("ab", ["highway": "residential", "name": "West"])
+        let bc = map.way("bc", ["highway": "residential", "name": "East"])
+        let bd = map.way("bd", ["highway": "residential", "name": "North"])
+        let be = map.way("be", ["highway": "residential", "name": "South"])
+        return (map, ab, bc, bd, be)
+    }
+
+    @Test func noTurnViaNodeForcesAUturnAtADeadEnd() throws {
+        let (map, ab, _, bd, _) = junctionMap()
+        map.restriction("no_left_turn", from: ab, viaNode: "b", to: bd)
+        let graphs = try map.build()
+        let route = try checkedRoute(graphs.driving, [map.position("a"), map.position("d")])
+        // a-b-e, U-turn at the dead end e (the nearest), e-b-d: 60 + 20 + 20 + 20.
+        #expect(abs(route.distance - 120) < 1)
+        #expect(roadNames(route) == ["West", "South", "North"])
+        // The restriction is for cars only.
+        #expect(abs(try checkedRoute(graphs.walking, [map.position("a"), map.position("d")]).distance - 80) < 1)
+        // Other turns from the same approach are unaffected.
+        #expect(abs(try checkedRoute(graphs.driving, [map.position("a"), map.position("e")]).distance - 80) < 1)
+    }
+
+    @Test func onlyStraightOnViaNode() throws {
+        let (map, ab, bc, _, _) = junctionMap()
+        map.restriction("only_straight_on", from: ab, viaNode: "b", to: bc)
+        let graphs = try map.build()
+        let route = try checkedRoute(graphs.driving, [map.position("a"), map.position("e")])
+        #expect(abs(route.distance - 200) < 1)
+        #expect(abs(try checkedRoute(graphs.driving, [map.position("a"), map.position("c")]).distance - 120) < 1)
+    }
+
+    @Test func restrictionForOtherVehiclesOrWithCarExemptionIsIgnored() throws {
+        let (map, ab, _, bd, be) = junctionMap()
+        map.restriction("no_left_turn", from: ab, viaNode: "b", to: bd, extraTags: ["except": "motorcar"])
+        map.restriction("", from: ab, viaNode: "b", to: be, extraTags: ["restriction:hgv": "no_right_turn"])
+        let graphs = try map.build()
+        #expect(abs(try checkedRoute(graphs.driving, [map.position("a"), map.position("d")]).distance - 80) < 1)
+        #expect(abs(try checkedRoute(graphs.driving, [map.position("a"), map.position("e")]).distance - 80) < 1)
+    }
+
+    /// From ab via be to ef is forbidden; going round by c and g is the legal way. hb is one way towards b, so
+    /// there is no dead end to turn at; k is a dead end south of e.
+    ///
+    ///           h
+    ///     a     b     c
+    ///
+    ///           e  f  g
+    ///
+    ///           k
+    func viaWayMap() -> (TestMap, ab: Int64, be: Int64, ef: Int64) {
+        let map = TestMap("""
+                  h
+            a     b     c
+
+                  e  f  g
+
+                  k
+            """)
+        let ab = map.way("ab", ["highway": "residential", "name": "From"])
+        let be = map.way("be", ["highway": "residential", "name": "Via"])
+        let ef = map.way("ef", ["highway": "residential", "name": "To"])
+        map.way("bc", ["highway": "residential", "name": "North"])
+        map.way("cgf", ["highway": "residential", "name": "Around"])
+        map.way("hb", ["highway": "residential", "name": "Side", "oneway": "yes"])
+        return (map, ab, be, ef)
+    }
+
+    @Test func noTurnViaWay() throws {
+        let (map, ab, be, ef) = viaWayMap()
+        map.restriction("no_left_turn", from: ab, viaWays: [be], to: ef)
+        let graphs = try map.build()
+        let route = try checkedRoute(graphs.driving, [map.position("a"), map.position("f")])
+        #expect(roadNames(route) == ["From", "North", "Around"])
+        #expect(abs(route.distance - (60 + 60 + 20 + 30)) < 1)
+        // Entering the via way from elsewhere, or starting on it, is not restricted.
+        let fromSide = try checkedRoute(graphs.driving, [map.position("h"), map.position("f")])
+        #expect(roadNames(fromSide) == ["Side", "Via", "To"])
+        let fromMiddle = try checkedRoute(graphs.driving, [map.position(between: "b", "e", at: 0.5), map.position("f")])
+        #expect(roadNames(fromMiddle) == ["Via", "To"])
+        // The same turn without the restriction takes the short way.
+        let (plain, _, _, _) = viaWayMap()
+        let open = try checkedRoute(try plain.build().driving, [plain.position("a"), plain.position("f")])
+        #expect(abs(open.distance - (60 + 20 + 30)) < 1)
+    }
+
+    @Test func onlyTurnViaWay() throws {
+        let (map, ab, be, ef) = viaWayMap()
+        map.way("ek", ["highway": "residential", "name": "Stub"])
+        map.restriction("only_left_turn", from: ab, viaWays: [be], to: ef)
+        let graphs = try map.build()
+        // Stopping on the via way itself is fine.
+        let onVia = try checkedRoute(graphs.driving, [map.position("a"), map.position(between: "b", "e", at: 0.9)])
+        #expect(abs(onVia.distance - 78) < 1)
+        // From ab through be the only way on is ef: reaching k means coming back to e from f.
+        let toStub = try checkedRoute(graphs.driving, [map.position("a"), map.position("k")])
+        #expect(roadNames(toStub) == ["From", "North", "Around", "To", "Stub"])
+        #expect(abs(toStub.distance - (60 + 60 + 20 + 30 + 30 + 20)) < 1)
+        #expect(abs(try checkedRoute(graphs.walking, [map.position("a"), map.position("k")]).distance - 100) < 1)
+    }
+
+    @Test func viaPointsMakeOneLegEach() throws {
+        let map = TestMap("a     b     c")
+        map.way("abc", ["highway": "primary", "name": "Main"])
+        let graphs = try map.build()
+        let route = try checkedRoute(graphs.driving, [map.position("a"), map.position("b"), map.position("c")])
+        #expect(route.legs.count == 2)
+        #expect(abs(route.legs[0].distance - 60) < 1 && abs(route.legs[1].distance - 60) < 1)
+        #expect(abs(route.distance - 120) < 1)
+        // Back and forth through a via point: the U-turn at the via point is allowed.
+        let back = try checkedRoute(graphs.driving, [map.position("a"), map.position("c"), map.position("b")])
+        #expect(abs(back.distance - 180) < 1)
+    }
+
+    @Test func snapsOntoTheSegmentAndStartsMidStreet() throws {
+        let map = TestMap("a         b")
+        map.way("ab", ["highway": "residential", "name": "Long"])
+        let graph = try map.build().driving
+        // 30 m along the 100 m street, 15 m to the side.
+        let along = map.position(between: "a", "b", at: 0.3)
+        let beside = Coordinate(latitude: along.latitude + 15 / 111_195, longitude: along.longitude)
+        let candidates = try #require(graph.snap(beside))
+        #expect(abs(candidates.nearest.distance - 15) < 0.5)
+        #expect(abs(candidates.nearest.offset - 30) < 0.5)
+        #expect(candidates.nearest.name == "Long")
+        let route = try checkedRoute(graph, [beside, map.position("b")])
+        #expect(abs(route.distance - 70) < 0.5)
+        #expect(abs(route.waypoints[0].location.latitude - along.latitude) < 1e-6)
+        // Both ends on one street, target behind the source: the car turns at the dead end.
+        let reverse = try checkedRoute(graph, [map.position(between: "a", "b", at: 0.6), map.position(between: "a", "b", at: 0.4)])
+        #expect(abs(reverse.distance - 20) < 0.5)
+    }
+
+    @Test func avoidsSnappingOntoAnIslandWhenTheMainNetworkIsNear() throws {
+        let map = TestMap("""
+            a   b   c   d   e
+                            f
+                            g
+            h   i           j
+                x   y
+            """)
+        map.way("abcde", ["highway": "residential", "name": "Main"])
+        map.way("efgj", ["highway": "residential", "name": "Main"])
+        map.way("hi", ["highway": "residential", "name": "Mainland"])
+        map.way("ah", ["highway": "residential", "name": "Mainland"])
+        map.way("xy", ["highway": "service", "name": "Island"])  // unconnected
+        let graph = try map.build().driving
+        // Next to the island (5 m) but the main network (i, 10 m away) is close too: route from the main network.
+        let nearIsland = Coordinate(latitude: map.position("x").latitude + 5 / 111_195, longitude: map.position("x").longitude)
+        let route = try checkedRoute(graph, [nearIsland, map.position("c")])
+        #expect(route.waypoints[0].name == "Mainland")
+        // Both ends on the island: route on the island.
+        let onIsland = try checkedRoute(graph, [map.position("x"), map.position("y")])
+        #expect(onIsland.waypoints.map(\.name) == ["Island", "Island"])
+    }
+
+    @Test func unconnectedPointsGiveNoRouteAndFarPointsNoSegment() throws {
+        let map = TestMap("a    b\n\n\n\n\n\n\n\n\nc    d")
+        map.way("ab", ["highway": "residential"])
+        map.way("cd", ["highway": "residential"])
+        let graph = try map.build().driving
+        var router = Router(graph: graph)
+        router.maxSnapDistance = 20
+        #expect(throws: RoutingError.noRoute(fromWaypoint: 0, toWaypoint: 1)) {
+            try router.route([map.position("a"), map.position("d")])
+        }
+        let far = Coordinate(latitude: 61, longitude: 25)
+        #expect(throws: RoutingError.self) { try router.route([map.position("a"), far]) }
+        do {
+            _ = try router.route([map.position("a"), far])
+        } catch let error as RoutingError {
+            #expect(error.code == "NoSegment")
+        }
+    }
+
+    @Test func extractWithoutCarRoadsImportsAndAnswersNoSegment() throws {
+        let map = TestMap("a    b    c")
+        map.way("abc", ["highway": "footway"])
+        let graphs = try map.build()
+        #expect(graphs.driving.edgeCount == 0)
+        var router = Router(graph: graphs.driving)
+        #expect(throws: RoutingError.noSegment(index: 0, coordinate: map.position("a"), maxDistance: RoadGraph.defaultSnapDistance)) {
+            try router.route([map.position("a"), map.position("c")])
+        }
+        #expect(abs(try checkedRoute(graphs.walking, [map.position("a"), map.position("c")]).distance - 100) < 1)
+    }
+
+    @Test func waysKeepWorkingWithoutTheirMissingNodes() throws {
+        let map = TestMap("a    b    c")
+        map.way("abc", ["highway": "residential"], missingNodes: [999])
+        let graph = try map.build().driving
+        #expect(abs(try checkedRoute(graph, [map.position("a"), map.position("c")]).distance - 100) < 1)
+    }
+
+    @Test func fasterRoadWinsOverShorterSlowerOne() throws {
+        let map = TestMap("""
+            a          b
+            c          d
+            """, gridSize: 50)
+        map.way("ab", ["highway": "living_street", "name": "Slow"])
+        map.way("acdb", ["highway": "primary", "name": "Fast"])
+        let route = try checkedRoute(try map.build().driving, [map.position("a"), map.position("b")])
+        #expect(roadNames(route) == ["Fast"])
+    }
+}
