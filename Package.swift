@@ -21,7 +21,7 @@ let package = Package(
         .target(name: "RouteFormats", dependencies: ["Routing", "RoadGraph"]),
         .executableTarget(name: "wayfinder", dependencies: ["GraphImport", "RoadGraph", "Routing", "RouteFormats"]),
         .testTarget(name: "WayfinderTests",
-                    dependencies: ["GraphImport", "RoadGraph", "Routing", "RouteFormats"]),
+                    dependencies: ["GraphImport", "RoadGraph", "Routing", "RouteFormats", "wayfinder"]),
     ],
     swiftLanguageModes: [.v5],
     cxxLanguageStandard: .cxx17

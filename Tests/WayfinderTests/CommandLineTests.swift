@@ -1,0 +1,131 @@
+import Foundation
+import RoadGraph
+import RouteFormats
+import Testing
+
+/// The `wayfinder` binary as a user runs it: outputs, error messages and exit codes.
+@Suite(.serialized) struct CommandLineTests {
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static var binary: String {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wayfinder")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside.path }
+        for config in ["release", "debug"] {
+            let path = OracleTests.packageRoot.appendingPathComponent(".build/\(config)/wayfinder").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return "wayfinder"
+    }
+
+    static func run(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                   stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// The bundled sample, imported once for the suite.
+    static let graph: (TemporaryDirectory, String) = {
+        let directory = try! TemporaryDirectory()
+        let sample = OracleTests.packageRoot.appendingPathComponent("graphs/helsinki.osm.pbf").path
+        let result = try! run(["import", sample, "--output", directory.path + "/helsinki", "--quiet"])
+        precondition(result.status == 0, result.stderr)
+        return (directory, directory.path + "/helsinki")
+    }()
+
+    @Test func readmeRouteInText() throws {
+        let r = try Self.run(["route", "--graph", Self.graph.1, "--mode", "driving", "60.1699,24.9384", "60.1756,24.9412"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let firstLine = r.stdout.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(firstLine.contains("km") || firstLine.contains(" m,"))
+        #expect(firstLine.contains("by car"))
+    }
+
+    @Test func readmeRouteInOSRMJSON() throws {
+        let r = try Self.run(["route", "--graph", Self.graph.1, "--mode", "walking", "--format", "json",
+                              "60.1699,24.9384", "60.1720,24.9450", "60.1756,24.9412"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(json["code"] as? String == "Ok")
+        let route = try #require((json["routes"] as? [[String: Any]])?.first)
+        let legs = try #require(route["legs"] as? [[String: Any]])
+        #expect(legs.count == 2, "one leg per pair of consecutive points")
+        let waypoints = try #require(json["waypoints"] as? [[String: Any]])
+        #expect(waypoints.count == 3)
+        let location = try #require(waypoints[0]["location"] as? [Double])
+        #expect(abs(location[0] - 24.9384) < 0.01 && abs(location[1] - 60.1699) < 0.01, "[lon, lat] order")
+        let geometry = try #require(route["geometry"] as? String)
+        let line = try #require(Polyline.decode(geometry))
+        #expect(line.count >= 2)
+        let distance = try #require(route["distance"] as? Double)
+        let legSum = legs.compactMap { $0["distance"] as? Double }.reduce(0, +)
+        #expect(abs(distance - legSum) < 0.5)
+        let steps = try #require(legs[0]["steps"] as? [[String: Any]])
+        #expect((steps.first?["maneuver"] as? [String: Any])?["type"] as? String == "depart")
+        #expect((steps.last?["maneuver"] as? [String: Any])?["type"] as? String == "arrive")
+    }
+
+    @Test func geojsonIsLonLat() throws {
+        let r = try Self.run(["route", "--graph", Self.graph.1, "--format", "geojson", "60.1699,24.9384", "60.1756,24.9412"])
+        #expect(r.status == 0)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(json["type"] as? String == "FeatureCollection")
+        let features = try #require(json["features"] as? [[String: Any]])
+        #expect(features.count == 3)
+        let line = try #require((features[0]["geometry"] as? [String: Any])?["coordinates"] as? [[Double]])
+        #expect(line.allSatisfy { abs($0[0] - 24.94) < 0.05 && abs($0[1] - 60.17) < 0.05 })
+    }
+
+    @Test func polylineFormatsDecodeToTheSameLine() throws {
+        let five = try Self.run(["route", "--graph", Self.graph.1, "--format", "polyline", "60.1699,24.9384", "60.1756,24.9412"])
+        let six = try Self.run(["route", "--graph", Self.graph.1, "--format", "polyline6", "60.1699,24.9384", "60.1756,24.9412"])
+        let a = try #require(Polyline.decode(five.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let b = try #require(Polyline.decode(six.stdout.trimmingCharacters(in: .whitespacesAndNewlines), precision: 6))
+        #expect(a.count == b.count)
+        for (p, q) in zip(a, b) { #expect(abs(p.latitude - q.latitude) < 1e-5 && abs(p.longitude - q.longitude) < 1e-5) }
+    }
+
+    @Test func exitCodes() throws {
+        let g = Self.graph.1
+        #expect(try Self.run(["--version"]).status == 0)
+        #expect(try Self.run(["--help"]).status == 0)
+        #expect(try Self.run(["route", "--help"]).status == 0)
+        #expect(try Self.run([]).status == 1)
+        #expect(try Self.run(["fly"]).status == 1)
+        #expect(try Self.run(["route", "--graph", g, "60.1699,24.9384"]).status == 1, "one point is a usage error")
+        #expect(try Self.run(["route", "--graph", g, "--format", "xml", "60.1699,24.9384", "60.1756,24.9412"]).status == 1)
+        #expect(try Self.run(["route", "--graph", g, "--mode", "flying", "60.1699,24.9384", "60.1756,24.9412"]).status == 1)
+        let bad = try Self.run(["route", "--graph", g, "60.1699;24.9384", "60.1756,24.9412"])
+        #expect(bad.status == 2 && bad.stderr.contains("not a coordinate"))
+        #expect(try Self.run(["route", "--graph", g, "95,24.9384", "60.1756,24.9412"]).status == 2)
+        let far = try Self.run(["route", "--graph", g, "--format", "json", "48.85,2.35", "60.1756,24.9412"])
+        #expect(far.status == 2 && far.stderr.contains("NoSegment"))
+        #expect(far.stdout.contains("\"code\":\"NoSegment\""), "JSON callers get an OSRM error body")
+        #expect(try Self.run(["route", "--graph", "/nonexistent", "60.1699,24.9384", "60.1756,24.9412"]).status == 2)
+        let missing = try Self.run(["import", "/nonexistent.osm.pbf", "--output", NSTemporaryDirectory() + "/never"])
+        #expect(missing.status == 2 && missing.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func negativeCoordinatesAreNotOptions() throws {
+        let r = try Self.run(["route", "--graph", Self.graph.1, "-33.86,151.21", "-33.87,151.20"])
+        #expect(r.status == 2 && r.stderr.contains("NoSegment"), "Sydney is not in the Helsinki graph: \(r.stderr)")
+    }
+
+    @Test func benchReportsBothAlgorithms() throws {
+        let r = try Self.run(["bench", "--graph", Self.graph.1, "--queries", "20", "--seed", "7"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("A*") && r.stdout.contains("Dijkstra") && r.stdout.contains("same cost in 20/20"))
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import GraphImport
+import RoadGraph
+import Routing
+import Testing
+
+/// The importer against the odd inputs in ../shared/data/odd and against files that are not OSM data at all.
+@Suite struct ImportTests {
+    static let odd = OracleTests.sharedData.appendingPathComponent("odd")
+
+    @Test(arguments: ["bautzen.osm", "west-oakland.osm.bz2", "moscow-unsorted.osm.gz", "columbus-unsorted.osm.pbf",
+                      "portland-negative-ids.osm.pbf"])
+    func importsOddButValidFiles(name: String) throws {
+        let input = Self.odd.appendingPathComponent(name)
+        guard FileManager.default.fileExists(atPath: input.path) else {
+            print("skipping \(name): \(input.path) is absent")
+            return
+        }
+        let directory = try TemporaryDirectory()
+        let summary = try GraphImporter.importGraphs(from: input.path, to: directory.path + "/g")
+        #expect(summary.ways > 0)
+        for mode in TravelMode.allCases {
+            let graph = try RoadGraph(contentsOf: directory.path + "/g/" + GraphFormat.fileName(for: mode))
+            #expect(graph.edgeCount > 0, "\(name) has \(mode.rawValue) roads")
+            // A route between two vertices of the main network must exist and match the oracle.
+            let main = (0..<UInt32(graph.arcCount)).filter { graph.isMainNetwork(arc: $0) }
+            let from = graph.vertexCoordinate(graph.arcHead[Int(main[0])])
+            let to = graph.vertexCoordinate(graph.arcHead[Int(main[main.count / 2])])
+            if let route = try? checkedRoute(graph, [from, to]) { #expect(route.distance >= 0) }
+        }
+        let unsorted = name.contains("unsorted")
+        if unsorted { #expect(summary.nodes > 1000) }
+    }
+
+    @Test func truncatedFileFailsCleanlyAndLeavesNoGraph() throws {
+        let input = Self.odd.appendingPathComponent("helsinki-truncated.osm.pbf")
+        guard FileManager.default.fileExists(atPath: input.path) else { print("skipping: \(input.path) is absent"); return }
+        let directory = try TemporaryDirectory()
+        #expect(throws: ImportError.self) { try GraphImporter.importGraphs(from: input.path, to: directory.path + "/g") }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "no graph, no staging directory left")
+    }
+
+    @Test func failedImportKeepsThePreviousGraph() throws {
+        let directory = try TemporaryDirectory()
+        let map = TestMap("a    b")
+        map.way("ab", ["highway": "residential"])
+        try map.xml().write(toFile: directory.path + "/good.osm", atomically: true, encoding: .utf8)
+        _ = try GraphImporter.importGraphs(from: directory.path + "/good.osm", to: directory.path + "/g")
+        try Data("not osm at all".utf8).write(to: URL(fileURLWithPath: directory.path + "/bad.osm.pbf"))
+        #expect(throws: ImportError.self) {
+            try GraphImporter.importGraphs(from: directory.path + "/bad.osm.pbf", to: directory.path + "/g")
+        }
+        let graph = try RoadGraph(contentsOf: directory.path + "/g/driving.wfgraph")
+        #expect(graph.edgeCount == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["bad.osm.pbf", "g", "good.osm"])
+    }
+
+    @Test(arguments: [("garbage.osm.pbf", "PBF"), ("garbage.osm", "XML"), ("garbage.unknown", "format"), ("missing.osm.pbf", "no such file")])
+    func unreadableInputsGiveAOneLineError(name: String, expected: String) throws {
+        let directory = try TemporaryDirectory()
+        if name != "missing.osm.pbf" {
+            try Data("this is not OpenStreetMap data\n".utf8).write(to: URL(fileURLWithPath: directory.path + "/" + name))
+        }
+        do {
+            _ = try GraphImporter.importGraphs(from: directory.path + "/" + name, to: directory.path + "/g")
+            Issue.record("import of \(name) should fail")
+        } catch let error as ImportError {
+            let message = "\(error)"
+            #expect(!message.contains("\n"))
+            #expect(message.localizedCaseInsensitiveContains(expected), "\(message)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/g"))
+    }
+
+    @Test func importsTheBundledSampleWithRestrictions() throws {
+        let sample = OracleTests.packageRoot.appendingPathComponent("graphs/helsinki.osm.pbf")
+        let directory = try TemporaryDirectory()
+        let summary = try GraphImporter.importGraphs(from: sample.path, to: directory.path + "/g")
+        let driving = try #require(summary.modes.first { $0.mode == .driving })
+        #expect(driving.restrictionsViaNode > 20, "Helsinki has 45 restriction relations")
+        #expect(driving.droppedNodeReferences > 0, "the clipped extract references missing nodes")
+        let graph = try RoadGraph(contentsOf: directory.path + "/g/driving.wfgraph")
+        #expect(graph.metadata.sourceName == "helsinki.osm.pbf")
+        #expect(graph.metadata.bounds.contains(Coordinate(latitude: 60.1699, longitude: 24.9384)))
+    }
+}
+
+@Suite struct GraphFileTests {
+    func importedSample() throws -> (TemporaryDirectory, String) {
+        let directory = try TemporaryDirectory()
+        let map = TestMap("a    b    c\n\nd    e")
+        map.way("abc", ["highway": "residential", "name": "Katu"])
+        map.way("bde", ["highway": "primary"])
+        try map.xml().write(toFile: directory.path + "/m.osm", atomically: true, encoding: .utf8)
+        _ = try GraphImporter.importGraphs(from: directory.path + "/m.osm", to: directory.path + "/g")
+        return (directory, directory.path + "/g/driving.wfgraph")
+    }
+
+    @Test func roundTripsMetadataAndNames() throws {
+        let (directory, path) = try importedSample()
+        defer { _ = directory }
+        let graph = try RoadGraph(contentsOf: path)
+        #expect(graph.mode == .driving)
+        #expect(graph.metadata.sourceName == "m.osm")
+        #expect(graph.edgeCount == 3, "ab, bc, and bde (d is no junction)")
+        #expect((0..<graph.edgeCount).map { graph.name(graph.edgeName[$0]) }.contains("Katu"))
+        #expect(abs(graph.metadata.maxSpeed - 65 / 3.6) < 1e-9)
+    }
+
+    @Test func truncatedOrForeignFilesAreRejected() throws {
+        let (directory, path) = try importedSample()
+        defer { _ = directory }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        for cut in [10, 600, bytes.count / 2, bytes.count - 8] {
+            let damaged = directory.path + "/cut-\(cut).wfgraph"
+            try bytes.prefix(cut).write(to: URL(fileURLWithPath: damaged))
+            #expect(throws: GraphFileError.self) { try RoadGraph(contentsOf: damaged) }
+        }
+        var foreign = bytes
+        foreign[0] = UInt8(ascii: "X")
+        try foreign.write(to: URL(fileURLWithPath: directory.path + "/foreign.wfgraph"))
+        #expect(throws: GraphFileError.notAGraph(directory.path + "/foreign.wfgraph")) {
+            try RoadGraph(contentsOf: directory.path + "/foreign.wfgraph")
+        }
+        var future = bytes
+        future[8] = 99
+        try future.write(to: URL(fileURLWithPath: directory.path + "/future.wfgraph"))
+        #expect(throws: GraphFileError.unsupportedVersion(99)) { try RoadGraph(contentsOf: directory.path + "/future.wfgraph") }
+    }
+}

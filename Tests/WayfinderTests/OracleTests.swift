@@ -1,0 +1,78 @@
+import Foundation
+import GraphImport
+import RoadGraph
+import Routing
+import Testing
+
+/// A* against the reference Dijkstra on real extracts: 500 random pairs per mode, identical costs required.
+@Suite struct OracleTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let sharedData = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/data")
+
+    /// Imports once per extract and test run.
+    static func graphs(for input: URL) throws -> (TemporaryDirectory, RoadGraph, RoadGraph) {
+        let directory = try TemporaryDirectory()
+        _ = try GraphImporter.importGraphs(from: input.path, to: directory.path + "/g")
+        return (directory, try RoadGraph(contentsOf: directory.path + "/g/driving.wfgraph"),
+                try RoadGraph(contentsOf: directory.path + "/g/walking.wfgraph"))
+    }
+
+    static func checkRandomPairs(_ graph: RoadGraph, count: Int, seed: UInt64) throws -> (routed: Int, unroutable: Int) {
+        var state = seed
+        func next() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state >> 11
+        }
+        let b = graph.metadata.bounds
+        var router = Router(graph: graph)
+        var routed = 0, unroutable = 0
+        for _ in 0..<count {
+            // Uniform points over the bounding box: snapping, islands and unroutable pairs all get exercised.
+            func point() -> Coordinate {
+                Coordinate(latitude: b.minLatitude + Double(next() % 10_000) / 10_000 * (b.maxLatitude - b.minLatitude),
+                           longitude: b.minLongitude + Double(next() % 10_000) / 10_000 * (b.maxLongitude - b.minLongitude))
+            }
+            let points = [point(), point()]
+            // Points far out at sea get NoSegment; they count as unroutable.
+            guard let snaps = try? router.snapWaypoints(points) else { unroutable += 1; continue }
+            let sources = graph.sourceEndpoints(snaps[0]), targets = graph.targetEndpoints(snaps[1])
+            let oracle = ReferenceDijkstra.cost(in: graph, from: sources, to: targets)
+            let astar = router.routeLeg(from: snaps[0], to: snaps[1], algorithm: .astar)
+            let dijkstra = router.routeLeg(from: snaps[0], to: snaps[1], algorithm: .dijkstra)
+            #expect(astar?.weight == oracle, "A* vs oracle from \(points[0]) to \(points[1])")
+            #expect(dijkstra?.weight == oracle, "Dijkstra vs oracle from \(points[0]) to \(points[1])")
+            if let leg = astar {
+                routed += 1
+                let stretchMs = leg.stretches.reduce(0.0) { $0 + $1.duration * 1000 }
+                #expect(abs(stretchMs - Double(leg.weight)) < 0.5, "stretches add up to the leg's cost")
+                #expect(abs(leg.distance - leg.stretches.reduce(0) { $0 + $1.distance }) < 0.01)
+            } else {
+                unroutable += 1
+            }
+        }
+        return (routed, unroutable)
+    }
+
+    @Test func helsinkiAStarMatchesDijkstra() throws {
+        let sample = Self.packageRoot.appendingPathComponent("graphs/helsinki.osm.pbf")
+        let (directory, driving, walking) = try Self.graphs(for: sample)
+        defer { _ = directory }
+        let car = try Self.checkRandomPairs(driving, count: 500, seed: 1)
+        let foot = try Self.checkRandomPairs(walking, count: 500, seed: 2)
+        #expect(car.routed > 400 && foot.routed > 450, "most random pairs are routable: \(car), \(foot)")
+    }
+
+    @Test func portoAStarMatchesDijkstra() throws {
+        let porto = Self.sharedData.appendingPathComponent("r5-porto_portugal.osm.pbf")
+        guard FileManager.default.fileExists(atPath: porto.path) else {
+            print("skipping Porto oracle test: \(porto.path) is absent")
+            return
+        }
+        let (directory, driving, walking) = try Self.graphs(for: porto)
+        defer { _ = directory }
+        let car = try Self.checkRandomPairs(driving, count: 500, seed: 3)
+        let foot = try Self.checkRandomPairs(walking, count: 500, seed: 4)
+        #expect(car.routed > 400 && foot.routed > 400, "most random pairs are routable: \(car), \(foot)")
+    }
+}
