@@ -36,13 +36,13 @@ import Testing
                    stderr: String(decoding: stderr, as: UTF8.self))
     }
 
-    /// The bundled sample, imported once for the suite.
-    static let graph: (TemporaryDirectory, String) = {
-        let directory = try! TemporaryDirectory()
+    /// The bundled sample, imported once per run into the (git-ignored) build directory.
+    static let graph: (Void, String) = {
+        let output = OracleTests.packageRoot.appendingPathComponent(".build/test-graphs/helsinki").path
         let sample = OracleTests.packageRoot.appendingPathComponent("graphs/helsinki.osm.pbf").path
-        let result = try! run(["import", sample, "--output", directory.path + "/helsinki", "--quiet"])
+        let result = try! run(["import", sample, "--output", output, "--quiet"])
         precondition(result.status == 0, result.stderr)
-        return (directory, directory.path + "/helsinki")
+        return ((), output)
     }()
 
     @Test func readmeRouteInText() throws {
