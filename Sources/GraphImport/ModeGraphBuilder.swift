@@ -30,7 +30,9 @@ struct ModeGraphBuilder {
     private var restrictionWays: Set<Int32> = []
     private var arcTail: [UInt32] = []
     private var outStart: [UInt32] = [], outArcs: [UInt32] = [], inStart: [UInt32] = [], inArcs: [UInt32] = []
-    private var names: [String: UInt32] = ["": 0]
+    private var strings: [String: UInt32] = ["": 0]
+    private var stringList: [String] = [""]
+    private var labels: [[UInt32]: UInt32] = [:]
     private var maxSpeed = 0.0
 
     init(osm: OSMData, profile: TravelProfile) {
@@ -71,12 +73,11 @@ struct ModeGraphBuilder {
         let largest = sizes.max() ?? 1
         let mainMinimum = max(1, min(1000, largest))
         statistics.mainNetworkArcs = component.lazy.filter { sizes[Int($0)] >= mainMinimum }.count
-        var nameTable = [String](repeating: "", count: names.count)
-        for (name, id) in names { nameTable[Int(id)] = name }
-        for name in nameTable {
-            arrays.nameBytes.append(contentsOf: Array(name.utf8))
-            arrays.nameOffsets.append(UInt32(arrays.nameBytes.count))
+        for string in stringList {
+            arrays.stringBytes.append(contentsOf: Array(string.utf8))
+            arrays.stringOffsets.append(UInt32(arrays.stringBytes.count))
         }
+        buildVertexEdges()
         let grid = SegmentGrid.build(into: &arrays)
         return (arrays, maxSpeed, UInt32(mainMinimum), grid)
     }
@@ -131,13 +132,14 @@ struct ModeGraphBuilder {
             _ = cleanedNodes(ofWay: way, into: &buffer)
             guard buffer.count >= 2 else { continue }
             let tags = osm.wayTags(way)
-            let nameID = internName(tags["name"] ?? "")
-            let refID = internName(tags["ref"] ?? "")
+            let labelID = label(for: tags)
+            let refID = intern(tags["ref"] ?? "")
+            let flags = profile.flags(for: tags)
             maxSpeed = max(maxSpeed, rule.speed / 3.6)
             let firstEdge = arrays.edgeLength.count
             var start = 0
             for i in 1..<buffer.count where nodeVertex[Int(buffer[i])] != noIndex {
-                addEdge(nodes: buffer[start...i], way: way, rule: rule, name: nameID, ref: refID)
+                addEdge(nodes: buffer[start...i], way: way, rule: rule, label: labelID, ref: refID, flags: flags)
                 start = i
             }
             if restrictionWays.contains(Int32(way)) { wayEdges[Int32(way)] = firstEdge..<arrays.edgeLength.count }
@@ -146,14 +148,62 @@ struct ModeGraphBuilder {
         statistics.edges = arrays.edgeLength.count
     }
 
-    private mutating func internName(_ name: String) -> UInt32 {
-        if let id = names[name] { return id }
-        let id = UInt32(names.count)
-        names[name] = id
+    private mutating func intern(_ string: String) -> UInt32 {
+        if let id = strings[string] { return id }
+        let id = UInt32(stringList.count)
+        strings[string] = id
+        stringList.append(string)
         return id
     }
 
-    private mutating func addEdge(nodes: ArraySlice<UInt32>, way: Int, rule: WayRule, name: UInt32, ref: UInt32) {
+    /// The way's `name` and its `name:xx` translations, interned as one label.
+    private mutating func label(for tags: Tags) -> UInt32 {
+        var entries: [UInt32] = []
+        if let name = tags["name"] { entries += [intern(""), intern(name)] }
+        for (key, value) in tags.pairs where key.hasPrefix("name:") {
+            let language = String(key.dropFirst(5))
+            guard Self.isLanguageCode(language) else { continue }  // not name:etymology, name:prefix, …
+            entries += [intern(language), intern(value)]
+        }
+        if let id = labels[entries] { return id }
+        let id = UInt32(labels.count)
+        labels[entries] = id
+        arrays.labelEntries += entries
+        arrays.labelStart.append(UInt32(arrays.labelEntries.count / 2))
+        return id
+    }
+
+    /// `fi`, `zh`, `zh-Hans`, `zh_Hant`, `sr-Latn`: a language with an optional script or region.
+    static func isLanguageCode(_ s: String) -> Bool {
+        let parts = s.split(separator: "-", maxSplits: 1).flatMap { $0.split(separator: "_", maxSplits: 1) }
+        guard let language = parts.first, (2...3).contains(language.count), language.allSatisfy({ $0.isASCII && $0.isLowercase })
+        else { return false }
+        return parts.count == 1 || (parts.count == 2 && (2...4).contains(parts[1].count) && parts[1].allSatisfy { $0.isASCII && $0.isLetter })
+    }
+
+    /// Every edge at each vertex, for intersection bearings.
+    private mutating func buildVertexEdges() {
+        let vertexCount = arrays.vertexLatitudes.count
+        var start = [UInt32](repeating: 0, count: vertexCount + 1)
+        for e in 0..<edgeTail.count {
+            start[Int(edgeTail[e]) + 1] += 1
+            start[Int(edgeHead[e]) + 1] += 1
+        }
+        for i in 0..<vertexCount { start[i + 1] += start[i] }
+        var fill = start
+        var entries = [UInt32](repeating: 0, count: Int(start[vertexCount]))
+        for e in 0..<edgeTail.count {
+            entries[Int(fill[Int(edgeTail[e])])] = UInt32(e) << 1
+            fill[Int(edgeTail[e])] += 1
+            entries[Int(fill[Int(edgeHead[e])])] = UInt32(e) << 1 | 1
+            fill[Int(edgeHead[e])] += 1
+        }
+        arrays.vertexEdgeStart = start
+        arrays.vertexEdges = entries
+    }
+
+    private mutating func addEdge(nodes: ArraySlice<UInt32>, way: Int, rule: WayRule, label: UInt32, ref: UInt32,
+                                  flags: EdgeFlags) {
         var length = 0.0
         var previous: Coordinate?
         for node in nodes {
@@ -166,8 +216,9 @@ struct ModeGraphBuilder {
         }
         arrays.edgeShapeStart.append(UInt32(arrays.shapeLatitudes.count))
         arrays.edgeLength.append(Float(length))
-        arrays.edgeName.append(name)
+        arrays.edgeLabel.append(label)
         arrays.edgeRef.append(ref)
+        arrays.edgeFlags.append(flags.rawValue)
         arrays.edgeClass.append(rule.roadClass.rawValue)
         edgeWay.append(Int32(way))
         edgeTail.append(vertex(ofNode: nodes.first!))

@@ -64,6 +64,7 @@ public struct TravelProfile: Sendable {
 
     /// The rule for a way, or nil when the mode may not use it at all.
     public func rule(for tags: Tags) -> WayRule? {
+        if tags["route"] == "ferry" && tags["highway"] == nil { return ferryRule(tags) }
         guard let highway = tags["highway"], !Self.excludedHighways.contains(highway) else { return nil }
         if let construction = tags["construction"], construction == "yes" { return nil }
         if tags["impassable"] == "yes" { return nil }
@@ -116,6 +117,24 @@ public struct TravelProfile: Sendable {
         // A pedestrian area (area=yes) is walked along its outline: better than no route across a square.
         let speed = highway == "steps" ? Self.stepsSpeed : Self.walkingSpeed
         return WayRule(forward: forward, backward: backward, speed: speed, roadClass: roadClass)
+    }
+
+    static let ferrySpeed = 10.0
+
+    /// Ferries carry both modes unless access tags say otherwise, at a flat 10 km/h (boarding and waiting included).
+    private func ferryRule(_ tags: Tags) -> WayRule? {
+        let keys = mode == .driving ? Self.drivingAccessKeys : Self.walkingAccessKeys
+        if let access = tags.mostSpecific(keys), Self.deniedAccess.contains(access) { return nil }
+        return WayRule(forward: true, backward: true, speed: Self.ferrySpeed, roadClass: .ferry)
+    }
+
+    /// Guidance facts about a way.
+    public func flags(for tags: Tags) -> EdgeFlags {
+        var flags: EdgeFlags = []
+        if tags["junction"] == "roundabout" || tags["junction"] == "circular" { flags.insert(.roundabout) }
+        if tags["highway"]?.hasSuffix("_link") == true { flags.insert(.link) }
+        if tags["route"] == "ferry" { flags.insert(.ferry) }
+        return flags
     }
 
     /// Whether a barrier (or access tags) on a node stops this mode from passing through it.

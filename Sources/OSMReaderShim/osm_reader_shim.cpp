@@ -61,13 +61,19 @@ struct Data {
     }
 };
 
-// Pass 1: highway ways and restriction relations.
+bool is_road_or_ferry(const osmium::TagList &tags) {
+    if (tags.has_key("highway")) return true;
+    const char *route = tags["route"];
+    return route && std::strcmp(route, "ferry") == 0;
+}
+
+// Pass 1: highway (and ferry) ways and restriction relations.
 struct WayHandler : public osmium::handler::Handler {
     Data &data;
     explicit WayHandler(Data &d) : data(d) {}
 
     void way(const osmium::Way &way) {
-        if (!way.tags().has_key("highway")) return;
+        if (!is_road_or_ferry(way.tags())) return;
         data.way_ids.push_back(way.id());
         for (const auto &ref : way.nodes()) data.way_node_ids.push_back(ref.ref());
         data.way_node_offsets.push_back(data.way_node_ids.size());

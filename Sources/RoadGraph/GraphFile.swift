@@ -13,7 +13,7 @@ import Glibc
 /// Loading maps the file and points typed buffers at the sections: no parsing, no copying.
 public enum GraphFormat {
     public static let magic: [UInt8] = Array("WAYFGRPH".utf8)
-    public static let version: UInt32 = 1
+    public static let version: UInt32 = 2
     static let headerSize = 512
     static let sourceNameCapacity = 256
     static let sourceNameOffset = 512 - 256
@@ -43,9 +43,9 @@ public enum GraphFileError: Error, CustomStringConvertible, Equatable {
 
 enum SectionID: UInt32, CaseIterable {
     case vertexLatitudes = 1, vertexLongitudes, edgeShapeStart, shapeLatitudes, shapeLongitudes, edgeLength,
-         edgeName, edgeRef, edgeClass, edgeForwardArc, edgeBackwardArc, arcEdge, arcHead, arcWeight, arcBase,
-         arcComponent, componentSize, transitionStart, transitionTargets, nameOffsets, nameBytes, gridCellStart,
-         gridSegments
+         edgeLabel, edgeRef, edgeClass, edgeForwardArc, edgeBackwardArc, arcEdge, arcHead, arcWeight, arcBase,
+         arcComponent, componentSize, transitionStart, transitionTargets, stringOffsets, stringBytes, gridCellStart,
+         gridSegments, edgeFlags, labelStart, labelEntries, vertexEdgeStart, vertexEdges
 }
 
 /// A read-only memory mapping that lives as long as any graph that points into it.
@@ -147,7 +147,8 @@ public enum GraphFileWriter {
         add(.shapeLatitudes, arrays.shapeLatitudes)
         add(.shapeLongitudes, arrays.shapeLongitudes)
         add(.edgeLength, arrays.edgeLength)
-        add(.edgeName, arrays.edgeName)
+        add(.edgeLabel, arrays.edgeLabel)
+        add(.edgeFlags, arrays.edgeFlags)
         add(.edgeRef, arrays.edgeRef)
         add(.edgeClass, arrays.edgeClass)
         add(.edgeForwardArc, arrays.edgeForwardArc)
@@ -160,8 +161,12 @@ public enum GraphFileWriter {
         add(.componentSize, arrays.componentSize)
         add(.transitionStart, arrays.transitionStart)
         add(.transitionTargets, arrays.transitionTargets)
-        add(.nameOffsets, arrays.nameOffsets)
-        add(.nameBytes, arrays.nameBytes)
+        add(.stringOffsets, arrays.stringOffsets)
+        add(.stringBytes, arrays.stringBytes)
+        add(.labelStart, arrays.labelStart)
+        add(.labelEntries, arrays.labelEntries)
+        add(.vertexEdgeStart, arrays.vertexEdgeStart)
+        add(.vertexEdges, arrays.vertexEdges)
         add(.gridCellStart, arrays.gridCellStart)
         add(.gridSegments, arrays.gridSegments)
 

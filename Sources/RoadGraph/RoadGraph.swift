@@ -22,10 +22,25 @@ public enum TravelMode: String, CaseIterable, Sendable {
     }
 }
 
-/// Road class kept per edge (for output and, later, guidance).
+/// Road class kept per edge, for guidance (ramps, forks, merges) and output.
 public enum RoadClass: UInt8, Sendable {
     case motorway, trunk, primary, secondary, tertiary, unclassified, residential, livingStreet, service
-    case track, pedestrian, footway, path, steps, cycleway, other
+    case track, pedestrian, footway, path, steps, cycleway, other, ferry
+
+    /// Motorways and trunk roads: where ramps, merges and exits happen.
+    public var isHighway: Bool { self == .motorway || self == .trunk }
+}
+
+/// Per-edge facts that guidance needs.
+public struct EdgeFlags: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// `junction=roundabout` (or `circular`).
+    public static let roundabout = EdgeFlags(rawValue: 1)
+    /// A `*_link` road: a ramp or slip road.
+    public static let link = EdgeFlags(rawValue: 2)
+    /// A ferry crossing (`route=ferry`).
+    public static let ferry = EdgeFlags(rawValue: 4)
 }
 
 /// `UInt32.max`: "no such arc/edge".
@@ -83,16 +98,23 @@ public struct GridGeometry: Equatable, Sendable {
 ///   turn restrictions are transitions that are missing. Arcs past the originals duplicate the arcs of a via-way
 ///   restriction's path; `arcBase` names the original they copy.
 /// - transitions: for arc `a`, the arcs that may follow it: `transitionTargets[transitionStart[a]..<transitionStart[a+1]]`.
+/// - labels: an edge's names, `labelEntries[2*i]` a language (string id, "" for the plain `name`) and
+///   `labelEntries[2*i+1]` the name, for i in `labelStart[label]..<labelStart[label+1]`.
+/// - vertex edges: every edge at a vertex (`edge << 1 | 1` where the vertex is the edge's last point), for the
+///   bearings of an intersection.
 public struct GraphArrays {
     public var vertexLatitudes: [Int32] = [], vertexLongitudes: [Int32] = []
     public var edgeShapeStart: [UInt32] = [0]
     public var shapeLatitudes: [Int32] = [], shapeLongitudes: [Int32] = []
-    public var edgeLength: [Float] = [], edgeName: [UInt32] = [], edgeRef: [UInt32] = [], edgeClass: [UInt8] = []
+    public var edgeLength: [Float] = [], edgeLabel: [UInt32] = [], edgeRef: [UInt32] = [], edgeClass: [UInt8] = []
+    public var edgeFlags: [UInt8] = []
     public var edgeForwardArc: [UInt32] = [], edgeBackwardArc: [UInt32] = []
     public var arcEdge: [UInt32] = [], arcHead: [UInt32] = [], arcWeight: [UInt32] = [], arcBase: [UInt32] = []
     public var arcComponent: [UInt32] = [], componentSize: [UInt32] = []
     public var transitionStart: [UInt32] = [0], transitionTargets: [UInt32] = []
-    public var nameOffsets: [UInt32] = [0], nameBytes: [UInt8] = []
+    public var stringOffsets: [UInt32] = [0], stringBytes: [UInt8] = []
+    public var labelStart: [UInt32] = [0], labelEntries: [UInt32] = []
+    public var vertexEdgeStart: [UInt32] = [0], vertexEdges: [UInt32] = []
     public var gridCellStart: [UInt32] = [0], gridSegments: [UInt32] = []
 
     public init() {}
@@ -105,14 +127,17 @@ public struct RoadGraph: @unchecked Sendable {
     public let vertexLatitudes: UnsafeBufferPointer<Int32>, vertexLongitudes: UnsafeBufferPointer<Int32>
     public let edgeShapeStart: UnsafeBufferPointer<UInt32>
     public let shapeLatitudes: UnsafeBufferPointer<Int32>, shapeLongitudes: UnsafeBufferPointer<Int32>
-    public let edgeLength: UnsafeBufferPointer<Float>, edgeName: UnsafeBufferPointer<UInt32>
+    public let edgeLength: UnsafeBufferPointer<Float>, edgeLabel: UnsafeBufferPointer<UInt32>
+    public let edgeFlags: UnsafeBufferPointer<UInt8>
     public let edgeRef: UnsafeBufferPointer<UInt32>, edgeClass: UnsafeBufferPointer<UInt8>
     public let edgeForwardArc: UnsafeBufferPointer<UInt32>, edgeBackwardArc: UnsafeBufferPointer<UInt32>
     public let arcEdge: UnsafeBufferPointer<UInt32>, arcHead: UnsafeBufferPointer<UInt32>
     public let arcWeight: UnsafeBufferPointer<UInt32>, arcBase: UnsafeBufferPointer<UInt32>
     public let arcComponent: UnsafeBufferPointer<UInt32>, componentSize: UnsafeBufferPointer<UInt32>
     public let transitionStart: UnsafeBufferPointer<UInt32>, transitionTargets: UnsafeBufferPointer<UInt32>
-    public let nameOffsets: UnsafeBufferPointer<UInt32>, nameBytes: UnsafeBufferPointer<UInt8>
+    public let stringOffsets: UnsafeBufferPointer<UInt32>, stringBytes: UnsafeBufferPointer<UInt8>
+    public let labelStart: UnsafeBufferPointer<UInt32>, labelEntries: UnsafeBufferPointer<UInt32>
+    public let vertexEdgeStart: UnsafeBufferPointer<UInt32>, vertexEdges: UnsafeBufferPointer<UInt32>
     public let gridCellStart: UnsafeBufferPointer<UInt32>, gridSegments: UnsafeBufferPointer<UInt32>
 
     public var vertexCount: Int { vertexLatitudes.count }
@@ -130,7 +155,8 @@ public struct RoadGraph: @unchecked Sendable {
         shapeLatitudes = try sections.buffer(.shapeLatitudes)
         shapeLongitudes = try sections.buffer(.shapeLongitudes)
         edgeLength = try sections.buffer(.edgeLength)
-        edgeName = try sections.buffer(.edgeName)
+        edgeLabel = try sections.buffer(.edgeLabel)
+        edgeFlags = try sections.buffer(.edgeFlags)
         edgeRef = try sections.buffer(.edgeRef)
         edgeClass = try sections.buffer(.edgeClass)
         edgeForwardArc = try sections.buffer(.edgeForwardArc)
@@ -143,8 +169,12 @@ public struct RoadGraph: @unchecked Sendable {
         componentSize = try sections.buffer(.componentSize)
         transitionStart = try sections.buffer(.transitionStart)
         transitionTargets = try sections.buffer(.transitionTargets)
-        nameOffsets = try sections.buffer(.nameOffsets)
-        nameBytes = try sections.buffer(.nameBytes)
+        stringOffsets = try sections.buffer(.stringOffsets)
+        stringBytes = try sections.buffer(.stringBytes)
+        labelStart = try sections.buffer(.labelStart)
+        labelEntries = try sections.buffer(.labelEntries)
+        vertexEdgeStart = try sections.buffer(.vertexEdgeStart)
+        vertexEdges = try sections.buffer(.vertexEdges)
         gridCellStart = try sections.buffer(.gridCellStart)
         gridSegments = try sections.buffer(.gridSegments)
         try validate()
@@ -160,13 +190,23 @@ public struct RoadGraph: @unchecked Sendable {
         try require(shapeLongitudes.count == shapeLatitudes.count, "shape arrays")
         try require(edgeShapeStart.count == edges + 1 && Int(edgeShapeStart[edges]) == shapeLatitudes.count,
                     "edge shapes")
-        try require([edgeName.count, edgeRef.count, edgeClass.count, edgeForwardArc.count, edgeBackwardArc.count]
+        try require([edgeLabel.count, edgeRef.count, edgeClass.count, edgeFlags.count, edgeForwardArc.count,
+                     edgeBackwardArc.count]
             .allSatisfy { $0 == edges }, "edge arrays")
         try require([arcEdge.count, arcWeight.count, arcBase.count, arcComponent.count].allSatisfy { $0 == arcs },
                     "arc arrays")
         try require(transitionStart.count == arcs + 1 && Int(transitionStart[arcs]) == transitionTargets.count,
                     "transitions")
-        try require(nameOffsets.count >= 1 && Int(nameOffsets[nameOffsets.count - 1]) == nameBytes.count, "names")
+        let strings = stringOffsets.count - 1
+        try require(strings >= 1 && Int(stringOffsets[strings]) == stringBytes.count, "strings")
+        try require(zip(stringOffsets, stringOffsets.dropFirst()).allSatisfy { $0 <= $1 }, "string offsets")
+        let labels = labelStart.count - 1
+        try require(labels >= 0 && Int(labelStart[labels]) * 2 == labelEntries.count, "labels")
+        try require(labelEntries.allSatisfy { Int($0) < strings }, "label strings")
+        try require(edgeLabel.allSatisfy { Int($0) < labels } && edgeRef.allSatisfy { Int($0) < strings }, "edge names")
+        try require(vertexEdgeStart.count == vertexLatitudes.count + 1
+                    && Int(vertexEdgeStart[vertexLatitudes.count]) == vertexEdges.count, "vertex edges")
+        try require(vertexEdges.allSatisfy { Int($0 >> 1) < edges }, "vertex edge indices")
         let cells = Int(metadata.grid.rows) * Int(metadata.grid.columns)
         try require(gridCellStart.count == cells + 1 && Int(gridCellStart[cells]) == gridSegments.count, "grid")
         try require(arcHead.allSatisfy { Int($0) < vertexLatitudes.count }, "arc heads")
@@ -208,11 +248,53 @@ public struct RoadGraph: @unchecked Sendable {
         return low
     }
 
-    public func name(_ id: UInt32) -> String {
+    /// String `id` of the string table (names, refs, languages).
+    public func string(_ id: UInt32) -> String {
         let i = Int(id)
-        guard i + 1 < nameOffsets.count else { return "" }
-        let start = Int(nameOffsets[i]), end = Int(nameOffsets[i + 1])
-        return String(decoding: UnsafeBufferPointer(rebasing: nameBytes[start..<end]), as: UTF8.self)
+        guard i + 1 < stringOffsets.count else { return "" }
+        let start = Int(stringOffsets[i]), end = Int(stringOffsets[i + 1])
+        return String(decoding: UnsafeBufferPointer(rebasing: stringBytes[start..<end]), as: UTF8.self)
+    }
+
+    /// An edge's name in `language` (`name:xx`) where the data has one, else its plain `name` ("" if unnamed).
+    /// Chinese also accepts the script variants `zh-Hans`/`zh_Hans`.
+    public func name(ofEdge e: Int, language: String? = nil) -> String {
+        let label = Int(edgeLabel[e])
+        let range = Int(labelStart[label])..<Int(labelStart[label + 1])
+        var plain = ""
+        var fallback: String?
+        for i in range {
+            let lang = string(labelEntries[2 * i])
+            if lang.isEmpty { plain = string(labelEntries[2 * i + 1]); continue }
+            guard let language else { continue }
+            if lang == language { return string(labelEntries[2 * i + 1]) }
+            if lang.hasPrefix(language + "-") || lang.hasPrefix(language + "_") { fallback = string(labelEntries[2 * i + 1]) }
+        }
+        return fallback ?? plain
+    }
+
+    public func ref(ofEdge e: Int) -> String { string(edgeRef[e]) }
+
+    public func flags(ofEdge e: Int) -> EdgeFlags { EdgeFlags(rawValue: edgeFlags[e]) }
+
+    public func roadClass(ofEdge e: Int) -> RoadClass { RoadClass(rawValue: edgeClass[e]) ?? .other }
+
+    /// Edges at a vertex, each with whether the vertex is the edge's last shape point.
+    public func edges(atVertex v: UInt32) -> [(edge: Int, atEnd: Bool)] {
+        (Int(vertexEdgeStart[Int(v)])..<Int(vertexEdgeStart[Int(v) + 1])).map {
+            (Int(vertexEdges[$0] >> 1), vertexEdges[$0] & 1 == 1)
+        }
+    }
+
+    /// Bearing of an edge leaving a vertex (from the vertex along the edge), degrees.
+    public func bearing(ofEdge e: Int, leavingFromEnd atEnd: Bool) -> Double {
+        let range = shapeRange(ofEdge: e)
+        let origin = atEnd ? range.upperBound - 1 : range.lowerBound
+        let step = atEnd ? -1 : 1
+        var k = origin + step
+        // Skip repeated points; look a little way along so a kink right at the junction does not dominate.
+        while k != (atEnd ? range.lowerBound : range.upperBound - 1) && shapePoint(k) == shapePoint(origin) { k += step }
+        return Geo.bearing(from: shapePoint(origin), to: shapePoint(k))
     }
 
     @inlinable public func isMainNetwork(arc: UInt32) -> Bool {

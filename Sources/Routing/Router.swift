@@ -128,8 +128,8 @@ public struct Router {
             coordinates.append(contentsOf: coordinates.isEmpty ? points[...] : points.dropFirst())
             var length = 0.0
             for k in 1..<points.count { length += Geo.distance(points[k - 1], points[k]) }
-            stretches.append(Stretch(arc: piece.arc, name: graph.name(graph.edgeName[edge]),
-                                     ref: graph.name(graph.edgeRef[edge]), roadClass: RoadClass(rawValue: graph.edgeClass[edge]),
+            stretches.append(Stretch(arc: piece.arc, name: graph.name(ofEdge: edge),
+                                     ref: graph.ref(ofEdge: edge), roadClass: graph.roadClass(ofEdge: edge),
                                      distance: length, duration: Double(piece.weight) / 1000,
                                      coordinates: first...(coordinates.count - 1)))
         }

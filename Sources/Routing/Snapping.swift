@@ -87,7 +87,7 @@ extension RoadGraph {
         }
         let arc = edgeForwardArc[e] != noIndex ? edgeForwardArc[e] : edgeBackwardArc[e]
         return Snap(input: point, location: hit.position, distance: hit.distance, edge: e, offset: offset,
-                    edgeLength: total, name: name(edgeName[e]), onMainNetwork: isMainNetwork(edge: e),
+                    edgeLength: total, name: name(ofEdge: e), onMainNetwork: isMainNetwork(edge: e),
                     component: arcComponent[Int(arc)])
     }
 }

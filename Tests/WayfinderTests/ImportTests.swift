@@ -103,7 +103,7 @@ import Testing
         #expect(graph.mode == .driving)
         #expect(graph.metadata.sourceName == "m.osm")
         #expect(graph.edgeCount == 3, "ab, bc, and bde (d is no junction)")
-        #expect((0..<graph.edgeCount).map { graph.name(graph.edgeName[$0]) }.contains("Katu"))
+        #expect((0..<graph.edgeCount).map { graph.name(ofEdge: $0) }.contains("Katu"))
         #expect(abs(graph.metadata.maxSpeed - 65 / 3.6) < 1e-9)
     }
 

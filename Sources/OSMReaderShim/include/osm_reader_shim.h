@@ -44,7 +44,7 @@ typedef struct wf_osm_data {
     const uint32_t *tagged_nodes;
     const uint64_t *tagged_node_tag_offsets;
 
-    /// Ways with a `highway` tag. Node references are indices into the node arrays.
+    /// Ways with a `highway` tag, and ferry routes (`route=ferry`). Node references are indices into the node arrays.
     size_t way_count;
     const int64_t *way_ids;
     const uint64_t *way_node_offsets;
