@@ -2,7 +2,7 @@
 import PackageDescription
 
 // One module per stage of the data's path:
-// OSMReaderShim (libosmium, C++) → GraphImport → RoadGraph → Routing → RouteFormats → wayfinder (CLI).
+// OSMReaderShim (libosmium, C++) → GraphImport → RoadGraph → Routing → Guidance → RouteFormats → wayfinder (CLI).
 let package = Package(
     name: "Wayfinder",
     products: [
@@ -18,10 +18,12 @@ let package = Package(
         .target(name: "RoadGraph"),
         .target(name: "GraphImport", dependencies: ["OSMReaderShim", "RoadGraph"]),
         .target(name: "Routing", dependencies: ["RoadGraph"]),
-        .target(name: "RouteFormats", dependencies: ["Routing", "RoadGraph"]),
-        .executableTarget(name: "wayfinder", dependencies: ["GraphImport", "RoadGraph", "Routing", "RouteFormats"]),
+        .target(name: "Guidance", dependencies: ["Routing", "RoadGraph"], resources: [.copy("Phrases")]),
+        .target(name: "RouteFormats", dependencies: ["Guidance", "Routing", "RoadGraph"]),
+        .executableTarget(name: "wayfinder",
+                          dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats"]),
         .testTarget(name: "WayfinderTests",
-                    dependencies: ["GraphImport", "RoadGraph", "Routing", "RouteFormats", "wayfinder"]),
+                    dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats", "wayfinder"]),
     ],
     swiftLanguageModes: [.v5],
     cxxLanguageStandard: .cxx17

@@ -1,3 +1,4 @@
+import Guidance
 import RoadGraph
 import Routing
 
@@ -15,11 +16,13 @@ public enum OSRMRouteResponse {
         public init() {}
     }
 
-    public static func make(_ route: Route, options: Options = Options()) -> JSON {
+    public static func make(_ route: Route, directions: Directions, graph: RoadGraph,
+                            options: Options = Options()) -> JSON
+    {
         .object([
             ("code", .string("Ok")),
-            ("routes", .array([routeObject(route, options: options)])),
-            ("waypoints", .array(route.waypoints.map(waypoint))),
+            ("routes", .array([routeObject(route, directions: directions, options: options)])),
+            ("waypoints", .array(route.waypoints.map { waypoint($0, name: graph.name(ofEdge: $0.edge, language: directions.options.language)) })),
         ])
     }
 
@@ -28,11 +31,12 @@ public enum OSRMRouteResponse {
         .object([("code", .string(code)), ("message", .string(message))])
     }
 
-    static func routeObject(_ route: Route, options: Options) -> JSON {
+    static func routeObject(_ route: Route, directions: Directions, options: Options) -> JSON {
         var members: [(String, JSON)] = []
         if options.overview { members.append(("geometry", geometry(route.coordinates, options.geometries))) }
+        let legs = zip(route.legs, directions.legs).map { leg($0, steps: $1, options) }
         members += [
-            ("legs", .array(route.legs.map { leg(route.mode, $0, options) })),
+            ("legs", .array(legs)),
             ("weight_name", .string("duration")),
             ("weight", .number(route.duration, decimals: 1)),
             ("duration", .number(route.duration, decimals: 1)),
@@ -41,63 +45,47 @@ public enum OSRMRouteResponse {
         return .object(members)
     }
 
-    static func leg(_ mode: TravelMode, _ leg: RouteLeg, _ options: Options) -> JSON {
-        let steps = leg.steps
-        // OSRM's summary: the names of the longest roads, in route order.
+    /// OSRM's summary: the names of the two longest named steps, in route order.
+    static func summary(_ steps: [GuidanceStep]) -> String {
         let named = steps.filter { !$0.name.isEmpty }
         let longest = Set(named.sorted { $0.distance > $1.distance }.prefix(2).map(\.name))
-        var summaryNames: [String] = []
-        for step in named where longest.contains(step.name) && !summaryNames.contains(step.name) {
-            summaryNames.append(step.name)
-        }
-        return .object([
-            ("steps", .array(options.steps ? steps.map { step(mode, $0, options) } : [])),
-            ("summary", .string(summaryNames.joined(separator: ", "))),
+        var names: [String] = []
+        for step in named where longest.contains(step.name) && !names.contains(step.name) { names.append(step.name) }
+        return names.joined(separator: ", ")
+    }
+
+    static func leg(_ leg: RouteLeg, steps: [GuidanceStep], _ options: Options) -> JSON {
+        .object([
+            ("steps", .array(options.steps ? steps.map { step($0, options) } : [])),
+            ("summary", .string(summary(steps))),
             ("weight", .number(leg.duration, decimals: 1)),
             ("duration", .number(leg.duration, decimals: 1)),
             ("distance", .number(leg.distance, decimals: 1)),
         ])
     }
 
-    static func step(_ mode: TravelMode, _ step: RouteStep, _ options: Options) -> JSON {
+    static func step(_ step: GuidanceStep, _ options: Options) -> JSON {
+        let m = step.maneuver
         var maneuver: [(String, JSON)] = [
-            ("bearing_after", .number(Double(step.bearingAfter))),
-            ("bearing_before", .number(Double(step.bearingBefore))),
-            ("location", location(step.location)),
-            ("type", .string(step.kind.rawValue)),
+            ("bearing_after", .number(Double(m.bearingAfter))),
+            ("bearing_before", .number(Double(m.bearingBefore))),
+            ("location", location(m.location)),
+            ("type", .string(m.type.rawValue)),
         ]
-        if let modifier = step.modifier { maneuver.append(("modifier", .string(modifier))) }
-        let intersection: JSON
-        switch step.kind {
-        case .depart:
-            intersection = .object([("out", .number(0)), ("entry", .array([.bool(true)])),
-                                    ("bearings", .array([.number(Double(step.bearingAfter))])),
-                                    ("location", location(step.location))])
-        case .arrive:
-            intersection = .object([("in", .number(0)), ("entry", .array([.bool(true)])),
-                                    ("bearings", .array([.number(Double((step.bearingBefore + 180) % 360))])),
-                                    ("location", location(step.location))])
-        default:
-            let incoming = (step.bearingBefore + 180) % 360
-            let ordered = [incoming, step.bearingAfter].sorted()
-            intersection = .object([
-                ("out", .number(Double(ordered.firstIndex(of: step.bearingAfter)!))),
-                ("in", .number(Double(ordered.firstIndex(of: incoming)!))),
-                ("entry", .array(ordered.map { .bool($0 == step.bearingAfter || ordered.count == 1) })),
-                ("bearings", .array(ordered.map { .number(Double($0)) })),
-                ("location", location(step.location)),
-            ])
-        }
+        if let modifier = m.modifier { maneuver.append(("modifier", .string(modifier.rawValue))) }
+        if let exit = m.exit { maneuver.append(("exit", .number(Double(exit)))) }
+        maneuver.append(("instruction", .string(step.instruction)))
         var members: [(String, JSON)] = [
             ("geometry", geometry(step.coordinates, options.geometries)),
             ("maneuver", .object(maneuver)),
-            ("mode", .string(mode.rawValue)),
+            ("mode", .string(step.mode)),
             ("driving_side", .string("right")),
             ("name", .string(step.name)),
         ]
         if !step.ref.isEmpty { members.append(("ref", .string(step.ref))) }
+        if let rotary = step.rotaryName { members.append(("rotary_name", .string(rotary))) }
         members += [
-            ("intersections", .array([intersection])),
+            ("intersections", .array(step.intersections.map(intersection))),
             ("weight", .number(step.duration, decimals: 1)),
             ("duration", .number(step.duration, decimals: 1)),
             ("distance", .number(step.distance, decimals: 1)),
@@ -105,10 +93,22 @@ public enum OSRMRouteResponse {
         return .object(members)
     }
 
-    static func waypoint(_ snap: Snap) -> JSON {
+    static func intersection(_ i: Intersection) -> JSON {
+        var members: [(String, JSON)] = []
+        if let out = i.outIndex { members.append(("out", .number(Double(out)))) }
+        if let inIndex = i.inIndex { members.append(("in", .number(Double(inIndex)))) }
+        members += [
+            ("entry", .array(i.entry.map(JSON.bool))),
+            ("bearings", .array(i.bearings.map { .number(Double($0)) })),
+            ("location", location(i.location)),
+        ]
+        return .object(members)
+    }
+
+    static func waypoint(_ snap: Snap, name: String) -> JSON {
         .object([
             ("distance", .number(snap.distance, decimals: 2)),
-            ("name", .string(snap.name)),
+            ("name", .string(name)),
             ("location", location(snap.location)),
         ])
     }

@@ -1,10 +1,11 @@
 import Foundation
+import Guidance
 import RoadGraph
 import RouteFormats
 import Routing
 
 enum RouteFormat: String {
-    case text, json, geojson, polyline, polyline6
+    case text, json, geojson, gpx, polyline, polyline6
 }
 
 enum RouteCommand {
@@ -16,20 +17,26 @@ enum RouteCommand {
 
     Options:
       --mode driving|walking        travel mode (default driving; car and foot are accepted too)
-      --format text|json|geojson|polyline|polyline6
-                                    text (default): summary and roads; json: OSRM v5 route response;
-                                    geojson: RFC 7946 line plus start/end points; polyline(6): encoded line
+      --format text|json|geojson|gpx|polyline|polyline6
+                                    text (default): directions; json: OSRM v5 route response with steps;
+                                    geojson: RFC 7946 line plus start/end points; gpx: GPX 1.1 route and track;
+                                    polyline(6): encoded line
+      --language en|zh|…            street names from name:xx where mapped, and instructions where a phrase
+                                    file exists (en, zh; others fall back to English); default en
+      --units metric|imperial       distances in instructions (default metric)
       --algorithm astar|dijkstra    search algorithm (default astar; both give the same cost)
       --max-snap <metres>           how far a point may be from a road (default 5000)
     """
 
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help"],
-                                 options: ["--graph", "--mode", "--format", "--algorithm", "--max-snap"])
+                                 options: ["--graph", "--mode", "--format", "--algorithm", "--max-snap", "--language",
+                                           "--units"])
         if args.has("--help") { print(help); return .ok }
         let format: RouteFormat = try args.choice("--format", default: .text)
         let algorithm: SearchAlgorithm = try args.choice("--algorithm", default: .astar)
         let mode = try args.mode()
+        let options = DirectionsOptions(language: args["--language"] ?? "en", units: try args.choice("--units", default: .metric))
         guard args.positional.count >= 2 else { throw CommandError.usage("route needs at least two lat,lon points") }
         let points = try args.positional.map(parseCoordinate)
         let graph = try loadGraph(directory: args["--graph"], mode: mode)
@@ -42,7 +49,8 @@ enum RouteCommand {
         }
         do {
             let route = try router.route(points, algorithm: algorithm)
-            print(render(route, format))
+            let directions = try Directions(route: route, graph: graph, options: options)
+            print(render(route, directions, graph, format))
             return .ok
         } catch let error as RoutingError {
             if format == .json { print(OSRMRouteResponse.error(code: error.code, message: error.description).serialized()) }
@@ -53,10 +61,11 @@ enum RouteCommand {
         }
     }
 
-    static func render(_ route: Route, _ format: RouteFormat) -> String {
+    static func render(_ route: Route, _ directions: Directions, _ graph: RoadGraph, _ format: RouteFormat) -> String {
         switch format {
-        case .text: return RouteText.make(route)
-        case .json: return OSRMRouteResponse.make(route).serialized()
+        case .text: return RouteText.make(route, directions: directions)
+        case .json: return OSRMRouteResponse.make(route, directions: directions, graph: graph).serialized()
+        case .gpx: return RouteGPX.make(route, directions: directions)
         case .geojson: return RouteGeoJSON.make(route).serialized()
         case .polyline: return Polyline.encode(route.coordinates, precision: 5)
         case .polyline6: return Polyline.encode(route.coordinates, precision: 6)

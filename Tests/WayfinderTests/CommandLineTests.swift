@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 import RoadGraph
 import RouteFormats
 import Testing
@@ -75,6 +78,16 @@ import Testing
         let steps = try #require(legs[0]["steps"] as? [[String: Any]])
         #expect((steps.first?["maneuver"] as? [String: Any])?["type"] as? String == "depart")
         #expect((steps.last?["maneuver"] as? [String: Any])?["type"] as? String == "arrive")
+        for step in steps {
+            let maneuver = try #require(step["maneuver"] as? [String: Any])
+            #expect(maneuver["instruction"] is String && maneuver["bearing_after"] is Double && maneuver["location"] is [Double])
+            let intersections = try #require(step["intersections"] as? [[String: Any]])
+            #expect(!intersections.isEmpty)
+            for i in intersections {
+                #expect((i["bearings"] as? [Double])?.count == (i["entry"] as? [Bool])?.count)
+            }
+            #expect(step["mode"] as? String == "walking" && step["geometry"] is String && step["distance"] is Double)
+        }
     }
 
     @Test func geojsonIsLonLat() throws {
@@ -95,6 +108,31 @@ import Testing
         let b = try #require(Polyline.decode(six.stdout.trimmingCharacters(in: .whitespacesAndNewlines), precision: 6))
         #expect(a.count == b.count)
         for (p, q) in zip(a, b) { #expect(abs(p.latitude - q.latitude) < 1e-5 && abs(p.longitude - q.longitude) < 1e-5) }
+    }
+
+    @Test func directionsInChineseAndImperialUnits() throws {
+        let zh = try Self.run(["route", "--graph", Self.graph.1, "--language", "zh", "60.1699,24.9384", "60.1756,24.9412"])
+        #expect(zh.status == 0)
+        #expect(zh.stdout.contains("驾车") && zh.stdout.contains("到达目的地"))
+        let miles = try Self.run(["route", "--graph", Self.graph.1, "--units", "imperial", "60.1699,24.9384", "60.1756,24.9412"])
+        #expect(miles.stdout.split(separator: "\n")[0].contains(" mi,"))
+        #expect(try Self.run(["route", "--graph", Self.graph.1, "--units", "cubits", "60.1699,24.9384", "60.1756,24.9412"]).status == 1)
+    }
+
+    @Test func gpxIsWellFormedWithARouteAndATrack() throws {
+        let r = try Self.run(["route", "--graph", Self.graph.1, "--format", "gpx", "60.1699,24.9384", "60.1756,24.9412"])
+        #expect(r.status == 0)
+        final class Counter: NSObject, XMLParserDelegate {
+            var elements: [String: Int] = [:]
+            func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                        attributes: [String: String] = [:]) { elements[name, default: 0] += 1 }
+        }
+        let parser = XMLParser(data: Data(r.stdout.utf8))
+        let counter = Counter()
+        parser.delegate = counter
+        #expect(parser.parse(), "GPX parses as XML")
+        #expect(counter.elements["gpx"] == 1 && counter.elements["rte"] == 1 && counter.elements["trk"] == 1)
+        #expect((counter.elements["rtept"] ?? 0) >= 2 && (counter.elements["trkpt"] ?? 0) > (counter.elements["rtept"] ?? 0))
     }
 
     @Test func exitCodes() throws {
