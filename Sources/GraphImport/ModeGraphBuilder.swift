@@ -69,6 +69,10 @@ struct ModeGraphBuilder {
             count: arrays.arcHead.count, start: transitions.start, targets: transitions.targets)
         arrays.arcComponent = component
         arrays.componentSize = sizes
+        let (strong, strongSizes) = StronglyConnectedComponents.compute(
+            count: arrays.arcHead.count, start: transitions.start, targets: transitions.targets)
+        let core = strongSizes.indices.max { strongSizes[$0] < strongSizes[$1] }.map(UInt32.init)
+        arrays.arcInCore = strong.map { $0 == core ? 1 : 0 }
         // Components under 1,000 arcs (OSRM's threshold) are islands: a private campus, a car park.
         let largest = sizes.max() ?? 1
         let mainMinimum = max(1, min(1000, largest))

@@ -13,7 +13,7 @@ import Glibc
 /// Loading maps the file and points typed buffers at the sections: no parsing, no copying.
 public enum GraphFormat {
     public static let magic: [UInt8] = Array("WAYFGRPH".utf8)
-    public static let version: UInt32 = 2
+    public static let version: UInt32 = 3
     static let headerSize = 512
     static let sourceNameCapacity = 256
     static let sourceNameOffset = 512 - 256
@@ -45,7 +45,7 @@ enum SectionID: UInt32, CaseIterable {
     case vertexLatitudes = 1, vertexLongitudes, edgeShapeStart, shapeLatitudes, shapeLongitudes, edgeLength,
          edgeLabel, edgeRef, edgeClass, edgeForwardArc, edgeBackwardArc, arcEdge, arcHead, arcWeight, arcBase,
          arcComponent, componentSize, transitionStart, transitionTargets, stringOffsets, stringBytes, gridCellStart,
-         gridSegments, edgeFlags, labelStart, labelEntries, vertexEdgeStart, vertexEdges
+         gridSegments, edgeFlags, labelStart, labelEntries, vertexEdgeStart, vertexEdges, arcInCore
 }
 
 /// A read-only memory mapping that lives as long as any graph that points into it.
@@ -159,6 +159,7 @@ public enum GraphFileWriter {
         add(.arcBase, arrays.arcBase)
         add(.arcComponent, arrays.arcComponent)
         add(.componentSize, arrays.componentSize)
+        add(.arcInCore, arrays.arcInCore)
         add(.transitionStart, arrays.transitionStart)
         add(.transitionTargets, arrays.transitionTargets)
         add(.stringOffsets, arrays.stringOffsets)

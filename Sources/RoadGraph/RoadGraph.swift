@@ -111,6 +111,8 @@ public struct GraphArrays {
     public var edgeForwardArc: [UInt32] = [], edgeBackwardArc: [UInt32] = []
     public var arcEdge: [UInt32] = [], arcHead: [UInt32] = [], arcWeight: [UInt32] = [], arcBase: [UInt32] = []
     public var arcComponent: [UInt32] = [], componentSize: [UInt32] = []
+    /// 1 for arcs in the largest strongly connected component: from there every other such arc can be reached.
+    public var arcInCore: [UInt8] = []
     public var transitionStart: [UInt32] = [0], transitionTargets: [UInt32] = []
     public var stringOffsets: [UInt32] = [0], stringBytes: [UInt8] = []
     public var labelStart: [UInt32] = [0], labelEntries: [UInt32] = []
@@ -134,6 +136,7 @@ public struct RoadGraph: @unchecked Sendable {
     public let arcEdge: UnsafeBufferPointer<UInt32>, arcHead: UnsafeBufferPointer<UInt32>
     public let arcWeight: UnsafeBufferPointer<UInt32>, arcBase: UnsafeBufferPointer<UInt32>
     public let arcComponent: UnsafeBufferPointer<UInt32>, componentSize: UnsafeBufferPointer<UInt32>
+    public let arcInCore: UnsafeBufferPointer<UInt8>
     public let transitionStart: UnsafeBufferPointer<UInt32>, transitionTargets: UnsafeBufferPointer<UInt32>
     public let stringOffsets: UnsafeBufferPointer<UInt32>, stringBytes: UnsafeBufferPointer<UInt8>
     public let labelStart: UnsafeBufferPointer<UInt32>, labelEntries: UnsafeBufferPointer<UInt32>
@@ -167,6 +170,7 @@ public struct RoadGraph: @unchecked Sendable {
         arcBase = try sections.buffer(.arcBase)
         arcComponent = try sections.buffer(.arcComponent)
         componentSize = try sections.buffer(.componentSize)
+        arcInCore = try sections.buffer(.arcInCore)
         transitionStart = try sections.buffer(.transitionStart)
         transitionTargets = try sections.buffer(.transitionTargets)
         stringOffsets = try sections.buffer(.stringOffsets)
@@ -193,7 +197,7 @@ public struct RoadGraph: @unchecked Sendable {
         try require([edgeLabel.count, edgeRef.count, edgeClass.count, edgeFlags.count, edgeForwardArc.count,
                      edgeBackwardArc.count]
             .allSatisfy { $0 == edges }, "edge arrays")
-        try require([arcEdge.count, arcWeight.count, arcBase.count, arcComponent.count].allSatisfy { $0 == arcs },
+        try require([arcEdge.count, arcWeight.count, arcBase.count, arcComponent.count, arcInCore.count].allSatisfy { $0 == arcs },
                     "arc arrays")
         try require(transitionStart.count == arcs + 1 && Int(transitionStart[arcs]) == transitionTargets.count,
                     "transitions")

@@ -52,6 +52,8 @@ public struct Route: Sendable {
 public struct Router {
     public let graph: RoadGraph
     public var maxSnapDistance = RoadGraph.defaultSnapDistance
+    /// How much farther than its nearest road a waypoint may be moved to reach the core network, metres.
+    public static let coreSlack = 100.0
     private var search = PathSearch()
 
     public init(graph: RoadGraph) { self.graph = graph }
@@ -72,15 +74,38 @@ public struct Router {
 
     public mutating func route(_ points: [Coordinate], algorithm: SearchAlgorithm = .astar) throws -> Route {
         guard points.count >= 2 else { throw RoutingError.tooFewWaypoints }
-        let snaps = try snapWaypoints(points)
+        var snaps = try snapWaypoints(points)
+        var outcome = routeLegs(snaps, algorithm: algorithm)
+        if case .failure = outcome {
+            // A point that cannot be reached or left (a one-way trap, a corner of a clipped extract) moves to the
+            // nearest road of the core network, where every other core road can be reached, and we try again; but
+            // only a short way, so that a truly unconnected place still answers NoRoute.
+            let moved = snaps.enumerated().map { i, snap in
+                guard !graph.isInCore(edge: snap.edge),
+                      let core = graph.snapToCore(points[i], maxDistance: min(maxSnapDistance, snap.distance + Self.coreSlack))
+                else { return snap }
+                return core
+            }
+            if zip(moved, snaps).contains(where: { $0.edge != $1.edge || $0.offset != $1.offset }) {
+                snaps = moved
+                outcome = routeLegs(snaps, algorithm: algorithm)
+            }
+        }
+        switch outcome {
+        case .success(let legs): return Route(mode: graph.mode, legs: legs, waypoints: snaps)
+        case .failure(let error): throw error
+        }
+    }
+
+    private mutating func routeLegs(_ snaps: [Snap], algorithm: SearchAlgorithm) -> Result<[RouteLeg], RoutingError> {
         var legs: [RouteLeg] = []
         for i in 0..<(snaps.count - 1) {
             guard let leg = routeLeg(from: snaps[i], to: snaps[i + 1], algorithm: algorithm) else {
-                throw RoutingError.noRoute(fromWaypoint: i, toWaypoint: i + 1)
+                return .failure(.noRoute(fromWaypoint: i, toWaypoint: i + 1))
             }
             legs.append(leg)
         }
-        return Route(mode: graph.mode, legs: legs, waypoints: snaps)
+        return .success(legs)
     }
 
     public mutating func routeLeg(from source: Snap, to target: Snap, algorithm: SearchAlgorithm) -> RouteLeg? {

@@ -71,6 +71,18 @@ extension RoadGraph {
         return WaypointCandidates(nearest: nearest, mainNetwork: main)
     }
 
+    /// Whether the edge can be driven in a direction that belongs to the core (the largest strongly connected part).
+    public func isInCore(edge e: Int) -> Bool {
+        let f = edgeForwardArc[e], b = edgeBackwardArc[e]
+        return (f != noIndex && arcInCore[Int(f)] == 1) || (b != noIndex && arcInCore[Int(b)] == 1)
+    }
+
+    /// The nearest road of the core network.
+    public func snapToCore(_ point: Coordinate, maxDistance: Double = RoadGraph.defaultSnapDistance) -> Snap? {
+        nearestSegment(to: point, maxDistance: maxDistance) { self.isInCore(edge: self.edge(ofSegmentStartingAt: $0)) }
+            .map { makeSnap(point, $0) }
+    }
+
     public func isMainNetwork(edge e: Int) -> Bool {
         let f = edgeForwardArc[e], b = edgeBackwardArc[e]
         return (f != noIndex && isMainNetwork(arc: f)) || (b != noIndex && isMainNetwork(arc: b))

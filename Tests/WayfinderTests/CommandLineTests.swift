@@ -156,6 +156,19 @@ import Testing
         #expect(missing.status == 2 && missing.stderr.split(separator: "\n").count == 1)
     }
 
+    @Test func unconnectedRoadsExitWithCodeThree() throws {
+        let directory = try TemporaryDirectory()
+        let map = TestMap("a    b" + String(repeating: "\n", count: 30) + "c    d")
+        map.way("ab", ["highway": "residential"])
+        map.way("cd", ["highway": "residential"])
+        try map.xml().write(toFile: directory.path + "/islands.osm", atomically: true, encoding: .utf8)
+        #expect(try Self.run(["import", directory.path + "/islands.osm", "--output", directory.path + "/g", "--quiet"]).status == 0)
+        let a = map.position("a"), d = map.position("d")
+        let r = try Self.run(["route", "--graph", directory.path + "/g", "--format", "json", "\(a.latitude),\(a.longitude)",
+                              "\(d.latitude),\(d.longitude)"])
+        #expect(r.status == 3 && r.stderr.contains("NoRoute") && r.stdout.contains("\"code\":\"NoRoute\""))
+    }
+
     @Test func negativeCoordinatesAreNotOptions() throws {
         let r = try Self.run(["route", "--graph", Self.graph.1, "-33.86,151.21", "-33.87,151.20"])
         #expect(r.status == 2 && r.stderr.contains("NoSegment"), "Sydney is not in the Helsinki graph: \(r.stderr)")

@@ -57,23 +57,22 @@ import Testing
         map.way("abc", ["highway": "residential", "name": "Street"])
         map.tagNode("b", ["barrier": "bollard"])
         let graphs = try map.build()
-        var router = Router(graph: graphs.driving)
-        #expect(throws: RoutingError.noRoute(fromWaypoint: 0, toWaypoint: 1)) {
-            try router.route([map.position("a"), map.position("c")])
-        }
+        // The car gets as far as the bollard (the destination moves to the nearest reachable road), no farther.
+        let car = try checkedRoute(graphs.driving, [map.position("a"), map.position("c")])
+        #expect(abs(car.distance - 50) < 1 && abs(car.waypoints[1].distance - 50) < 1)
         #expect(abs(try checkedRoute(graphs.walking, [map.position("a"), map.position("c")]).distance - 100) < 1)
     }
 
     @Test func gatesPassUnlessClosed() throws {
-        let map = TestMap("a    b    c\n\nd    e    f")
-        map.way("abc", ["highway": "residential"])
-        map.way("def", ["highway": "residential"])
-        map.tagNode("b", ["barrier": "gate"])
-        map.tagNode("e", ["barrier": "gate", "access": "private"])
-        let graphs = try map.build()
-        #expect(abs(try checkedRoute(graphs.driving, [map.position("a"), map.position("c")]).distance - 100) < 1)
-        var router = Router(graph: graphs.driving)
-        #expect(throws: RoutingError.self) { try router.route([map.position("d"), map.position("f")]) }
+        let open = TestMap("a    b    c")
+        open.way("abc", ["highway": "residential"])
+        open.tagNode("b", ["barrier": "gate"])
+        #expect(abs(try checkedRoute(try open.build().driving, [open.position("a"), open.position("c")]).distance - 100) < 1)
+        let closed = TestMap("d    e    f")
+        closed.way("def", ["highway": "residential"])
+        closed.tagNode("e", ["barrier": "gate", "access": "private"])
+        let route = try checkedRoute(try closed.build().driving, [closed.position("d"), closed.position("f")])
+        #expect(route.distance < 51 && route.waypoints[1].distance > 49, "stops at the closed gate")
     }
 
     /// A plus-shaped junction at b; c is a dead end where a U-turn is allowed.
@@ -243,13 +242,29 @@ import Testing
         #expect(onIsland.waypoints.map(\.name) == ["Island", "Island"])
     }
 
+    @Test func aStartThatCannotBeLeftMovesToTheCoreNetwork() throws {
+        let map = TestMap("""
+            a     b     c
+                     t
+            d     e     f
+            """)
+        map.way("abcfeda", ["highway": "residential", "name": "Loop"])
+        map.way("ct", ["highway": "residential", "name": "Trap", "oneway": "yes"])  // in, never out
+        let graph = try map.build().driving
+        let route = try checkedRoute(graph, [map.position("t"), map.position("d")])
+        #expect(route.waypoints[0].name == "Loop", "moved off the one-way trap onto the loop")
+        // Reaching the trap is fine: it is only leaving it that is impossible.
+        let into = try checkedRoute(graph, [map.position("d"), map.position("t")])
+        #expect(into.waypoints[1].name == "Trap")
+    }
+
     @Test func unconnectedPointsGiveNoRouteAndFarPointsNoSegment() throws {
-        let map = TestMap("a    b\n\n\n\n\n\n\n\n\nc    d")
+        // The two roads are 200 m apart: too far to move a waypoint from one to the other.
+        let map = TestMap("a    b\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\nc    d")
         map.way("ab", ["highway": "residential"])
         map.way("cd", ["highway": "residential"])
         let graph = try map.build().driving
         var router = Router(graph: graph)
-        router.maxSnapDistance = 20
         #expect(throws: RoutingError.noRoute(fromWaypoint: 0, toWaypoint: 1)) {
             try router.route([map.position("a"), map.position("d")])
         }
