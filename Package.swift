@@ -2,7 +2,8 @@
 import PackageDescription
 
 // One module per stage of the data's path:
-// OSMReaderShim (libosmium, C++) → GraphImport → RoadGraph → Routing → Guidance → RouteFormats → wayfinder (CLI).
+// OSMReaderShim (libosmium, C++) → GraphImport → RoadGraph → Routing → Guidance → RouteFormats → HTTPService
+// → wayfinder (CLI).
 let package = Package(
     name: "Wayfinder",
     products: [
@@ -20,10 +21,16 @@ let package = Package(
         .target(name: "Routing", dependencies: ["RoadGraph"]),
         .target(name: "Guidance", dependencies: ["Routing", "RoadGraph"], resources: [.copy("Phrases")]),
         .target(name: "RouteFormats", dependencies: ["Guidance", "Routing", "RoadGraph"]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+                       providers: [.apt(["libmicrohttpd-dev"])]),
+        .target(name: "HTTPService", dependencies: ["CMicroHTTPD", "RouteFormats", "Guidance", "Routing", "RoadGraph"],
+                resources: [.copy("Web")]),
         .executableTarget(name: "wayfinder",
-                          dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats"]),
+                          dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats",
+                                         "HTTPService"]),
         .testTarget(name: "WayfinderTests",
-                    dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats", "wayfinder"]),
+                    dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats", "HTTPService",
+                                   "wayfinder"]),
     ],
     swiftLanguageModes: [.v5],
     cxxLanguageStandard: .cxx17

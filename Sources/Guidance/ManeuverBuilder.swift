@@ -10,8 +10,8 @@ public struct ManeuverBuilder {
     public let language: String?
 
     /// Steps shorter than this, between two turns, are folded into the next one (a crossing of a divided road, a
-    /// short connector), in metres.
-    static let collapseDistance = 30.0
+    /// short connector), in metres. Walkers notice shorter pieces than drivers do.
+    var collapseDistance: Double { graph.mode == .driving ? 30 : 12 }
     /// Deviation from straight ahead that still counts as going straight on, degrees.
     static let straightTolerance = 35.0
 
@@ -149,8 +149,12 @@ public struct ManeuverBuilder {
         }
         // End of the road: nothing goes on straight ahead, so the road ends in a T.
         let anythingAhead = j.roads.contains { !$0.isIn && abs(Junction.deviation($0.bearing, from: j.inBearing)) < Self.straightTolerance }
-        if !anythingAhead && options.count >= 2 && abs(deviation) >= 45 && !sameRoad {
+        if !anythingAhead && options.count >= 2 && abs(deviation) >= 60 && !sameRoad {
             return (.endOfRoad, modifier)
+        }
+        if isUnnamed(inEdge) && isUnnamed(outEdge) {
+            // Between unnamed paths only real turns are worth saying.
+            return straightOn || options.count <= 1 ? nil : (.turn, modifier)
         }
         if sameRoad {
             // Staying on the road: only worth a step where it turns and other roads offer a choice.
@@ -173,6 +177,8 @@ public struct ManeuverBuilder {
 
     /// Named roundabouts (and large ones) are rotaries in OSRM's vocabulary.
     private func isRotary(_ edge: Int) -> Bool { !graph.name(ofEdge: edge).isEmpty }
+
+    private func isUnnamed(_ edge: Int) -> Bool { graph.name(ofEdge: edge).isEmpty && graph.ref(ofEdge: edge).isEmpty }
 
     private func sameName(_ a: Int, _ b: Int) -> Bool {
         let nameA = graph.name(ofEdge: a), nameB = graph.name(ofEdge: b)
@@ -239,13 +245,18 @@ public struct ManeuverBuilder {
             // A U-turn made at a dead end is a real one: never fold it away.
             guard foldable.contains(short.maneuver.type), foldable.contains(next.maneuver.type),
                   short.maneuver.modifier != .uturn, next.maneuver.modifier != .uturn,
-                  short.distance < Self.collapseDistance, short.mode == next.mode
+                  short.distance < collapseDistance, short.mode == next.mode
             else { i += 1; continue }
             var merged = next
             let total = ManeuverBuilder.Junction.deviation(Double(next.maneuver.bearingAfter), from: Double(short.maneuver.bearingBefore))
             merged.maneuver.location = short.maneuver.location
             merged.maneuver.bearingBefore = short.maneuver.bearingBefore
-            if abs(total) > 150 && short.maneuver.modifier != .straight && next.maneuver.modifier != .straight {
+            // Back onto the road we were on, the other way (a divided road): a U-turn. Two turns onto other roads
+            // that happen to face back are a jog, said as the turn they add up to.
+            let previousName = steps[i - 1].name
+            if abs(total) > 150 && short.maneuver.modifier != .straight && next.maneuver.modifier != .straight
+                && !next.name.isEmpty && next.name == previousName
+            {
                 merged.maneuver.type = .continueOn
                 merged.maneuver.modifier = .uturn
             } else {

@@ -71,6 +71,15 @@ extension GridGeometry {
     @inlinable func column(_ longitude: Double) -> Int {
         Int(((longitude - originLongitude) / cellWidth).rounded(.down))
     }
+
+    /// The grid row of a latitude (may be outside 0..<rows), clamped to a sane integer range.
+    public func rowIndex(_ latitude: Double) -> Int {
+        Int(max(-1, min(Double(rows), ((latitude - originLatitude) / cellHeight).rounded(.down))))
+    }
+
+    public func columnIndex(_ longitude: Double) -> Int {
+        Int(max(-1, min(Double(columns), ((longitude - originLongitude) / cellWidth).rounded(.down))))
+    }
 }
 
 /// The closest point of a road segment to a query point.

@@ -9,21 +9,39 @@ public enum GeometryEncoding: String, Sendable {
 
 /// The OSRM v5 `route` service response.
 public enum OSRMRouteResponse {
+    /// OSRM's `overview`: the whole line, a simplified one, or none.
+    public enum Overview: String, Sendable {
+        case full, simplified
+        case none = "false"
+    }
+
+    /// OSRM's per-segment `annotations`.
+    public enum Annotation: String, CaseIterable, Sendable {
+        case distance, duration, speed, weight
+    }
+
     public struct Options: Sendable {
         public var geometries: GeometryEncoding = .polyline
         public var steps = true
-        public var overview = true
+        public var overview = Overview.full
+        public var annotations: [Annotation] = []
+        public var includeWaypoints = true
         public init() {}
     }
 
     public static func make(_ route: Route, directions: Directions, graph: RoadGraph,
                             options: Options = Options()) -> JSON
     {
-        .object([
+        var members: [(String, JSON)] = [
             ("code", .string("Ok")),
             ("routes", .array([routeObject(route, directions: directions, options: options)])),
-            ("waypoints", .array(route.waypoints.map { waypoint($0, name: graph.name(ofEdge: $0.edge, language: directions.options.language)) })),
-        ])
+        ]
+        if options.includeWaypoints {
+            members.append(("waypoints", .array(route.waypoints.map {
+                waypoint($0, name: graph.name(ofEdge: $0.edge, language: directions.options.language))
+            })))
+        }
+        return .object(members)
     }
 
     /// An OSRM error body: `{"code": "NoRoute", "message": "..."}`.
@@ -33,7 +51,11 @@ public enum OSRMRouteResponse {
 
     static func routeObject(_ route: Route, directions: Directions, options: Options) -> JSON {
         var members: [(String, JSON)] = []
-        if options.overview { members.append(("geometry", geometry(route.coordinates, options.geometries))) }
+        switch options.overview {
+        case .full: members.append(("geometry", geometry(route.coordinates, options.geometries)))
+        case .simplified: members.append(("geometry", geometry(Simplification.simplify(route.coordinates), options.geometries)))
+        case .none: break
+        }
         let legs = zip(route.legs, directions.legs).map { leg($0, steps: $1, options) }
         members += [
             ("legs", .array(legs)),
@@ -55,13 +77,41 @@ public enum OSRMRouteResponse {
     }
 
     static func leg(_ leg: RouteLeg, steps: [GuidanceStep], _ options: Options) -> JSON {
-        .object([
+        var members: [(String, JSON)] = [
             ("steps", .array(options.steps ? steps.map { step($0, options) } : [])),
             ("summary", .string(summary(steps))),
             ("weight", .number(leg.duration, decimals: 1)),
             ("duration", .number(leg.duration, decimals: 1)),
             ("distance", .number(leg.distance, decimals: 1)),
-        ])
+        ]
+        if !options.annotations.isEmpty { members.append(("annotation", annotation(leg, options.annotations))) }
+        return .object(members)
+    }
+
+    /// Per segment of the leg's line: its length, and its share of its stretch's time.
+    static func annotation(_ leg: RouteLeg, _ kinds: [Annotation]) -> JSON {
+        var distances: [Double] = [], durations: [Double] = []
+        for stretch in leg.stretches {
+            let range = stretch.coordinates
+            var lengths: [Double] = []
+            for k in range.lowerBound..<range.upperBound {
+                lengths.append(Geo.distance(leg.coordinates[k], leg.coordinates[k + 1]))
+            }
+            let total = lengths.reduce(0, +)
+            distances += lengths
+            durations += lengths.map { total > 0 ? stretch.duration * $0 / total : stretch.duration / Double(max(1, lengths.count)) }
+        }
+        var members: [(String, JSON)] = []
+        for kind in kinds {
+            switch kind {
+            case .distance: members.append(("distance", .array(distances.map { .number($0, decimals: 1) })))
+            case .duration: members.append(("duration", .array(durations.map { .number($0, decimals: 1) })))
+            case .weight: members.append(("weight", .array(durations.map { .number($0, decimals: 1) })))
+            case .speed:
+                members.append(("speed", .array(zip(distances, durations).map { .number($1 > 0 ? $0 / $1 : 0, decimals: 1) })))
+            }
+        }
+        return .object(members)
     }
 
     static func step(_ step: GuidanceStep, _ options: Options) -> JSON {
@@ -105,7 +155,7 @@ public enum OSRMRouteResponse {
         return .object(members)
     }
 
-    static func waypoint(_ snap: Snap, name: String) -> JSON {
+    public static func waypoint(_ snap: Snap, name: String) -> JSON {
         .object([
             ("distance", .number(snap.distance, decimals: 2)),
             ("name", .string(name)),

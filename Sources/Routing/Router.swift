@@ -59,11 +59,12 @@ public struct Router {
     public init(graph: RoadGraph) { self.graph = graph }
 
     /// Candidates per waypoint; throws `noSegment` for a point with no usable road nearby.
-    public func snapWaypoints(_ points: [Coordinate]) throws -> [Snap] {
+    public func snapWaypoints(_ points: [Coordinate], filters: [WaypointFilter]? = nil) throws -> [Snap] {
         var candidates: [WaypointCandidates] = []
         for (i, p) in points.enumerated() {
-            guard let c = graph.snap(p, maxDistance: maxSnapDistance) else {
-                throw RoutingError.noSegment(index: i, coordinate: p, maxDistance: maxSnapDistance)
+            let filter = filters?[i] ?? WaypointFilter()
+            guard let c = graph.snap(p, maxDistance: maxSnapDistance, filter: filter) else {
+                throw RoutingError.noSegment(index: i, coordinate: p, maxDistance: filter.radius ?? maxSnapDistance)
             }
             candidates.append(c)
         }
@@ -72,17 +73,20 @@ public struct Router {
         return candidates.map { $0.mainNetwork ?? $0.nearest }
     }
 
-    public mutating func route(_ points: [Coordinate], algorithm: SearchAlgorithm = .astar) throws -> Route {
+    public mutating func route(_ points: [Coordinate], algorithm: SearchAlgorithm = .astar,
+                               filters: [WaypointFilter]? = nil) throws -> Route
+    {
         guard points.count >= 2 else { throw RoutingError.tooFewWaypoints }
-        var snaps = try snapWaypoints(points)
+        var snaps = try snapWaypoints(points, filters: filters)
         var outcome = routeLegs(snaps, algorithm: algorithm)
         if case .failure = outcome {
             // A point that cannot be reached or left (a one-way trap, a corner of a clipped extract) moves to the
             // nearest road of the core network, where every other core road can be reached, and we try again; but
             // only a short way, so that a truly unconnected place still answers NoRoute.
             let moved = snaps.enumerated().map { i, snap in
-                guard !graph.isInCore(edge: snap.edge),
-                      let core = graph.snapToCore(points[i], maxDistance: min(maxSnapDistance, snap.distance + Self.coreSlack))
+                let filter = filters?[i] ?? WaypointFilter()
+                let limit = min(filter.radius ?? maxSnapDistance, snap.distance + Self.coreSlack)
+                guard !graph.isInCore(edge: snap.edge), let core = graph.snapToCore(points[i], maxDistance: limit, filter: filter)
                 else { return snap }
                 return core
             }
@@ -172,7 +176,7 @@ func partialWeight(_ weight: UInt32, _ fraction: Double) -> UInt32 {
 extension RoadGraph {
     /// Where a search may start from a snapped point: each usable direction of its edge, minus the part behind it.
     public func sourceEndpoints(_ snap: Snap) -> [SearchEndpoint] {
-        arcs(ofEdge: snap.edge).map { arc, reversed in
+        arcs(at: snap).map { arc, reversed in
             let f = snap.fraction(alongArcReversed: reversed), w = arcWeight[Int(arc)]
             return SearchEndpoint(arc: arc, cost: w - partialWeight(w, f), fraction: f)
         }
@@ -180,16 +184,18 @@ extension RoadGraph {
 
     /// Where a search may end: each usable direction of the edge, up to the snapped point.
     public func targetEndpoints(_ snap: Snap) -> [SearchEndpoint] {
-        arcs(ofEdge: snap.edge).map { arc, reversed in
+        arcs(at: snap).map { arc, reversed in
             let f = snap.fraction(alongArcReversed: reversed)
             return SearchEndpoint(arc: arc, cost: partialWeight(arcWeight[Int(arc)], f), fraction: f)
         }
     }
 
-    func arcs(ofEdge e: Int) -> [(UInt32, Bool)] {
+    /// The arcs a search may use at a snapped point.
+    func arcs(at snap: Snap) -> [(UInt32, Bool)] {
         var result: [(UInt32, Bool)] = []
-        if edgeForwardArc[e] != noIndex { result.append((edgeForwardArc[e], false)) }
-        if edgeBackwardArc[e] != noIndex { result.append((edgeBackwardArc[e], true)) }
+        let e = snap.edge
+        if edgeForwardArc[e] != noIndex && snap.allowsForward { result.append((edgeForwardArc[e], false)) }
+        if edgeBackwardArc[e] != noIndex && snap.allowsBackward { result.append((edgeBackwardArc[e], true)) }
         return result
     }
 

@@ -16,6 +16,9 @@ public struct Snap: Sendable {
     public var onMainNetwork: Bool
     /// Connected component of the snapped edge (islands have their own).
     public var component: UInt32
+    /// Directions of travel a search may use from or to this point (a `bearings` filter can exclude one).
+    public var allowsForward = true
+    public var allowsBackward = true
 
     /// Fraction of the edge before the snapped point, measured along `arc`'s direction.
     public func fraction(alongArcReversed reversed: Bool) -> Double {
@@ -49,6 +52,24 @@ public enum RoutingError: Error, Equatable, CustomStringConvertible {
     }
 }
 
+/// What a client may say about one waypoint (OSRM's `radiuses` and `bearings`).
+public struct WaypointFilter: Sendable {
+    /// How far the point may be from its road, metres; nil for the router's default.
+    public var radius: Double?
+    /// Direction of travel at the point, degrees clockwise from north, and the tolerance either side.
+    public var bearing: (value: Double, range: Double)?
+
+    public init(radius: Double? = nil, bearing: (value: Double, range: Double)? = nil) {
+        self.radius = radius
+        self.bearing = bearing
+    }
+
+    static func within(_ a: Double, _ b: Double, _ range: Double) -> Bool {
+        let d = abs((a - b).truncatingRemainder(dividingBy: 360))
+        return min(d, 360 - d) <= range
+    }
+}
+
 /// The candidates for one waypoint: the nearest usable road, and the nearest on the main network when the
 /// nearest lies on an island (a car park, a gated estate) — as OSRM does, routing prefers the main network
 /// unless both ends of a leg share the island.
@@ -60,15 +81,47 @@ public struct WaypointCandidates: Sendable {
 extension RoadGraph {
     public static let defaultSnapDistance = 5000.0
 
-    public func snap(_ point: Coordinate, maxDistance: Double = RoadGraph.defaultSnapDistance) -> WaypointCandidates? {
-        guard let hit = nearestSegment(to: point, maxDistance: maxDistance) else { return nil }
-        let nearest = makeSnap(point, hit)
+    public func snap(_ point: Coordinate, maxDistance: Double = RoadGraph.defaultSnapDistance,
+                     filter: WaypointFilter = WaypointFilter()) -> WaypointCandidates?
+    {
+        let limit = filter.radius ?? maxDistance
+        guard let hit = nearestSegment(to: point, maxDistance: limit, accept: { self.matches($0, filter) }) else { return nil }
+        let nearest = makeSnap(point, hit, filter)
         if nearest.onMainNetwork { return WaypointCandidates(nearest: nearest, mainNetwork: nearest) }
-        let main = nearestSegment(to: point, maxDistance: maxDistance) { segment in
-            let e = self.edge(ofSegmentStartingAt: segment)
-            return self.isMainNetwork(edge: e)
-        }.map { makeSnap(point, $0) }
+        let main = nearestSegment(to: point, maxDistance: limit) { segment in
+            self.isMainNetwork(edge: self.edge(ofSegmentStartingAt: segment)) && self.matches(segment, filter)
+        }.map { makeSnap(point, $0, filter) }
         return WaypointCandidates(nearest: nearest, mainNetwork: main)
+    }
+
+    /// Up to `count` roads nearest to the point, one snap per edge, nearest first (OSRM's `nearest` service).
+    public func nearestRoads(to point: Coordinate, count: Int, maxDistance: Double = RoadGraph.defaultSnapDistance) -> [Snap] {
+        var found: [Snap] = []
+        var excluded = Set<Int>()
+        while found.count < count,
+              let hit = nearestSegment(to: point, maxDistance: maxDistance, accept: { !excluded.contains(self.edge(ofSegmentStartingAt: $0)) })
+        {
+            let snap = makeSnap(point, hit, WaypointFilter())
+            excluded.insert(snap.edge)
+            found.append(snap)
+        }
+        return found
+    }
+
+    /// Whether a segment can be travelled in a direction the filter allows.
+    private func matches(_ segment: Int, _ filter: WaypointFilter) -> Bool {
+        guard let bearing = filter.bearing else { return true }
+        let directions = travelDirections(segment, bearing)
+        return directions.forward || directions.backward
+    }
+
+    private func travelDirections(_ segment: Int, _ bearing: (value: Double, range: Double)?) -> (forward: Bool, backward: Bool) {
+        let e = edge(ofSegmentStartingAt: segment)
+        let hasForward = edgeForwardArc[e] != noIndex, hasBackward = edgeBackwardArc[e] != noIndex
+        guard let bearing else { return (hasForward, hasBackward) }
+        let along = Geo.bearing(from: shapePoint(segment), to: shapePoint(segment + 1))
+        return (hasForward && WaypointFilter.within(along, bearing.value, bearing.range),
+                hasBackward && WaypointFilter.within(along + 180, bearing.value, bearing.range))
     }
 
     /// Whether the edge can be driven in a direction that belongs to the core (the largest strongly connected part).
@@ -78,9 +131,12 @@ extension RoadGraph {
     }
 
     /// The nearest road of the core network.
-    public func snapToCore(_ point: Coordinate, maxDistance: Double = RoadGraph.defaultSnapDistance) -> Snap? {
-        nearestSegment(to: point, maxDistance: maxDistance) { self.isInCore(edge: self.edge(ofSegmentStartingAt: $0)) }
-            .map { makeSnap(point, $0) }
+    public func snapToCore(_ point: Coordinate, maxDistance: Double = RoadGraph.defaultSnapDistance,
+                           filter: WaypointFilter = WaypointFilter()) -> Snap?
+    {
+        nearestSegment(to: point, maxDistance: maxDistance) {
+            self.isInCore(edge: self.edge(ofSegmentStartingAt: $0)) && self.matches($0, filter)
+        }.map { makeSnap(point, $0, filter) }
     }
 
     public func isMainNetwork(edge e: Int) -> Bool {
@@ -88,7 +144,7 @@ extension RoadGraph {
         return (f != noIndex && isMainNetwork(arc: f)) || (b != noIndex && isMainNetwork(arc: b))
     }
 
-    private func makeSnap(_ point: Coordinate, _ hit: SegmentHit) -> Snap {
+    private func makeSnap(_ point: Coordinate, _ hit: SegmentHit, _ filter: WaypointFilter) -> Snap {
         let e = edge(ofSegmentStartingAt: hit.segment)
         let range = shapeRange(ofEdge: e)
         var offset = 0.0, total = 0.0
@@ -98,8 +154,10 @@ extension RoadGraph {
             total += length
         }
         let arc = edgeForwardArc[e] != noIndex ? edgeForwardArc[e] : edgeBackwardArc[e]
+        let directions = travelDirections(hit.segment, filter.bearing)
         return Snap(input: point, location: hit.position, distance: hit.distance, edge: e, offset: offset,
                     edgeLength: total, name: name(ofEdge: e), onMainNetwork: isMainNetwork(edge: e),
-                    component: arcComponent[Int(arc)])
+                    component: arcComponent[Int(arc)], allowsForward: directions.forward,
+                    allowsBackward: directions.backward)
     }
 }

@@ -9,7 +9,8 @@ wayfinder \(version): routing on OpenStreetMap data
 Usage:
   wayfinder import <file.osm.pbf|.osm|.osm.gz|.osm.bz2> --output <dir> [--quiet]
   wayfinder route --graph <dir> [--mode driving|walking] [--format text|json|geojson|polyline|polyline6]
-                  [--algorithm astar|dijkstra] <lat,lon> <lat,lon> [<lat,lon> ...]
+                  [--language en|zh] [--units metric|imperial] <lat,lon> <lat,lon> [<lat,lon> ...]
+  wayfinder serve --graph <dir> [--host 127.0.0.1] [--port 5000] [--threads N]
   wayfinder info --graph <dir>
   wayfinder bench --graph <dir> [--mode driving|walking] [--queries N] [--seed S]
 
@@ -36,6 +37,7 @@ do {
     case "route": status = try RouteCommand.run(rest)
     case "info": status = try InfoCommand.run(rest)
     case "bench": status = try BenchCommand.run(rest)
+    case "serve": status = try ServeCommand.run(rest)
     default: throw CommandError.usage("unknown command '\(command)'; see 'wayfinder --help'")
     }
 } catch let error as CommandError {

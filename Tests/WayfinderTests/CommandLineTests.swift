@@ -24,9 +24,11 @@ import Testing
         return "wayfinder"
     }
 
-    static func run(_ arguments: [String]) throws -> Run {
+    static func run(_ arguments: [String]) throws -> Run { try runTool(binary, arguments) }
+
+    static func runTool(_ tool: String, _ arguments: [String]) throws -> Run {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
+        process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
         let out = Pipe(), err = Pipe()
         process.standardOutput = out

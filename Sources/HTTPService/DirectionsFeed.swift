@@ -1,0 +1,130 @@
+import Foundation
+import Guidance
+import RoadGraph
+import RouteFormats
+import Routing
+
+/// `/directions`: everything a map renderer needs in one GeoJSON FeatureCollection — the route line, start and
+/// end pins with titles, a point per step with its instruction — plus the region and Web-Mercator zoom that fit
+/// the route into the caller's viewport. Also accepts Apple Maps link parameters (`saddr`, `daddr`, `dirflg`).
+struct DirectionsFeed {
+    let engine: RoutingEngine
+
+    func handle(_ request: HTTPRequest) throws -> HTTPResponse {
+        guard let fromText = request.argument("from") ?? request.argument("saddr"),
+              let toText = request.argument("to") ?? request.argument("daddr")
+        else { throw ServiceError("InvalidQuery", "directions need from and to (or saddr and daddr)") }
+        let mode: TravelMode
+        if let flag = request.argument("dirflg") {
+            switch flag {
+            case "d": mode = .driving
+            case "w": mode = .walking
+            default: throw ServiceError("InvalidValue", "dirflg '\(flag)' is not supported (d: driving, w: walking)")
+            }
+        } else if let name = request.argument("mode") {
+            guard let parsed = TravelMode(profileName: name) else { throw ServiceError("InvalidValue", "unknown mode '\(name)'") }
+            mode = parsed
+        } else {
+            mode = .driving
+        }
+        let width = try dimension(request, "width", default: 800), height = try dimension(request, "height", default: 600)
+        let from = try place(fromText), to = try place(toText)
+        let language = request.argument("language") ?? "en"
+        let response: HTTPResponse? = try engine.withRouter(mode) { router in
+            let route: Route
+            do { route = try router.route([from, to]) } catch let error as RoutingError { throw OSRMService.serviceError(error) }
+            let directions = try Directions(route: route, graph: router.graph, options: DirectionsOptions(language: language))
+            return .json(feed(route, directions, router.graph, width: width, height: height).serialized(),
+                         status: 200)
+        }
+        guard let response else { throw ServiceError("InvalidValue", "this server has no \(mode.rawValue) graph") }
+        return response
+    }
+
+    private func dimension(_ request: HTTPRequest, _ key: String, default value: Int) throws -> Int {
+        guard let text = request.argument(key) else { return value }
+        guard let n = Int(text), (16...16384).contains(n) else { throw ServiceError("InvalidValue", "\(key) must be 16 to 16384 pixels") }
+        return n
+    }
+
+    /// `lat,lon` as a maps app writes it. Place names need the geocoding index, which this server does not have yet.
+    private func place(_ text: String) throws -> Coordinate {
+        let parts = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 2, let lat = parts[0], let lon = parts[1] else {
+            throw ServiceError("InvalidValue", "'\(text)' is not a lat,lon coordinate (place names need geocoding, not available in this build)")
+        }
+        return try OSRMRequest.checked(Coordinate(latitude: lat, longitude: lon))
+    }
+
+    func feed(_ route: Route, _ directions: Directions, _ graph: RoadGraph, width: Int, height: Int) -> JSON {
+        func point(_ c: Coordinate, _ properties: [(String, JSON)]) -> JSON {
+            .object([("type", .string("Feature")),
+                     ("geometry", .object([("type", .string("Point")), ("coordinates", OSRMRouteResponse.location(c))])),
+                     ("properties", .object(properties))])
+        }
+        let phrases = directions.phrases
+        let summary = phrases.summary(distance: route.distance, duration: route.duration, mode: route.mode, units: .metric)
+        var features: [JSON] = [.object([
+            ("type", .string("Feature")),
+            ("geometry", OSRMRouteResponse.geometry(route.coordinates, .geojson)),
+            ("properties", .object([("kind", .string("route")), ("mode", .string(route.mode.rawValue)),
+                                    ("distance", .number(route.distance, decimals: 1)),
+                                    ("duration", .number(route.duration, decimals: 1)), ("summary", .string(summary))])),
+        ])]
+        let start = route.waypoints[0], end = route.waypoints[route.waypoints.count - 1]
+        for (kind, snap) in [("start", start), ("end", end)] {
+            let name = graph.name(ofEdge: snap.edge, language: directions.options.language)
+            features.append(point(snap.location, [
+                ("kind", .string(kind)),
+                ("title", .string(name.isEmpty ? (kind == "start" ? "Start" : "Destination") : name)),
+                ("subtitle", .string(String(format: "%.5f, %.5f", snap.input.latitude, snap.input.longitude))),
+            ]))
+        }
+        for (index, step) in directions.legs.joined().enumerated() {
+            features.append(point(step.maneuver.location, [
+                ("kind", .string("step")), ("index", .number(Double(index))),
+                ("instruction", .string(step.instruction)), ("type", .string(step.maneuver.type.rawValue)),
+                ("modifier", step.maneuver.modifier.map { .string($0.rawValue) } ?? .null),
+                ("distance", .number(step.distance, decimals: 1)), ("duration", .number(step.duration, decimals: 1)),
+            ]))
+        }
+        var bounds = BoundingBox.empty
+        for c in route.coordinates { bounds.extend(c) }
+        let viewport = Viewport(bounds: bounds, width: width, height: height)
+        return .object([
+            ("type", .string("FeatureCollection")),
+            ("bbox", .array([bounds.minLongitude, bounds.minLatitude, bounds.maxLongitude, bounds.maxLatitude].map { .number($0, decimals: 6) })),
+            ("region", .object([
+                ("center", OSRMRouteResponse.location(viewport.center)),
+                ("latitudeDelta", .number(viewport.latitudeDelta, decimals: 6)),
+                ("longitudeDelta", .number(viewport.longitudeDelta, decimals: 6)),
+            ])),
+            ("zoom", .number(Double(viewport.zoom))),
+            ("features", .array(features)),
+        ])
+    }
+}
+
+/// The map region (centre and spans, as a map SDK's coordinate region) and the Web-Mercator zoom level at which a
+/// bounding box, with a margin, fits a viewport of 256-pixel tiles.
+struct Viewport {
+    var center: Coordinate
+    var latitudeDelta: Double
+    var longitudeDelta: Double
+    var zoom: Int
+
+    init(bounds: BoundingBox, width: Int, height: Int, margin: Double = 1.2) {
+        center = Coordinate(latitude: (bounds.minLatitude + bounds.maxLatitude) / 2,
+                            longitude: (bounds.minLongitude + bounds.maxLongitude) / 2)
+        latitudeDelta = (bounds.maxLatitude - bounds.minLatitude) * margin
+        longitudeDelta = (bounds.maxLongitude - bounds.minLongitude) * margin
+        func mercatorY(_ latitude: Double) -> Double {
+            let phi = latitude * Double.pi / 180
+            return (1 - log(tan(phi) + 1 / cos(phi)) / Double.pi) / 2
+        }
+        let spanX = max(1e-9, longitudeDelta / 360)
+        let spanY = max(1e-9, abs(mercatorY(bounds.maxLatitude) - mercatorY(bounds.minLatitude)) * margin)
+        let fit = min(log2(Double(width) / (256 * spanX)), log2(Double(height) / (256 * spanY)))
+        zoom = max(0, min(19, Int(fit.rounded(.down))))
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import RoadGraph
+import RouteFormats
+
+/// The map page at `/`, Leaflet served from Debian's libjs-leaflet (no CDN), and the graph's own roads as a light
+/// vector layer, since no basemap tiles exist offline.
+struct MapPage {
+    let engine: RoutingEngine
+    static let leafletDirectory = ProcessInfo.processInfo.environment["WAYFINDER_LEAFLET_DIR"] ?? "/usr/share/javascript/leaflet"
+    /// At most this many roads per `/roads` answer; beyond it the minor classes are left out.
+    static let maxRoads = 20_000
+
+    func page() -> HTTPResponse {
+        guard let url = Bundle.module.url(forResource: "index", withExtension: "html", subdirectory: "Web"),
+              let html = try? Data(contentsOf: url)
+        else { return ServiceError("InternalError", "the map page is missing from this build", status: 500).response }
+        return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Array(html))
+    }
+
+    func leaflet(_ path: String) -> HTTPResponse {
+        let name = String(path.dropFirst("/leaflet/".count))
+        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/")
+        guard !name.contains(".."), name.unicodeScalars.allSatisfy(allowed.contains),
+              let data = FileManager.default.contents(atPath: Self.leafletDirectory + "/" + name)
+        else { return ServiceError("NotFound", "no such file: \(path) (is libjs-leaflet installed?)", status: 404).response }
+        let type = name.hasSuffix(".js") ? "application/javascript" : name.hasSuffix(".css") ? "text/css"
+            : name.hasSuffix(".png") ? "image/png" : "application/octet-stream"
+        return HTTPResponse(status: 200, contentType: type, body: Array(data), headers: [("Cache-Control", "max-age=86400")])
+    }
+
+    func graphInfo() -> HTTPResponse {
+        var bounds = BoundingBox.empty
+        for graph in engine.graphs.values where !graph.metadata.bounds.isEmpty {
+            let b = graph.metadata.bounds
+            bounds.extend(Coordinate(latitude: b.minLatitude, longitude: b.minLongitude))
+            bounds.extend(Coordinate(latitude: b.maxLatitude, longitude: b.maxLongitude))
+        }
+        if bounds.isEmpty { bounds = BoundingBox(minLatitude: 0, minLongitude: 0, maxLatitude: 0, maxLongitude: 0) }
+        let source = engine.graphs.values.first?.metadata.sourceName ?? ""
+        return .json(JSON.object([
+            ("modes", .array(TravelMode.allCases.filter { engine.graphs[$0] != nil }.map { .string($0.rawValue) })),
+            ("bounds", .array([bounds.minLongitude, bounds.minLatitude, bounds.maxLongitude, bounds.maxLatitude].map { .number($0, decimals: 6) })),
+            ("source", .string(source)),
+        ]).serialized())
+    }
+
+    /// `/roads?bbox=w,s,e,n&zoom=z&mode=m`: the roads in a box, simplified to about a pixel at that zoom.
+    func roads(_ request: HTTPRequest) throws -> HTTPResponse {
+        let mode = TravelMode(profileName: request.argument("mode") ?? "driving") ?? .driving
+        guard let graph = engine.graphs[mode] else { throw ServiceError("InvalidValue", "this server has no \(mode.rawValue) graph") }
+        let box = (request.argument("bbox") ?? "").split(separator: ",").compactMap { Double($0) }
+        guard box.count == 4, box[0] <= box[2], box[1] <= box[3], box.allSatisfy({ $0.isFinite }) else {
+            throw ServiceError("InvalidValue", "bbox must be west,south,east,north")
+        }
+        let zoom = min(22, max(0, Int(request.argument("zoom") ?? "16") ?? 16))
+        let metresPerPixel = 40_075_016.7 / 256 / pow(2, Double(zoom))
+        let grid = graph.metadata.grid
+        let r0 = max(0, grid.rowIndex(box[1])), r1 = min(Int(grid.rows) - 1, grid.rowIndex(box[3]))
+        let c0 = max(0, grid.columnIndex(box[0])), c1 = min(Int(grid.columns) - 1, grid.columnIndex(box[2]))
+        var edges = Set<Int>()
+        if r0 <= r1 && c0 <= c1 && (r1 - r0 + 1) * (c1 - c0 + 1) <= 4_000_000 {
+            for r in r0...r1 {
+                for c in c0...c1 {
+                    let cell = r * Int(grid.columns) + c
+                    for k in Int(graph.gridCellStart[cell])..<Int(graph.gridCellStart[cell + 1]) {
+                        edges.insert(graph.edge(ofSegmentStartingAt: Int(graph.gridSegments[k])))
+                    }
+                }
+            }
+        }
+        var chosen = Array(edges)
+        if chosen.count > Self.maxRoads {
+            chosen.sort { graph.edgeClass[$0] < graph.edgeClass[$1] }  // major classes first
+            chosen = Array(chosen.prefix(Self.maxRoads))
+        }
+        let features = chosen.sorted().map { e -> JSON in
+            let line = Simplification.simplify(graph.shapeRange(ofEdge: e).map(graph.shapePoint), tolerance: metresPerPixel)
+            return .object([
+                ("type", .string("Feature")),
+                ("geometry", OSRMRouteResponse.geometry(line, .geojson)),
+                ("properties", .object([("class", .string(String(describing: graph.roadClass(ofEdge: e))))])),
+            ])
+        }
+        return .json(JSON.object([("type", .string("FeatureCollection")), ("features", .array(features))]).serialized())
+    }
+}

@@ -1,0 +1,271 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import RoadGraph
+import RouteFormats
+import Routing
+import Testing
+
+/// `wayfinder serve` on a free loopback port, exercised as clients would: every endpoint and the error cases.
+@Suite(.serialized) struct ServerTests {
+    final class Server: @unchecked Sendable {
+        let process = Process()
+        let base: String
+        private let errors = Pipe()
+
+        init(extra: [String] = []) throws {
+            process.executableURL = URL(fileURLWithPath: CommandLineTests.binary)
+            process.arguments = ["serve", "--graph", CommandLineTests.graph.1, "--port", "0", "--quiet"] + extra
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            // The first stderr line names the port it got.
+            var line = ""
+            let handle = errors.fileHandleForReading
+            while !line.contains("\n") {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                line += String(decoding: data, as: UTF8.self)
+            }
+            guard let range = line.range(of: #"http://127\.0\.0\.1:\d+"#, options: .regularExpression) else {
+                throw OracleMismatch(message: "server did not start: \(line)")
+            }
+            base = String(line[range])
+        }
+
+        func stop() -> Int32 {
+            process.terminate()  // SIGTERM
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+    }
+
+    static func get(_ url: String) throws -> (status: Int, body: Data, type: String) {
+        let semaphore = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var result: (Int, Data, String)?
+        guard let target = URL(string: url) else { throw OracleMismatch(message: "bad URL \(url)") }
+        URLSession.shared.dataTask(with: target) { data, response, _ in
+            let http = response as? HTTPURLResponse
+            result = (http?.statusCode ?? 0, data ?? Data(), http?.value(forHTTPHeaderField: "Content-Type") ?? "")
+            semaphore.signal()
+        }.resume()
+        semaphore.wait()
+        return result!
+    }
+
+    static func json(_ url: String) throws -> (status: Int, object: [String: Any]) {
+        let (status, body, _) = try get(url)
+        let object = try JSONSerialization.jsonObject(with: body) as? [String: Any] ?? [:]
+        return (status, object)
+    }
+
+    let a = "24.9384,60.1699", b = "24.9412,60.1756", c = "24.9450,60.1720"
+
+    @Test func routeMatchesTheEngine() throws {
+        let server = try Server()
+        defer { #expect(server.stop() == 0, "SIGTERM stops the server cleanly") }
+        let (status, body) = try Self.json("\(server.base)/route/v1/driving/\(a);\(b)?overview=full&steps=true")
+        #expect(status == 200 && body["code"] as? String == "Ok")
+        let route = try #require((body["routes"] as? [[String: Any]])?.first)
+        let graph = try RoadGraph(contentsOf: CommandLineTests.graph.1 + "/driving.wfgraph")
+        let expected = try checkedRoute(graph, [Coordinate(latitude: 60.1699, longitude: 24.9384), Coordinate(latitude: 60.1756, longitude: 24.9412)])
+        #expect(abs((route["duration"] as? Double ?? 0) - expected.duration) < 0.06)
+        #expect(abs((route["distance"] as? Double ?? 0) - expected.distance) < 0.06)
+        let line = try #require(Polyline.decode(route["geometry"] as? String ?? ""))
+        #expect(line.count == expected.coordinates.count)
+        let steps = try #require(((route["legs"] as? [[String: Any]])?.first?["steps"]) as? [[String: Any]])
+        #expect(steps.count >= 2)
+    }
+
+    @Test func routeOptions() throws {
+        let server = try Server()
+        defer { _ = server.stop() }
+        let geojson = try Self.json("\(server.base)/route/v1/foot/\(a);\(c);\(b)?geometries=geojson&overview=full&annotations=true")
+        let route = try #require((geojson.object["routes"] as? [[String: Any]])?.first)
+        let geometry = try #require(route["geometry"] as? [String: Any])
+        #expect(geometry["type"] as? String == "LineString")
+        let legs = try #require(route["legs"] as? [[String: Any]])
+        #expect(legs.count == 2)
+        let annotation = try #require(legs[0]["annotation"] as? [String: Any])
+        let distances = try #require(annotation["distance"] as? [Double])
+        #expect(abs(distances.reduce(0, +) - (legs[0]["distance"] as? Double ?? 0)) < 1)
+        #expect((legs[0]["steps"] as? [Any])?.isEmpty == true, "steps default to false, as in OSRM")
+        let simplified = try Self.json("\(server.base)/route/v1/car/\(a);\(b)")
+        let full = try Self.json("\(server.base)/route/v1/car/\(a);\(b)?overview=full")
+        let short = Polyline.decode(((simplified.object["routes"] as? [[String: Any]])?[0]["geometry"] as? String) ?? "")!
+        let long = Polyline.decode(((full.object["routes"] as? [[String: Any]])?[0]["geometry"] as? String) ?? "")!
+        #expect(short.count < long.count, "overview=simplified (the default) thins the line")
+        let none = try Self.json("\(server.base)/route/v1/car/\(a);\(b)?overview=false")
+        #expect((none.object["routes"] as? [[String: Any]])?[0]["geometry"] == nil)
+        let encoded = Polyline.encode([Coordinate(latitude: 60.1699, longitude: 24.9384), Coordinate(latitude: 60.1756, longitude: 24.9412)])
+        let viaPolyline = try Self.json("\(server.base)/route/v1/driving/polyline(\(encoded.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!))")
+        #expect(viaPolyline.object["code"] as? String == "Ok")
+        let chinese = try Self.json("\(server.base)/route/v1/driving/\(a);\(b)?steps=true&language=zh")
+        let firstStep = (((chinese.object["routes"] as? [[String: Any]])?[0]["legs"] as? [[String: Any]])?[0]["steps"] as? [[String: Any]])?[0]
+        #expect(((firstStep?["maneuver"] as? [String: Any])?["instruction"] as? String)?.contains("出发") == true)
+        // A bearing that only fits travel in one direction, and a radius.
+        let filtered = try Self.json("\(server.base)/route/v1/foot/\(a);\(b)?radiuses=50;unlimited&bearings=;")
+        #expect(filtered.object["code"] as? String == "Ok")
+    }
+
+    @Test func tableCellsEqualRoutes() throws {
+        let server = try Server()
+        defer { _ = server.stop() }
+        let (status, body) = try Self.json("\(server.base)/table/v1/driving/\(a);\(b);\(c)?annotations=duration,distance")
+        #expect(status == 200)
+        let durations = try #require(body["durations"] as? [[Double]])
+        let distances = try #require(body["distances"] as? [[Double]])
+        let points = [a, b, c]
+        for i in 0..<3 {
+            for j in 0..<3 where i != j {
+                let route = try Self.json("\(server.base)/route/v1/driving/\(points[i]);\(points[j])?overview=false")
+                let r = try #require((route.object["routes"] as? [[String: Any]])?.first)
+                #expect(abs(durations[i][j] - (r["duration"] as? Double ?? -1)) < 0.06, "cell \(i),\(j)")
+                #expect(abs(distances[i][j] - (r["distance"] as? Double ?? -1)) < 0.06, "cell \(i),\(j)")
+            }
+            #expect(durations[i][i] == 0)
+        }
+        let subset = try Self.json("\(server.base)/table/v1/driving/\(a);\(b);\(c)?sources=0&destinations=1;2")
+        let row = try #require(subset.object["durations"] as? [[Double]])
+        #expect(row.count == 1 && row[0].count == 2 && row[0] == [durations[0][1], durations[0][2]])
+        #expect(subset.object["distances"] == nil, "duration only by default")
+    }
+
+    @Test func nearest() throws {
+        let server = try Server()
+        defer { _ = server.stop() }
+        let (status, body) = try Self.json("\(server.base)/nearest/v1/driving/\(a)?number=3")
+        #expect(status == 200)
+        let waypoints = try #require(body["waypoints"] as? [[String: Any]])
+        #expect(waypoints.count == 3)
+        let distances = waypoints.compactMap { $0["distance"] as? Double }
+        #expect(distances == distances.sorted())
+    }
+
+    @Test(arguments: [
+        ("/garbage", "InvalidUrl"), ("/route/v1/driving", "InvalidUrl"), ("/match/v1/driving/1,2;3,4", "InvalidService"),
+        ("/route/v2/driving/1,2;3,4", "InvalidVersion"), ("/route/v1/bicycle/1,2;3,4", "InvalidValue"),
+        ("/route/v1/driving/24.9,60.1;abc", "InvalidUrl"), ("/route/v1/driving/24.9,95;24.9,60.1", "InvalidValue"),
+        ("/route/v1/driving/24.9384,60.1699", "InvalidQuery"), ("/route/v1/driving/24.9384,60.1699;24.9412,60.1756?stepz=true", "InvalidOptions"),
+        ("/route/v1/driving/24.9384,60.1699;24.9412,60.1756?steps=maybe", "InvalidValue"),
+        ("/route/v1/driving/24.9384,60.1699;24.9412,60.1756?radiuses=5", "InvalidOptions"),
+        ("/route/v1/driving/24.9384,60.1699;2.35,48.85", "NoSegment"),
+        ("/route/v1/driving/24.9384,60.1699;24.9412,60.1756?bearings=400,10;", "InvalidValue"),
+        ("/table/v1/driving/24.9384,60.1699;24.9412,60.1756?sources=7", "InvalidValue"),
+        ("/table/v1/driving/24.9384,60.1699;24.9412,60.1756;24.945,60.172;24.94,60.17", "TooBig"),
+        ("/nearest/v1/driving/24.9384,60.1699?number=0", "InvalidValue"),
+        ("/directions?from=60.1699,24.9384", "InvalidQuery"), ("/directions?saddr=60.1699,24.9384&daddr=60.1756,24.9412&dirflg=r", "InvalidValue"),
+        ("/roads?bbox=1,2,3", "InvalidValue"),
+    ])
+    func badRequestsGetOSRMErrors(path: String, code: String) throws {
+        let server = try Server(extra: ["--max-table-size", "3"])
+        defer { _ = server.stop() }
+        let (status, body) = try Self.json(server.base + path)
+        #expect(status == 400, "\(path)")
+        #expect(body["code"] as? String == code, "\(path): \(body)")
+        #expect(!(body["message"] as? String ?? "").isEmpty)
+    }
+
+    @Test func oversizedURLAndParallelLoad() throws {
+        let server = try Server(extra: ["--max-url-length", "300"])
+        defer { _ = server.stop() }
+        let long = (0..<40).map { _ in a }.joined(separator: ";")
+        let (status, body, _) = try Self.get("\(server.base)/route/v1/driving/\(long)")
+        #expect(status == 414 || status == 400)
+        #expect(String(decoding: body, as: UTF8.self).contains("TooBig"))
+        // Many requests at once on the thread pool: all answered, all correct.
+        let statuses = Locked([Int]())
+        DispatchQueue.concurrentPerform(iterations: 64) { i in
+            let url = i % 2 == 0 ? "\(server.base)/route/v1/driving/\(a);\(b)?steps=true" : "\(server.base)/table/v1/foot/\(a);\(b);\(c)"
+            let status = (try? Self.get(url).status) ?? 0
+            statuses.mutate { $0.append(status) }
+        }
+        #expect(statuses.value.count == 64 && statuses.value.allSatisfy { $0 == 200 })
+    }
+
+    @Test func directionsFeedForRenderers() throws {
+        let server = try Server()
+        defer { _ = server.stop() }
+        let (status, body) = try Self.json("\(server.base)/directions?from=60.1699,24.9384&to=60.1756,24.9412&mode=walking&width=400&height=300")
+        #expect(status == 200 && body["type"] as? String == "FeatureCollection")
+        let features = try #require(body["features"] as? [[String: Any]])
+        let kinds = features.compactMap { ($0["properties"] as? [String: Any])?["kind"] as? String }
+        #expect(kinds.first == "route" && kinds.contains("start") && kinds.contains("end") && kinds.filter { $0 == "step" }.count >= 2)
+        let start = try #require(features.first { ($0["properties"] as? [String: Any])?["kind"] as? String == "start" })
+        #expect(((start["properties"] as? [String: Any])?["title"] as? String)?.isEmpty == false)
+        let zoom = try #require(body["zoom"] as? Double)
+        #expect((13...17).contains(zoom), "a 1 km route in a 400x300 view")
+        let region = try #require(body["region"] as? [String: Any])
+        #expect((region["latitudeDelta"] as? Double ?? 0) > 0.004)
+        let apple = try Self.json("\(server.base)/directions?saddr=60.1699,24.9384&daddr=60.1756,24.9412&dirflg=d")
+        let line = (apple.object["features"] as? [[String: Any]])?.first
+        #expect(((line?["properties"] as? [String: Any])?["mode"] as? String) == "driving")
+    }
+
+    @Test func mapPageAndRoadLayer() throws {
+        let server = try Server()
+        defer { _ = server.stop() }
+        let page = try Self.get("\(server.base)/")
+        #expect(page.status == 200 && page.type.hasPrefix("text/html"))
+        #expect(String(decoding: page.body, as: UTF8.self).contains("/leaflet/leaflet.js"))
+        let graph = try Self.json("\(server.base)/graph")
+        #expect((graph.object["bounds"] as? [Double])?.count == 4)
+        let roads = try Self.json("\(server.base)/roads?mode=walking&zoom=16&bbox=24.935,60.165,24.945,60.172")
+        #expect(((roads.object["features"] as? [Any])?.count ?? 0) > 100)
+        if FileManager.default.fileExists(atPath: "/usr/share/javascript/leaflet/leaflet.js") {
+            let script = try Self.get("\(server.base)/leaflet/leaflet.js")
+            #expect(script.status == 200 && script.body.count > 10_000)
+        } else {
+            print("skipping the Leaflet file check: libjs-leaflet is not installed")
+        }
+        #expect(try Self.get("\(server.base)/leaflet/../../etc/passwd").status != 200)
+    }
+
+    @Test func realOSRMClient() throws {
+        let check = Process()
+        check.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        check.arguments = ["python3", "-c", "import routingpy, polyline"]
+        check.standardError = FileHandle.nullDevice
+        try check.run()
+        check.waitUntilExit()
+        guard check.terminationStatus == 0 else {
+            print("skipping the routingpy client check: pip install routingpy polyline to run it")
+            return
+        }
+        let server = try Server()
+        defer { _ = server.stop() }
+        let script = OracleTests.packageRoot.appendingPathComponent("Tests/clients/osrm_client_check.py").path
+        let result = try CommandLineTests.runTool("/usr/bin/env", ["python3", script, server.base])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("ok") }.count >= 18)
+    }
+
+    @Test func pageDrawsARouteInAHeadlessBrowser() throws {
+        guard let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first(where: FileManager.default.isExecutableFile) else {
+            print("skipping the browser check: apt-get install chromium to run it")
+            return
+        }
+        let server = try Server()
+        defer { _ = server.stop() }
+        let directory = try TemporaryDirectory()
+        let url = "\(server.base)/?from=60.1699,24.9384&to=60.1756,24.9412&mode=walking"
+        let common = ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(directory.path)/profile",
+                      "--virtual-time-budget=10000"]
+        let dom = try CommandLineTests.runTool(chromium, common + ["--dump-dom", url])
+        #expect(dom.stdout.contains("data-route=\"loaded\""), "the page reports the route as loaded")
+        #expect(dom.stdout.contains("Route loaded:"))
+        let shot = try CommandLineTests.runTool(chromium, common + ["--window-size=1000,700", "--screenshot=\(directory.path)/page.png", url])
+        let png = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/page.png"))
+        #expect(shot.status == 0 && png.count > 30_000, "a drawn map is not a blank page (\(png.count) bytes)")
+    }
+}
+
+/// A value guarded by a lock, for tests that collect results from many threads.
+final class Locked<T>: @unchecked Sendable {
+    private var stored: T
+    private let lock = NSLock()
+    init(_ value: T) { stored = value }
+    var value: T { lock.lock(); defer { lock.unlock() }; return stored }
+    func mutate(_ body: (inout T) -> Void) { lock.lock(); body(&stored); lock.unlock() }
+}
