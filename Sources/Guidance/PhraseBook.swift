@@ -19,9 +19,12 @@ public enum GuidanceError: Error, CustomStringConvertible {
 }
 
 /// The words of one language, read from `Phrases/<language>.json`: adding a language is adding a file.
-public struct PhraseBook: @unchecked Sendable {  // immutable once loaded
+public struct PhraseBook: Sendable {
     public let language: String
-    private let table: [String: Any]
+    /// Flat sections (directions, ordinals, modifiers, sides, units, summary): key → word or template.
+    private let words: [String: [String: String]]
+    /// instructions[type][modifier or "default"][form] with form "name", "noname" or "noexit".
+    private let instructions: [String: [String: [String: String]]]
 
     nonisolated(unsafe) private static var cache: [String: PhraseBook] = [:]
     private static let lock = NSLock()
@@ -42,28 +45,42 @@ public struct PhraseBook: @unchecked Sendable {  // immutable once loaded
         for candidate in candidates where !candidate.isEmpty {
             guard let url = directory?.appendingPathComponent("\(candidate).json"),
                   let data = try? Data(contentsOf: url) else { continue }
-            guard let table = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            guard let table = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                  let instructions = table["instructions"] as? [String: [String: [String: String]]]
+            else {
                 throw GuidanceError.damagedPhraseFile(url.lastPathComponent)
             }
-            let book = PhraseBook(language: candidate, table: table)
+            var words: [String: [String: String]] = [:]
+            for (key, value) in table { if let section = value as? [String: String] { words[key] = section } }
+            let book = PhraseBook(language: candidate, words: words, instructions: instructions)
             cache[language] = book
             return book
         }
         throw GuidanceError.unknownLanguage(language, available: availableLanguages)
     }
 
-    private func section(_ key: String) -> [String: Any] { table[key] as? [String: Any] ?? [:] }
-    private func word(_ section: String, _ key: String) -> String { self.section(section)[key] as? String ?? key }
+    private func section(_ key: String) -> [String: String] { words[key] ?? [:] }
+    private func word(_ section: String, _ key: String) -> String { words[section]?[key] ?? key }
 
+    /// Replaces each `{name}` in a template by its value (unknown names are left as they are).
     private func fill(_ template: String, _ values: [String: String]) -> String {
-        var text = template
-        for (key, value) in values { text = text.replacingOccurrences(of: "{\(key)}", with: value) }
-        return text
+        guard template.contains("{") else { return template }
+        var result = ""
+        var rest = template[...]
+        while let open = rest.firstIndex(of: "{") {
+            result += rest[..<open]
+            guard let close = rest[open...].firstIndex(of: "}") else { break }
+            let key = String(rest[rest.index(after: open)..<close])
+            result += values[key] ?? String(rest[open...close])
+            rest = rest[rest.index(after: close)...]
+        }
+        result += rest
+        return result
     }
 
     public func ordinal(_ n: Int) -> String {
         let ordinals = section("ordinals")
-        return fill((ordinals[String(n)] ?? ordinals["default"]) as? String ?? "\(n)", ["n": String(n)])
+        return fill(ordinals[String(n)] ?? ordinals["default"] ?? "\(n)", ["n": String(n)])
     }
 
     /// One of eight compass points for a bearing.
@@ -86,9 +103,9 @@ public struct PhraseBook: @unchecked Sendable {  // immutable once loaded
         let m = step.maneuver
         var type = m.type.rawValue
         if m.type == .arrive && step.waypointNumber != nil { type = "arrive waypoint" }
-        let variants = section("instructions")[type] as? [String: Any] ?? [:]
+        let variants = instructions[type] ?? [:]
         let modifierKey = (m.type == .arrive ? step.arrivalSide : m.modifier)?.rawValue ?? "default"
-        let forms = (variants[modifierKey] ?? variants["default"]) as? [String: String] ?? [:]
+        let forms = variants[modifierKey] ?? variants["default"] ?? [:]
         let way = wayName(step.name, ref: step.ref)
         let template: String
         if (m.type == .roundabout || m.type == .rotary) && m.exit == nil {
@@ -111,7 +128,7 @@ public struct PhraseBook: @unchecked Sendable {  // immutable once loaded
     /// A distance as a person reads it: rounded to what matters at that length.
     public func distance(_ metres: Double, units: Units) -> String {
         let units_ = section("units")
-        func format(_ key: String, _ n: String) -> String { fill(units_[key] as? String ?? "{n}", ["n": n]) }
+        func format(_ key: String, _ n: String) -> String { fill(units_[key] ?? "{n}", ["n": n]) }
         switch units {
         case .metric:
             if metres < 100 { return format("metres", String(Int((metres / 5).rounded() * 5))) }
@@ -128,10 +145,10 @@ public struct PhraseBook: @unchecked Sendable {  // immutable once loaded
 
     public func duration(_ seconds: Double) -> String {
         let units_ = section("units")
-        if seconds < 60 { return fill(units_["seconds"] as? String ?? "{n} s", ["n": String(Int(seconds.rounded()))]) }
+        if seconds < 60 { return fill(units_["seconds"] ?? "{n} s", ["n": String(Int(seconds.rounded()))]) }
         let minutes = Int((seconds / 60).rounded())
-        if minutes < 60 { return fill(units_["minutes"] as? String ?? "{n} min", ["n": String(minutes)]) }
-        return fill(units_["hours"] as? String ?? "{h} h {m} min", ["h": String(minutes / 60), "m": String(minutes % 60)])
+        if minutes < 60 { return fill(units_["minutes"] ?? "{n} min", ["n": String(minutes)]) }
+        return fill(units_["hours"] ?? "{h} h {m} min", ["h": String(minutes / 60), "m": String(minutes % 60)])
     }
 
     /// "1.6 km, 5 min by car".

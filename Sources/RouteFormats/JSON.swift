@@ -48,17 +48,21 @@ public indirect enum JSON: Equatable, Sendable {
         }
     }
 
+    /// Integers without a fraction; others in Swift's shortest round-trip form (valid JSON, exponent included).
     static func format(_ n: Double) -> String {
         guard n.isFinite else { return "null" }
         if n == n.rounded(), abs(n) < 1e15 { return String(Int64(n)) }
-        var text = String(format: "%.7f", n)
-        while text.hasSuffix("0") { text.removeLast() }
-        if text.hasSuffix(".") { text.removeLast() }
-        return text
+        return n.description
     }
 
     static func writeString(_ s: String, to out: inout String) {
         out += "\""
+        // Most strings need no escaping: append them whole.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += s
+            out += "\""
+            return
+        }
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
