@@ -17,7 +17,8 @@ let package = Package(
                              .linkedLibrary("pthread")]
         ),
         .target(name: "RoadGraph"),
-        .target(name: "GraphImport", dependencies: ["OSMReaderShim", "RoadGraph"]),
+        .target(name: "Contraction", dependencies: ["RoadGraph"]),
+        .target(name: "GraphImport", dependencies: ["OSMReaderShim", "RoadGraph", "Contraction"]),
         .target(name: "Routing", dependencies: ["RoadGraph"]),
         .target(name: "Guidance", dependencies: ["Routing", "RoadGraph"], resources: [.copy("Phrases")]),
         .target(name: "RouteFormats", dependencies: ["Guidance", "Routing", "RoadGraph"]),

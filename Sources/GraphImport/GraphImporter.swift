@@ -1,3 +1,5 @@
+import Contraction
+import Dispatch
 import Foundation
 import OSMReaderShim
 import RoadGraph
@@ -8,6 +10,9 @@ public enum ImportEvent: Sendable {
     case reading(pass: Int, done: UInt64, total: UInt64)
     case building(TravelMode)
     case built(ModeGraphStatistics)
+    /// Contracting both modes at once: the fraction done for one of them.
+    case contracting(TravelMode, Double)
+    case contracted(TravelMode, ContractionStatistics)
     case warning(String)
 }
 
@@ -16,6 +21,7 @@ public struct ImportSummary: Sendable {
     public var output: String
     public var nodes = 0, ways = 0, relations = 0
     public var modes: [ModeGraphStatistics] = []
+    public var contraction: [TravelMode: ContractionStatistics] = [:]
     public var seconds = 0.0
 }
 
@@ -23,7 +29,7 @@ public struct ImportSummary: Sendable {
 /// sibling directory that replaces the output only when complete, so a failed or interrupted import leaves
 /// either the previous graph or nothing.
 public enum GraphImporter {
-    public static func importGraphs(from input: String, to output: String,
+    public static func importGraphs(from input: String, to output: String, contract: Bool = true,
                                     report: @escaping (ImportEvent) -> Void = { _ in }) throws -> ImportSummary
     {
         let started = Date()
@@ -55,6 +61,7 @@ public enum GraphImporter {
             throw ImportError.cannotWrite("cannot create \(staging.path): \(error.localizedDescription)")
         }
         do {
+            var built: [(TravelMode, GraphArrays, GraphMetadata)] = []
             for mode in TravelMode.allCases {
                 report(.building(mode))
                 var builder = ModeGraphBuilder(osm: osm, profile: .for(mode))
@@ -67,13 +74,31 @@ public enum GraphImporter {
                     mode: mode, sourceName: URL(fileURLWithPath: input).lastPathComponent, sourceChecksum: checksum,
                     sourceSize: size, bounds: bounds, maxSpeed: maxSpeed, mainComponentMinimumSize: mainMinimum,
                     grid: grid)
-                try GraphFileWriter.write(arrays, metadata: metadata,
-                                          to: staging.appendingPathComponent(GraphFormat.fileName(for: mode)).path)
                 if builder.statistics.edges == 0 {
                     report(.warning("no roads usable for \(mode.rawValue) in \(input): that mode will answer NoSegment"))
                 }
                 report(.built(builder.statistics))
                 summary.modes.append(builder.statistics)
+                built.append((mode, arrays, metadata))
+            }
+            if contract {
+                // One mode per core: the contractions are independent.
+                let results = Locked([TravelMode: (HierarchyArrays, ContractionStatistics)]())
+                DispatchQueue.concurrentPerform(iterations: built.count) { i in
+                    let (mode, arrays, _) = built[i]
+                    let hierarchy = Self.contract(arrays, mode: mode, report: report)
+                    results.mutate { $0[mode] = hierarchy }
+                }
+                for i in built.indices {
+                    let (hierarchy, stats) = results.value[built[i].0]!
+                    built[i].1.install(hierarchy)
+                    summary.contraction[built[i].0] = stats
+                    report(.contracted(built[i].0, stats))
+                }
+            }
+            for (mode, arrays, metadata) in built {
+                try GraphFileWriter.write(arrays, metadata: metadata,
+                                          to: staging.appendingPathComponent(GraphFormat.fileName(for: mode)).path)
             }
             try replaceDirectory(at: outputURL, with: staging)
         } catch {
@@ -82,6 +107,19 @@ public enum GraphImporter {
         }
         summary.seconds = Date().timeIntervalSince(started)
         return summary
+    }
+
+    static func contract(_ arrays: GraphArrays, mode: TravelMode, report: @escaping (ImportEvent) -> Void)
+        -> (HierarchyArrays, ContractionStatistics)
+    {
+        let started = Date()
+        let lengths = arrays.arcEdge.map { arrays.edgeLength[Int($0 >> 1)] }
+        var builder = HierarchyBuilder(arcCount: arrays.arcHead.count, transitionStart: arrays.transitionStart,
+                                       transitionTargets: arrays.transitionTargets, arcWeight: arrays.arcWeight,
+                                       arcLength: lengths)
+        var (hierarchy, stats) = builder.build { report(.contracting(mode, $0)) }
+        stats.seconds = Date().timeIntervalSince(started)
+        return (hierarchy, stats)
     }
 
     private static func replaceDirectory(at destination: URL, with staging: URL) throws {
@@ -101,4 +139,23 @@ public enum GraphImporter {
         }
         try? fileManager.removeItem(at: retired)
     }
+}
+
+extension GraphArrays {
+    mutating func install(_ h: HierarchyArrays) {
+        chRank = h.rank
+        chUpStart = h.upStart; chUpTarget = h.upTarget; chUpWeight = h.upWeight; chUpMiddle = h.upMiddle
+        chUpLength = h.upLength
+        chDownStart = h.downStart; chDownSource = h.downSource; chDownWeight = h.downWeight
+        chDownMiddle = h.downMiddle; chDownLength = h.downLength
+    }
+}
+
+/// A value shared between threads behind a lock.
+final class Locked<T>: @unchecked Sendable {
+    private var stored: T
+    private let lock = NSLock()
+    init(_ value: T) { stored = value }
+    var value: T { lock.lock(); defer { lock.unlock() }; return stored }
+    func mutate(_ body: (inout T) -> Void) { lock.lock(); body(&stored); lock.unlock() }
 }

@@ -13,7 +13,7 @@ import Glibc
 /// Loading maps the file and points typed buffers at the sections: no parsing, no copying.
 public enum GraphFormat {
     public static let magic: [UInt8] = Array("WAYFGRPH".utf8)
-    public static let version: UInt32 = 3
+    public static let version: UInt32 = 4
     static let headerSize = 512
     static let sourceNameCapacity = 256
     static let sourceNameOffset = 512 - 256
@@ -45,7 +45,8 @@ enum SectionID: UInt32, CaseIterable {
     case vertexLatitudes = 1, vertexLongitudes, edgeShapeStart, shapeLatitudes, shapeLongitudes, edgeLength,
          edgeLabel, edgeRef, edgeClass, edgeForwardArc, edgeBackwardArc, arcEdge, arcHead, arcWeight, arcBase,
          arcComponent, componentSize, transitionStart, transitionTargets, stringOffsets, stringBytes, gridCellStart,
-         gridSegments, edgeFlags, labelStart, labelEntries, vertexEdgeStart, vertexEdges, arcInCore
+         gridSegments, edgeFlags, labelStart, labelEntries, vertexEdgeStart, vertexEdges, arcInCore, chRank, chUpStart,
+         chUpTarget, chUpWeight, chUpMiddle, chUpLength, chDownStart, chDownSource, chDownWeight, chDownMiddle, chDownLength
 }
 
 /// A read-only memory mapping that lives as long as any graph that points into it.
@@ -170,6 +171,17 @@ public enum GraphFileWriter {
         add(.vertexEdges, arrays.vertexEdges)
         add(.gridCellStart, arrays.gridCellStart)
         add(.gridSegments, arrays.gridSegments)
+        add(.chRank, arrays.chRank)
+        add(.chUpStart, arrays.chUpStart)
+        add(.chUpTarget, arrays.chUpTarget)
+        add(.chUpWeight, arrays.chUpWeight)
+        add(.chUpMiddle, arrays.chUpMiddle)
+        add(.chUpLength, arrays.chUpLength)
+        add(.chDownStart, arrays.chDownStart)
+        add(.chDownSource, arrays.chDownSource)
+        add(.chDownWeight, arrays.chDownWeight)
+        add(.chDownMiddle, arrays.chDownMiddle)
+        add(.chDownLength, arrays.chDownLength)
 
         guard let out = fopen(path, "wb") else { throw GraphFileError.cannotWrite("cannot create \(path)") }
         var failed = false

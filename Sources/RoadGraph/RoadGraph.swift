@@ -118,6 +118,12 @@ public struct GraphArrays {
     public var labelStart: [UInt32] = [0], labelEntries: [UInt32] = []
     public var vertexEdgeStart: [UInt32] = [0], vertexEdges: [UInt32] = []
     public var gridCellStart: [UInt32] = [0], gridSegments: [UInt32] = []
+    /// Contraction hierarchy over the arcs (empty when the graph was imported without one); see `Contraction`.
+    public var chRank: [UInt32] = []
+    public var chUpStart: [UInt32] = [0], chUpTarget: [UInt32] = [], chUpWeight: [UInt32] = [], chUpMiddle: [UInt32] = []
+    public var chUpLength: [Float] = []
+    public var chDownStart: [UInt32] = [0], chDownSource: [UInt32] = [], chDownWeight: [UInt32] = []
+    public var chDownMiddle: [UInt32] = [], chDownLength: [Float] = []
 
     public init() {}
 }
@@ -142,6 +148,16 @@ public struct RoadGraph: @unchecked Sendable {
     public let labelStart: UnsafeBufferPointer<UInt32>, labelEntries: UnsafeBufferPointer<UInt32>
     public let vertexEdgeStart: UnsafeBufferPointer<UInt32>, vertexEdges: UnsafeBufferPointer<UInt32>
     public let gridCellStart: UnsafeBufferPointer<UInt32>, gridSegments: UnsafeBufferPointer<UInt32>
+    public let chRank: UnsafeBufferPointer<UInt32>
+    public let chUpStart: UnsafeBufferPointer<UInt32>, chUpTarget: UnsafeBufferPointer<UInt32>
+    public let chUpWeight: UnsafeBufferPointer<UInt32>, chUpMiddle: UnsafeBufferPointer<UInt32>
+    public let chUpLength: UnsafeBufferPointer<Float>
+    public let chDownStart: UnsafeBufferPointer<UInt32>, chDownSource: UnsafeBufferPointer<UInt32>
+    public let chDownWeight: UnsafeBufferPointer<UInt32>, chDownMiddle: UnsafeBufferPointer<UInt32>
+    public let chDownLength: UnsafeBufferPointer<Float>
+
+    /// Whether the graph carries a contraction hierarchy.
+    public var hasHierarchy: Bool { chRank.count == arcCount && arcCount > 0 }
 
     public var vertexCount: Int { vertexLatitudes.count }
     public var edgeCount: Int { edgeLength.count }
@@ -181,6 +197,17 @@ public struct RoadGraph: @unchecked Sendable {
         vertexEdges = try sections.buffer(.vertexEdges)
         gridCellStart = try sections.buffer(.gridCellStart)
         gridSegments = try sections.buffer(.gridSegments)
+        chRank = try sections.buffer(.chRank)
+        chUpStart = try sections.buffer(.chUpStart)
+        chUpTarget = try sections.buffer(.chUpTarget)
+        chUpWeight = try sections.buffer(.chUpWeight)
+        chUpMiddle = try sections.buffer(.chUpMiddle)
+        chUpLength = try sections.buffer(.chUpLength)
+        chDownStart = try sections.buffer(.chDownStart)
+        chDownSource = try sections.buffer(.chDownSource)
+        chDownWeight = try sections.buffer(.chDownWeight)
+        chDownMiddle = try sections.buffer(.chDownMiddle)
+        chDownLength = try sections.buffer(.chDownLength)
         try validate()
     }
 
@@ -217,6 +244,16 @@ public struct RoadGraph: @unchecked Sendable {
         try require(transitionTargets.allSatisfy { Int($0) < arcs }, "transition targets")
         try require(arcEdge.allSatisfy { Int($0 >> 1) < edges }, "arc edges")
         try require(arcComponent.allSatisfy { Int($0) < componentSize.count }, "components")
+        if !chRank.isEmpty {
+            try require(chRank.count == arcs && chUpStart.count == arcs + 1 && chDownStart.count == arcs + 1, "hierarchy")
+            let up = chUpTarget.count, down = chDownSource.count
+            try require(Int(chUpStart[arcs]) == up && Int(chDownStart[arcs]) == down, "hierarchy edges")
+            try require([chUpWeight.count, chUpMiddle.count, chUpLength.count].allSatisfy { $0 == up }
+                        && [chDownWeight.count, chDownMiddle.count, chDownLength.count].allSatisfy { $0 == down }, "hierarchy arrays")
+            try require(chUpTarget.allSatisfy { Int($0) < arcs } && chDownSource.allSatisfy { Int($0) < arcs }, "hierarchy nodes")
+            try require(chUpMiddle.allSatisfy { $0 == noIndex || Int($0) < arcs }
+                        && chDownMiddle.allSatisfy { $0 == noIndex || Int($0) < arcs }, "hierarchy shortcuts")
+        }
         try require(gridSegments.allSatisfy { Int($0) + 1 < shapeLatitudes.count }, "grid segments")
     }
 

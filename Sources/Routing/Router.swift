@@ -2,7 +2,9 @@ import Foundation
 import RoadGraph
 
 public enum SearchAlgorithm: String, CaseIterable, Sendable {
-    case astar, dijkstra
+    /// The contraction hierarchy where the graph has one, else A*.
+    case automatic = "auto"
+    case ch, astar, dijkstra
 }
 
 /// A stretch of a leg along one arc (part of one at the ends).
@@ -55,6 +57,7 @@ public struct Router {
     /// How much farther than its nearest road a waypoint may be moved to reach the core network, metres.
     public static let coreSlack = 100.0
     private var search = PathSearch()
+    private var hierarchySearch = HierarchySearch()
 
     public init(graph: RoadGraph) { self.graph = graph }
 
@@ -73,7 +76,7 @@ public struct Router {
         return candidates.map { $0.mainNetwork ?? $0.nearest }
     }
 
-    public mutating func route(_ points: [Coordinate], algorithm: SearchAlgorithm = .astar,
+    public mutating func route(_ points: [Coordinate], algorithm: SearchAlgorithm = .automatic,
                                filters: [WaypointFilter]? = nil) throws -> Route
     {
         guard points.count >= 2 else { throw RoutingError.tooFewWaypoints }
@@ -116,7 +119,9 @@ public struct Router {
         let sources = graph.sourceEndpoints(source), targets = graph.targetEndpoints(target)
         let result: SearchResult?
         switch algorithm {
-        case .astar:
+        case .ch where graph.hasHierarchy, .automatic where graph.hasHierarchy:
+            result = hierarchySearch.shortestPath(in: graph, from: sources, to: targets)
+        case .astar, .automatic, .ch:  // .ch without a hierarchy: callers check `hasHierarchy` first
             result = search.shortestPath(in: graph, from: sources, to: targets,
                                          heuristic: GreatCircleHeuristic(graph: graph, target: target.location))
         case .dijkstra:

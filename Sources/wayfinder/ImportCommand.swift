@@ -4,15 +4,16 @@ import RoadGraph
 
 enum ImportCommand {
     static let help = """
-    Usage: wayfinder import <file.osm.pbf|.osm|.osm.gz|.osm.bz2> --output <dir> [--quiet]
+    Usage: wayfinder import <file.osm.pbf|.osm|.osm.gz|.osm.bz2> --output <dir> [--quiet] [--no-contraction]
 
     Reads an OpenStreetMap extract and writes the driving and walking graphs into <dir>
-    (driving.wfgraph, walking.wfgraph). The directory is replaced only when the import succeeds.
+    (driving.wfgraph, walking.wfgraph), each with a contraction hierarchy for fast queries and tables
+    (--no-contraction skips it: A* and Dijkstra still work). The directory is replaced only when the import succeeds.
     Progress goes to stderr: a bar on a terminal, plain lines otherwise; --quiet silences it.
     """
 
     static func run(_ raw: [String]) throws -> ExitCode {
-        let args = try Arguments(raw, flags: ["--quiet", "--help"], options: ["--output"])
+        let args = try Arguments(raw, flags: ["--quiet", "--help", "--no-contraction"], options: ["--output"])
         if args.has("--help") { print(help); return .ok }
         guard args.positional.count == 1 else { throw CommandError.usage("import takes exactly one input file") }
         guard let output = args["--output"] else { throw CommandError.usage("import needs --output <dir>") }
@@ -20,7 +21,9 @@ enum ImportCommand {
         let progress = ProgressReporter(quiet: args.has("--quiet"))
         let summary: ImportSummary
         do {
-            summary = try GraphImporter.importGraphs(from: input, to: output) { progress.handle($0) }
+            summary = try GraphImporter.importGraphs(from: input, to: output, contract: !args.has("--no-contraction")) {
+                progress.handle($0)
+            }
         } catch let error as ImportError {
             progress.finish()
             throw CommandError.badInput("import of \(input) failed: \(error)")
@@ -70,6 +73,19 @@ final class ProgressReporter {
             write("building \(mode.rawValue) graph\n")
         case .built:
             break
+        case .contracting(let mode, let fraction):
+            if isTerminal {
+                let percent = Int(fraction * 100)
+                write("\rcontracting \(mode.rawValue): \(percent)%   ")
+                barShown = true
+            } else if Int(fraction * 4) > (lastPrinted[mode == .driving ? 10 : 11] ?? 0) {
+                lastPrinted[mode == .driving ? 10 : 11] = Int(fraction * 4)
+                write("contracting \(mode.rawValue): \(Int(fraction * 100))%\n")
+            }
+        case .contracted(let mode, let stats):
+            finish()
+            write(String(format: "contracted %@ in %.1f s: %d arcs, %d shortcuts\n", mode.rawValue, stats.seconds,
+                         stats.nodes, stats.shortcuts))
         case .warning(let message):
             finish()
             write("warning: \(message)\n")

@@ -40,6 +40,13 @@ import Testing
             let oracle = ReferenceDijkstra.cost(in: graph, from: sources, to: targets)
             let astar = router.routeLeg(from: snaps[0], to: snaps[1], algorithm: .astar)
             let dijkstra = router.routeLeg(from: snaps[0], to: snaps[1], algorithm: .dijkstra)
+            let hierarchy = router.routeLeg(from: snaps[0], to: snaps[1], algorithm: .ch)
+            #expect(graph.hasHierarchy)
+            #expect(hierarchy?.weight == oracle, "CH vs oracle from \(points[0]) to \(points[1])")
+            if let h = hierarchy {
+                let stretchMs = h.stretches.reduce(0.0) { $0 + $1.duration * 1000 }
+                #expect(abs(stretchMs - Double(h.weight)) < 0.5, "the unpacked CH path costs what the search said")
+            }
             #expect(astar?.weight == oracle, "A* vs oracle from \(points[0]) to \(points[1])")
             #expect(dijkstra?.weight == oracle, "Dijkstra vs oracle from \(points[0]) to \(points[1])")
             if let leg = astar {
@@ -54,7 +61,7 @@ import Testing
         return (routed, unroutable)
     }
 
-    @Test func helsinkiAStarMatchesDijkstra() throws {
+    @Test func helsinkiAStarAndCHMatchDijkstra() throws {
         let sample = Self.packageRoot.appendingPathComponent("graphs/helsinki.osm.pbf")
         let (directory, driving, walking) = try Self.graphs(for: sample)
         defer { _ = directory }
@@ -63,7 +70,7 @@ import Testing
         #expect(car.routed > 400 && foot.routed > 450, "most random pairs are routable: \(car), \(foot)")
     }
 
-    @Test func portoAStarMatchesDijkstra() throws {
+    @Test func portoAStarAndCHMatchDijkstra() throws {
         let porto = Self.sharedData.appendingPathComponent("r5-porto_portugal.osm.pbf")
         guard FileManager.default.fileExists(atPath: porto.path) else {
             print("skipping Porto oracle test: \(porto.path) is absent")

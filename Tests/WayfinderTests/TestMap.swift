@@ -118,12 +118,16 @@ final class TemporaryDirectory {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
-/// Routes with A*, checks the cost against the reference Dijkstra and the fast Dijkstra, and returns the route.
+/// Routes with the contraction hierarchy, checks the cost against A*, the fast Dijkstra and the reference
+/// Dijkstra, and returns the route.
 func checkedRoute(_ graph: RoadGraph, _ points: [Coordinate]) throws -> Route {
     var router = Router(graph: graph)
-    let route = try router.route(points, algorithm: .astar)
+    let route = try router.route(points, algorithm: graph.hasHierarchy ? .ch : .astar)
+    let astar = try router.route(points, algorithm: .astar)
     let dijkstra = try router.route(points, algorithm: .dijkstra)
-    guard route.weight == dijkstra.weight else { throw OracleMismatch(message: "A* \(route.weight) ≠ Dijkstra \(dijkstra.weight)") }
+    guard route.weight == dijkstra.weight, astar.weight == dijkstra.weight else {
+        throw OracleMismatch(message: "CH \(route.weight), A* \(astar.weight), Dijkstra \(dijkstra.weight)")
+    }
     for leg in route.legs {
         let oracle = ReferenceDijkstra.cost(in: graph, from: graph.sourceEndpoints(leg.source),
                                             to: graph.targetEndpoints(leg.target))

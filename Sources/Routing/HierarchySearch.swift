@@ -1,0 +1,212 @@
+import RoadGraph
+
+/// Bidirectional Dijkstra on a contraction hierarchy: a forward search upwards from the source arcs, a backward
+/// search upwards from the target arcs, meeting at the highest arc of the shortest path; shortcuts are then unpacked
+/// into the arcs they skip. Exact: the same cost as Dijkstra on the arc graph.
+public struct HierarchySearch {
+    private var forward = Side()
+    private var backward = Side()
+    private var duplicates: [UInt32: [UInt32]]?
+
+    struct Side {
+        var distance: [Int64] = []
+        var parent: [UInt32] = []  // predecessor arc in the upward search (noIndex at a start)
+        var stamp: [UInt32] = []
+        var generation: UInt32 = 0
+        var heap = SignedHeap()
+
+        mutating func prepare(_ count: Int) {
+            if distance.count != count {
+                distance = Array(repeating: 0, count: count)
+                parent = Array(repeating: noIndex, count: count)
+                stamp = Array(repeating: 0, count: count)
+                generation = 0
+            }
+            generation &+= 1
+            if generation == 0 {
+                for i in stamp.indices { stamp[i] = 0 }
+                generation = 1
+            }
+            heap.removeAll()
+        }
+
+        func reached(_ a: Int) -> Bool { stamp[a] == generation }
+
+        mutating func offer(_ a: UInt32, _ d: Int64, parent p: UInt32) {
+            let i = Int(a)
+            if stamp[i] == generation && distance[i] <= d { return }
+            stamp[i] = generation
+            distance[i] = d
+            parent[i] = p
+            heap.push(d, a)
+        }
+    }
+
+    public init() {}
+
+    /// Copies of arcs made for via-way restrictions, by the arc they copy: a path may reach a target through one.
+    private mutating func copies(in graph: RoadGraph) -> [UInt32: [UInt32]] {
+        if let duplicates { return duplicates }
+        var map: [UInt32: [UInt32]] = [:]
+        for a in 0..<UInt32(graph.arcCount) where graph.arcBase[Int(a)] != a { map[graph.arcBase[Int(a)], default: []].append(a) }
+        duplicates = map
+        return map
+    }
+
+    public mutating func shortestPath(in graph: RoadGraph, from sources: [SearchEndpoint], to targets: [SearchEndpoint])
+        -> SearchResult?
+    {
+        precondition(graph.hasHierarchy, "the graph has no contraction hierarchy")
+        // A target behind the source on the same arc needs a path that comes back to that arc, which the upward
+        // searches cannot see (each arc keeps only its best label): such rare legs go to plain search.
+        if sources.contains(where: { s in targets.contains { $0.arc == s.arc && $0.fraction < s.fraction } }) {
+            var plain = PathSearch()
+            return plain.shortestPath(in: graph, from: sources, to: targets, heuristic: NoHeuristic())
+        }
+        let n = graph.arcCount
+        forward.prepare(n)
+        backward.prepare(n)
+        var best = Int64.max
+        var meeting = noIndex
+        var direct: (cost: UInt32, arc: UInt32)?
+        for s in sources {
+            for t in targets where t.arc == s.arc && t.fraction >= s.fraction {
+                let cost = t.cost &- (graph.arcWeight[Int(s.arc)] &- s.cost)
+                if cost < (direct?.cost ?? UInt32.max) { direct = (cost, s.arc) }
+            }
+        }
+        if let direct { best = Int64(direct.cost) }
+        for s in sources { forward.offer(s.arc, Int64(s.cost), parent: noIndex) }
+        let copies = copies(in: graph)
+        var lowestBackwardStart = Int64(0)
+        for t in targets {
+            // Entering the target arc costs its full weight; only the part up to the point counts.
+            let start = Int64(t.cost) - Int64(graph.arcWeight[Int(t.arc)])
+            lowestBackwardStart = min(lowestBackwardStart, start)
+            backward.offer(t.arc, start, parent: noIndex)
+            for copy in copies[t.arc] ?? [] { backward.offer(copy, start, parent: noIndex) }
+        }
+        // Meeting where both labels are starting labels would be travel within one arc, which only counts when
+        // the target lies ahead of the source: the `direct` case above.
+        func valid(_ i: Int) -> Bool { forward.parent[i] != noIndex || backward.parent[i] != noIndex }
+        var settled = 0
+        while true {
+            // Backward labels start below zero (by at most the target arc's weight), so the forward search may stop
+            // only once even the lowest backward label could not complete a better path.
+            let f = forward.heap.minKey, b = backward.heap.minKey
+            let fDone = f.map { $0 + lowestBackwardStart >= best } ?? true, bDone = b.map { $0 >= best } ?? true
+            if fDone && bDone { break }
+            let useForward = !fDone && (bDone || f! <= b!)
+            if useForward {
+                guard let (d, a) = forward.heap.pop() else { break }
+                let i = Int(a)
+                if d != forward.distance[i] { continue }
+                settled += 1
+                if backward.reached(i), d + backward.distance[i] < best, valid(i) { best = d + backward.distance[i]; meeting = a }
+                for k in Int(graph.chUpStart[i])..<Int(graph.chUpStart[i + 1]) {
+                    forward.offer(graph.chUpTarget[k], d + Int64(graph.chUpWeight[k]), parent: a)
+                }
+            } else {
+                guard let (d, a) = backward.heap.pop() else { break }
+                let i = Int(a)
+                if d != backward.distance[i] { continue }
+                settled += 1
+                if forward.reached(i), d + forward.distance[i] < best, valid(i) { best = d + forward.distance[i]; meeting = a }
+                for k in Int(graph.chDownStart[i])..<Int(graph.chDownStart[i + 1]) {
+                    backward.offer(graph.chDownSource[k], d + Int64(graph.chDownWeight[k]), parent: a)
+                }
+            }
+        }
+        guard best != Int64.max else { return nil }
+        if meeting == noIndex, let direct {
+            return SearchResult(cost: direct.cost, arcs: [direct.arc], settled: settled)
+        }
+        // Up-path from the source to the meeting arc, then down from it to the target, shortcuts unpacked.
+        var upPath: [UInt32] = [meeting]
+        var a = meeting
+        while forward.parent[Int(a)] != noIndex { a = forward.parent[Int(a)]; upPath.append(a) }
+        upPath.reverse()
+        var arcs: [UInt32] = [upPath[0]]
+        for k in 1..<upPath.count { unpack(graph, from: upPath[k - 1], to: upPath[k], into: &arcs) }
+        a = meeting
+        while backward.parent[Int(a)] != noIndex {
+            let next = backward.parent[Int(a)]
+            unpack(graph, from: a, to: next, into: &arcs)
+            a = next
+        }
+        return SearchResult(cost: UInt32(best), arcs: arcs.map { graph.arcBase[Int($0)] }, settled: settled)
+    }
+
+    /// Appends the arcs after `from` up to and including `to` along the hierarchy edge from→to.
+    func unpack(_ graph: RoadGraph, from: UInt32, to: UInt32, into arcs: inout [UInt32]) {
+        var stack: [(UInt32, UInt32)] = [(from, to)]
+        while let (u, v) = stack.popLast() {
+            guard let middle = middle(graph, u, v) else { arcs.append(v); continue }
+            stack.append((middle, v))
+            stack.append((u, middle))
+        }
+    }
+
+    /// The arc a hierarchy edge u→v skips, or nil for an original transition. The edge is stored at whichever
+    /// end has the lower rank; the cheapest such edge is the one the search used.
+    func middle(_ graph: RoadGraph, _ u: UInt32, _ v: UInt32) -> UInt32? {
+        var bestWeight = UInt32.max
+        var result: UInt32? = nil
+        if graph.chRank[Int(u)] < graph.chRank[Int(v)] {
+            for k in Int(graph.chUpStart[Int(u)])..<Int(graph.chUpStart[Int(u) + 1]) where graph.chUpTarget[k] == v {
+                if graph.chUpWeight[k] < bestWeight { bestWeight = graph.chUpWeight[k]; result = graph.chUpMiddle[k] }
+            }
+        } else {
+            for k in Int(graph.chDownStart[Int(v)])..<Int(graph.chDownStart[Int(v) + 1]) where graph.chDownSource[k] == u {
+                if graph.chDownWeight[k] < bestWeight { bestWeight = graph.chDownWeight[k]; result = graph.chDownMiddle[k] }
+            }
+        }
+        return result == noIndex ? nil : result
+    }
+}
+
+/// A binary min-heap of (Int64 key, arc).
+struct SignedHeap {
+    private var keys: [Int64] = []
+    private var values: [UInt32] = []
+
+    mutating func removeAll() {
+        keys.removeAll(keepingCapacity: true)
+        values.removeAll(keepingCapacity: true)
+    }
+
+    var minKey: Int64? { keys.first }
+
+    mutating func push(_ key: Int64, _ value: UInt32) {
+        keys.append(key)
+        values.append(value)
+        var i = keys.count - 1
+        while i > 0 {
+            let p = (i - 1) >> 1
+            if keys[p] <= key { break }
+            keys[i] = keys[p]; values[i] = values[p]
+            i = p
+        }
+        keys[i] = key; values[i] = value
+    }
+
+    mutating func pop() -> (Int64, UInt32)? {
+        guard let topKey = keys.first else { return nil }
+        let topValue = values[0]
+        let lastKey = keys.removeLast(), lastValue = values.removeLast()
+        if !keys.isEmpty {
+            var i = 0
+            let n = keys.count
+            while true {
+                var c = 2 * i + 1
+                if c >= n { break }
+                if c + 1 < n && keys[c + 1] < keys[c] { c += 1 }
+                if keys[c] >= lastKey { break }
+                keys[i] = keys[c]; values[i] = values[c]
+                i = c
+            }
+            keys[i] = lastKey; values[i] = lastValue
+        }
+        return (topKey, topValue)
+    }
+}
