@@ -16,12 +16,19 @@ let package = Package(
             linkerSettings: [.linkedLibrary("z"), .linkedLibrary("bz2"), .linkedLibrary("expat"),
                              .linkedLibrary("pthread")]
         ),
+        .target(
+            name: "WayfinderProto",
+            exclude: ["generated/wayfinder.pb.h"],
+            sources: ["wayfinder_proto.cpp", "generated/wayfinder.pb.cc"],
+            cxxSettings: [.headerSearchPath("."), .unsafeFlags(["-O2"])],
+            linkerSettings: [.linkedLibrary("protobuf"), .linkedLibrary("pthread")]
+        ),
         .target(name: "RoadGraph"),
         .target(name: "Contraction", dependencies: ["RoadGraph"]),
         .target(name: "GraphImport", dependencies: ["OSMReaderShim", "RoadGraph", "Contraction"]),
         .target(name: "Routing", dependencies: ["RoadGraph"]),
         .target(name: "Guidance", dependencies: ["Routing", "RoadGraph"], resources: [.copy("Phrases")]),
-        .target(name: "RouteFormats", dependencies: ["Guidance", "Routing", "RoadGraph"]),
+        .target(name: "RouteFormats", dependencies: ["Guidance", "Routing", "RoadGraph", "WayfinderProto"]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "HTTPService", dependencies: ["CMicroHTTPD", "RouteFormats", "Guidance", "Routing", "RoadGraph"],

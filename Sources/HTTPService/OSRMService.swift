@@ -106,9 +106,16 @@ struct OSRMService {
             do { snaps = try router.snapWaypoints(request.coordinates, filters: filters) } catch let e as RoutingError {
                 throw Self.serviceError(e)
             }
-            let cells = try engine.withTableSearch(mode) { search, graph in
-                search.table(in: graph, sources: sources.map { snaps[$0] }, targets: destinations.map { snaps[$0] })
-            }!
+            let cells: [[TableCell?]]
+            if router.graph.hasHierarchy {
+                // The request already runs on one of the server's threads: one thread per request.
+                cells = HierarchyMatrix(graph: router.graph, targets: destinations.map { snaps[$0] })
+                    .rows(for: sources.map { snaps[$0] }, threads: 1)
+            } else {
+                cells = try engine.withTableSearch(mode) { search, graph in
+                    search.table(in: graph, sources: sources.map { snaps[$0] }, targets: destinations.map { snaps[$0] })
+                }!
+            }
             var members: [(String, JSON)] = [("code", .string("Ok"))]
             if wanted.contains("duration") {
                 members.append(("durations", .array(cells.map { .array($0.map { $0.map { JSON.number(Double($0.weight) / 1000, decimals: 1) } ?? .null }) })))

@@ -49,7 +49,7 @@ public indirect enum JSON: Equatable, Sendable {
     }
 
     /// Integers without a fraction; others in Swift's shortest round-trip form (valid JSON, exponent included).
-    static func format(_ n: Double) -> String {
+    public static func format(_ n: Double) -> String {
         guard n.isFinite else { return "null" }
         if n == n.rounded(), abs(n) < 1e15 { return String(Int64(n)) }
         return n.description

@@ -5,7 +5,7 @@ import RouteFormats
 import Routing
 
 enum RouteFormat: String {
-    case text, json, geojson, gpx, polyline, polyline6
+    case text, json, geojson, gpx, polyline, polyline6, protobuf
 }
 
 enum RouteCommand {
@@ -20,11 +20,12 @@ enum RouteCommand {
       --format text|json|geojson|gpx|polyline|polyline6
                                     text (default): directions; json: OSRM v5 route response with steps;
                                     geojson: RFC 7946 line plus start/end points; gpx: GPX 1.1 route and track;
-                                    polyline(6): encoded line
+                                    polyline(6): encoded line; protobuf: a wayfinder.Route message (binary)
       --language en|zh|…            street names from name:xx where mapped, and instructions where a phrase
                                     file exists (en, zh; others fall back to English); default en
       --units metric|imperial       distances in instructions (default metric)
-      --algorithm astar|dijkstra    search algorithm (default astar; both give the same cost)
+      --algorithm ch|astar|dijkstra search algorithm (default: ch where the graph has a contraction hierarchy, else
+                                    astar; all give the same cost)
       --max-snap <metres>           how far a point may be from a road (default 5000)
     """
 
@@ -34,12 +35,15 @@ enum RouteCommand {
                                            "--units"])
         if args.has("--help") { print(help); return .ok }
         let format: RouteFormat = try args.choice("--format", default: .text)
-        let algorithm: SearchAlgorithm = try args.choice("--algorithm", default: .astar)
+        let algorithm: SearchAlgorithm = try args.choice("--algorithm", default: .automatic)
         let mode = try args.mode()
         let options = DirectionsOptions(language: args["--language"] ?? "en", units: try args.choice("--units", default: .metric))
         guard args.positional.count >= 2 else { throw CommandError.usage("route needs at least two lat,lon points") }
         let points = try args.positional.map(parseCoordinate)
         let graph = try loadGraph(directory: args["--graph"], mode: mode)
+        if algorithm == .ch && !graph.hasHierarchy {
+            throw CommandError.badInput("the \(mode.rawValue) graph has no contraction hierarchy (imported with --no-contraction)")
+        }
         var router = Router(graph: graph)
         if let text = args["--max-snap"] {
             guard let metres = Double(text), metres > 0, metres.isFinite else {
@@ -50,7 +54,11 @@ enum RouteCommand {
         do {
             let route = try router.route(points, algorithm: algorithm)
             let directions = try Directions(route: route, graph: graph, options: options)
-            print(render(route, directions, graph, format))
+            if format == .protobuf {
+                FileHandle.standardOutput.write(Data(try ProtobufOutput.route(route, directions: directions, graph: graph)))
+            } else {
+                print(render(route, directions, graph, format))
+            }
             return .ok
         } catch let error as RoutingError {
             if format == .json { print(OSRMRouteResponse.error(code: error.code, message: error.description).serialized()) }
@@ -69,6 +77,7 @@ enum RouteCommand {
         case .geojson: return RouteGeoJSON.make(route).serialized()
         case .polyline: return Polyline.encode(route.coordinates, precision: 5)
         case .polyline6: return Polyline.encode(route.coordinates, precision: 6)
+        case .protobuf: return ""  // binary: written directly
         }
     }
 }

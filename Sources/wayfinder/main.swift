@@ -10,6 +10,7 @@ Usage:
   wayfinder import <file.osm.pbf|.osm|.osm.gz|.osm.bz2> --output <dir> [--quiet]
   wayfinder route --graph <dir> [--mode driving|walking] [--format text|json|geojson|polyline|polyline6]
                   [--language en|zh] [--units metric|imperial] <lat,lon> <lat,lon> [<lat,lon> ...]
+  wayfinder matrix --graph <dir> [--mode driving|walking] --sources S [--destinations D] [--format csv|json|protobuf]
   wayfinder serve --graph <dir> [--host 127.0.0.1] [--port 5000] [--threads N]
   wayfinder info --graph <dir>
   wayfinder bench --graph <dir> [--mode driving|walking] [--queries N] [--seed S]
@@ -38,6 +39,7 @@ do {
     case "info": status = try InfoCommand.run(rest)
     case "bench": status = try BenchCommand.run(rest)
     case "serve": status = try ServeCommand.run(rest)
+    case "matrix": status = try MatrixCommand.run(rest)
     default: throw CommandError.usage("unknown command '\(command)'; see 'wayfinder --help'")
     }
 } catch let error as CommandError {

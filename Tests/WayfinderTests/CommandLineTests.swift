@@ -171,6 +171,56 @@ import Testing
         #expect(r.status == 3 && r.stderr.contains("NoRoute") && r.stdout.contains("\"code\":\"NoRoute\""))
     }
 
+    @Test func matrixFormatsAgree() throws {
+        let points = "60.1699,24.9384;60.1756,24.9412;60.1720,24.9450"
+        let json = try Self.run(["matrix", "--graph", Self.graph.1, "--sources", points, "--format", "json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let durations = try #require(object["durations"] as? [[Double]])
+        #expect(durations.count == 3 && durations.allSatisfy { $0.count == 3 })
+        let csv = try Self.run(["matrix", "--graph", Self.graph.1, "--sources", points, "--format", "csv"])
+        let lines = csv.stdout.split(separator: "\n")
+        #expect(lines.count == 10 && lines[0] == "source,destination,duration,distance")
+        #expect(Double(lines[2].split(separator: ",")[2]) == durations[0][1])
+        let dijkstra = try Self.run(["matrix", "--graph", Self.graph.1, "--sources", points, "--format", "json", "--algorithm", "dijkstra"])
+        let baseline = try #require(try JSONSerialization.jsonObject(with: Data(dijkstra.stdout.utf8)) as? [String: Any])
+        #expect((baseline["durations"] as? [[Double]]) == durations, "hierarchy and Dijkstra tables agree")
+        // Files: CSV with a header, and GeoJSON points.
+        let directory = try TemporaryDirectory()
+        try "lat,lon\n60.1699,24.9384\n60.1756,24.9412\n".write(toFile: directory.path + "/s.csv", atomically: true, encoding: .utf8)
+        try #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[24.9450,60.1720]},"properties":{}}]}"#
+            .write(toFile: directory.path + "/d.geojson", atomically: true, encoding: .utf8)
+        let files = try Self.run(["matrix", "--graph", Self.graph.1, "--sources", directory.path + "/s.csv",
+                                  "--destinations", directory.path + "/d.geojson", "--format", "json"])
+        let fromFiles = try #require(try JSONSerialization.jsonObject(with: Data(files.stdout.utf8)) as? [String: Any])
+        #expect((fromFiles["durations"] as? [[Double]]) == [[durations[0][2]], [durations[1][2]]])
+        #expect(try Self.run(["matrix", "--graph", Self.graph.1, "--sources", "60.1699;24.9"]).status == 2)
+        #expect(try Self.run(["matrix", "--graph", Self.graph.1, "--sources", "/nonexistent.csv"]).status == 2)
+    }
+
+    @Test func protobufDecodesIndependently() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/protoc") else {
+            print("skipping the protobuf decode check: apt-get install protobuf-compiler to run it")
+            return
+        }
+        let directory = try TemporaryDirectory()
+        let proto = OracleTests.packageRoot.appendingPathComponent("proto").path
+        func decode(_ message: String, _ bytes: String) throws -> String {
+            let shell = "\(Self.binary) \(bytes) | protoc --proto_path=\(proto) --decode=wayfinder.\(message) \(proto)/wayfinder.proto"
+            return try Self.runTool("/bin/sh", ["-c", shell]).stdout
+        }
+        let route = try decode("Route", "route --graph \(Self.graph.1) --format protobuf 60.1699,24.9384 60.1756,24.9412")
+        #expect(route.contains("mode: \"driving\"") && route.contains("polyline6:") && route.contains("type: \"arrive\""))
+        let json = try Self.run(["route", "--graph", Self.graph.1, "--format", "json", "60.1699,24.9384", "60.1756,24.9412"])
+        let distance = try #require(((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["routes"] as? [[String: Any]])?[0]["distance"] as? Double)
+        let decoded = route.split(separator: "\n").first { $0.hasPrefix("distance:") }.flatMap { Double($0.dropFirst(10)) }
+        #expect(abs((decoded ?? 0) - distance) < 0.1)
+        let matrix = try decode("Matrix", "matrix --graph \(Self.graph.1) --format protobuf --sources '60.1699,24.9384;60.1756,24.9412;60.1720,24.9450'")
+        #expect(matrix.split(separator: "\n").filter { $0.hasPrefix("durations:") }.count == 9)
+        #expect(matrix.contains("columns: 3"))
+        _ = directory
+    }
+
     @Test func negativeCoordinatesAreNotOptions() throws {
         let r = try Self.run(["route", "--graph", Self.graph.1, "-33.86,151.21", "-33.87,151.20"])
         #expect(r.status == 2 && r.stderr.contains("NoSegment"), "Sydney is not in the Helsinki graph: \(r.stderr)")
