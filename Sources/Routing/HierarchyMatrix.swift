@@ -151,9 +151,20 @@ struct UpwardSearch {
         let edgeNode = upward ? graph.chUpTarget : graph.chDownSource
         let edgeWeight = upward ? graph.chUpWeight : graph.chDownWeight
         let edgeLength = upward ? graph.chUpLength : graph.chDownLength
+        // Stall-on-demand: an arc reached more cheaply from above than by this search's own label is not on a
+        // shortest path from the start, so neither its label nor its edges are worth using.
+        let otherStart = upward ? graph.chDownStart : graph.chUpStart
+        let otherNode = upward ? graph.chDownSource : graph.chUpTarget
+        let otherWeight = upward ? graph.chDownWeight : graph.chUpWeight
         while let (d, arc) = heap.pop() {
             let i = Int(arc)
             if d != distance[i] { continue }
+            var stalled = false
+            for k in Int(otherStart[i])..<Int(otherStart[i + 1]) {
+                let x = Int(otherNode[k])
+                if stamp[x] == generation && distance[x] + Int64(otherWeight[k]) < d { stalled = true; break }
+            }
+            if stalled { continue }
             settle(arc, d, length[i], atStart[i])
             for k in Int(edgeStart[i])..<Int(edgeStart[i + 1]) {
                 let x = Int(edgeNode[k])

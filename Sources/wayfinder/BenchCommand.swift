@@ -2,22 +2,31 @@ import Foundation
 import RoadGraph
 import Routing
 
-/// `wayfinder bench`: route latency on random pairs, A* against Dijkstra in the same run.
+/// `wayfinder bench`: route latency on random pairs for each algorithm in one run, and table timings.
 enum BenchCommand {
     static let help = """
     Usage: wayfinder bench --graph <dir> [--mode driving|walking] [--queries N] [--seed S]
+                           [--baseline-queries M] [--matrix 100,1000] [--matrix-baseline 100]
 
-    Picks N random pairs of points on the largest connected part of the network and routes each with A* and with
-    Dijkstra (snapping, search and geometry included). Prints medians, 95th percentiles, arcs settled, and the
-    ratio; checks that both find the same cost.
+    Picks N random pairs of points on the largest connected part of the network and routes each with the
+    contraction hierarchy (where the graph has one), A* and Dijkstra — snapping, search and geometry included —
+    printing medians, 95th percentiles, arcs settled and the ratios to Dijkstra, and checking that all find the
+    same cost. Dijkstra and A* run on the first M pairs only (default: all N) since they are slow on large graphs.
+    --matrix times N×N tables from random points with the hierarchy on every core; --matrix-baseline times the
+    same with one Dijkstra per source, for the sizes listed.
     """
 
     static func run(_ raw: [String]) throws -> ExitCode {
-        let args = try Arguments(raw, flags: ["--help"], options: ["--graph", "--mode", "--queries", "--seed"])
+        let args = try Arguments(raw, flags: ["--help"],
+                                 options: ["--graph", "--mode", "--queries", "--seed", "--baseline-queries", "--matrix",
+                                           "--matrix-baseline"])
         if args.has("--help") { print(help); return .ok }
         let mode = try args.mode()
         let queries = try args.integer("--queries", default: 1000, range: 1...1_000_000)
+        let baselineQueries = try args.integer("--baseline-queries", default: queries, range: 1...queries)
         let seed = try args.integer("--seed", default: 42, range: 0...Int.max)
+        let matrixSizes = try sizes(args["--matrix"])
+        let baselineSizes = try sizes(args["--matrix-baseline"])
         let loadStart = DispatchTime.now()
         let graph = try loadGraph(directory: args["--graph"], mode: mode)
         let loadMs = milliseconds(since: loadStart)
@@ -25,7 +34,7 @@ enum BenchCommand {
             throw CommandError.badInput("the \(mode.rawValue) graph is empty")
         }
         let candidates = (0..<UInt32(graph.arcCount)).filter {
-            graph.arcComponent[Int($0)] == UInt32(largest) && graph.arcBase[Int($0)] == $0
+            graph.arcComponent[Int($0)] == UInt32(largest) && graph.arcBase[Int($0)] == $0 && graph.arcInCore[Int($0)] == 1
         }
         var random = SplitMix64(seed: UInt64(seed))
         func randomPoint() -> Coordinate {
@@ -34,12 +43,18 @@ enum BenchCommand {
             return points[points.count - 1]
         }
         let pairs = (0..<queries).map { _ in [randomPoint(), randomPoint()] }
+        print("graph \(args["--graph"]!) (\(mode.rawValue)): \(graph.vertexCount) vertices, \(graph.arcCount) arcs"
+            + (graph.hasHierarchy ? ", \(graph.chUpTarget.count + graph.chDownSource.count) hierarchy edges" : "")
+            + "; load \(String(format: "%.2f", loadMs)) ms; seed \(seed)")
 
         var router = Router(graph: graph)
+        var algorithms: [SearchAlgorithm] = [.dijkstra, .astar]
+        if graph.hasHierarchy { algorithms.append(.ch) }
         var results: [SearchAlgorithm: (times: [Double], settled: [Int], costs: [UInt32?])] = [:]
-        for algorithm in [SearchAlgorithm.dijkstra, .astar] {
+        for algorithm in algorithms {
+            let count = algorithm == .ch ? queries : baselineQueries
             var times: [Double] = [], settled: [Int] = [], costs: [UInt32?] = []
-            for pair in pairs {
+            for pair in pairs.prefix(count) {
                 let start = DispatchTime.now()
                 let route = try? router.route(pair, algorithm: algorithm)
                 times.append(milliseconds(since: start))
@@ -48,19 +63,52 @@ enum BenchCommand {
             }
             results[algorithm] = (times, settled, costs)
         }
-        let a = results[.astar]!, d = results[.dijkstra]!
-        let agree = zip(a.costs, d.costs).filter { $0 == $1 }.count
-        let routed = a.costs.compactMap { $0 }.count
-        print("graph \(args["--graph"]!) (\(mode.rawValue)): \(graph.vertexCount) vertices, \(graph.arcCount) arcs; "
-            + "load \(String(format: "%.2f", loadMs)) ms; \(queries) random pairs, seed \(seed), \(routed) routed")
-        for (name, r) in [("A*      ", a), ("Dijkstra", d)] {
-            print("\(name)  median \(format(median(r.times))) ms  p95 \(format(percentile(r.times, 0.95))) ms  "
-                + "settled median \(Int(median(r.settled.map(Double.init))))")
+        let d = results[.dijkstra]!
+        let label: [SearchAlgorithm: String] = [.dijkstra: "Dijkstra", .astar: "A*      ", .ch: "CH      "]
+        for algorithm in algorithms {
+            let r = results[algorithm]!
+            let agree = zip(r.costs, d.costs).filter { $0 == $1 }.count
+            print("\(label[algorithm]!)  \(r.times.count) queries  median \(format(median(r.times))) ms  "
+                + "p95 \(format(percentile(r.times, 0.95))) ms  settled median \(Int(median(r.settled.map(Double.init))))"
+                + (algorithm == .dijkstra ? "" : String(format: "  | %.1fx faster, %.1fx fewer settled than Dijkstra, same cost %d/%d",
+                    median(Array(d.times)) / median(Array(r.times.prefix(d.times.count))),
+                    median(d.settled.map(Double.init)) / max(1, median(r.settled.prefix(d.settled.count).map(Double.init))),
+                    agree, d.costs.count)))
         }
-        print("ratio     A* \(String(format: "%.1f", median(d.times) / median(a.times)))x faster (median), "
-            + "settles \(String(format: "%.1f", median(d.settled.map(Double.init)) / max(1, median(a.settled.map(Double.init)))))x fewer arcs; "
-            + "same cost in \(agree)/\(queries) queries")
-        return agree == queries ? .ok : .badInput
+        var failed = algorithms.contains { zip(results[$0]!.costs, d.costs).contains { $0 != $1 } }
+
+        for size in Set(matrixSizes + baselineSizes).sorted() {
+            let points = (0..<size).map { _ in randomPoint() }
+            let snaps = try router.snapWaypoints(points)
+            var hierarchyCells: [[TableCell?]]?
+            if matrixSizes.contains(size), graph.hasHierarchy {
+                let start = DispatchTime.now()
+                let rows = HierarchyMatrix(graph: graph, targets: snaps).rows(for: snaps)
+                print("matrix \(size)x\(size) CH (\(ProcessInfo.processInfo.activeProcessorCount) threads): \(format(milliseconds(since: start))) ms, "
+                    + "\(rows.joined().filter { $0 == nil }.count) unreachable cells")
+                hierarchyCells = rows
+            }
+            if baselineSizes.contains(size) {
+                let start = DispatchTime.now()
+                let rows = DijkstraRows.compute(graph: graph, sources: snaps, targets: snaps,
+                                                threads: ProcessInfo.processInfo.activeProcessorCount)
+                print("matrix \(size)x\(size) Dijkstra per source: \(format(milliseconds(since: start))) ms"
+                    + (hierarchyCells.map { h in
+                        let same = zip(h.joined(), rows.joined()).filter { $0?.weight == $1?.weight }.count
+                        if same != size * size { failed = true }
+                        return ", cells identical to CH: \(same)/\(size * size)"
+                    } ?? ""))
+            }
+        }
+        return failed ? .badInput : .ok
+    }
+
+    static func sizes(_ text: String?) throws -> [Int] {
+        guard let text else { return [] }
+        return try text.split(separator: ",").map {
+            guard let n = Int($0), (1...100_000).contains(n) else { throw CommandError.usage("matrix sizes are whole numbers, e.g. 100,1000") }
+            return n
+        }
     }
 
     static func milliseconds(since start: DispatchTime) -> Double {
