@@ -1,6 +1,7 @@
 import Contraction
 import Dispatch
 import Foundation
+import Geocoding
 import OSMReaderShim
 import RoadGraph
 
@@ -13,6 +14,7 @@ public enum ImportEvent: Sendable {
     /// Contracting both modes at once: the fraction done for one of them.
     case contracting(TravelMode, Double)
     case contracted(TravelMode, ContractionStatistics)
+    case indexedPlaces(PlaceIndexBuilder.Statistics)
     case warning(String)
 }
 
@@ -22,6 +24,7 @@ public struct ImportSummary: Sendable {
     public var nodes = 0, ways = 0, relations = 0
     public var modes: [ModeGraphStatistics] = []
     public var contraction: [TravelMode: ContractionStatistics] = [:]
+    public var places: PlaceIndexBuilder.Statistics?
     public var seconds = 0.0
 }
 
@@ -81,14 +84,32 @@ public enum GraphImporter {
                 summary.modes.append(builder.statistics)
                 built.append((mode, arrays, metadata))
             }
-            if contract {
-                // One mode per core: the contractions are independent.
-                let results = Locked([TravelMode: (HierarchyArrays, ContractionStatistics)]())
-                DispatchQueue.concurrentPerform(iterations: built.count) { i in
+            // The contractions (one per mode) and the place index are independent: run them side by side.
+            let results = Locked([TravelMode: (HierarchyArrays, ContractionStatistics)]())
+            let placeResult = Locked<Result<PlaceIndexBuilder.Statistics, Error>?>(nil)
+            let placesPath = staging.appendingPathComponent(Geocoder.fileName).path
+            DispatchQueue.concurrentPerform(iterations: built.count + 1) { i in
+                if i == built.count {
+                    placeResult.mutate { $0 = Result { try PlaceIndexBuilder.build(osmFile: input, databasePath: placesPath) } }
+                } else if contract {
                     let (mode, arrays, _) = built[i]
                     let hierarchy = Self.contract(arrays, mode: mode, report: report)
                     results.mutate { $0[mode] = hierarchy }
                 }
+            }
+            // Routing does not depend on the place index: a failure there is a warning, not a failed import.
+            switch placeResult.value! {
+            case .success(let placeStats):
+                summary.places = placeStats
+                report(.indexedPlaces(placeStats))
+                if placeStats.areasSkipped {
+                    report(.warning("\(input) is not sorted: boundaries were not assembled, places have no containing areas"))
+                }
+            case .failure(let error):
+                try? FileManager.default.removeItem(atPath: placesPath)
+                report(.warning("no place index: \(error)"))
+            }
+            if contract {
                 for i in built.indices {
                     let (hierarchy, stats) = results.value[built[i].0]!
                     built[i].1.install(hierarchy)

@@ -47,13 +47,19 @@ struct DirectionsFeed {
         return n
     }
 
-    /// `lat,lon` as a maps app writes it. Place names need the geocoding index, which this server does not have yet.
+    /// `lat,lon` as a maps app writes it, or a place name from the graph's place index.
     private func place(_ text: String) throws -> Coordinate {
         let parts = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard parts.count == 2, let lat = parts[0], let lon = parts[1] else {
-            throw ServiceError("InvalidValue", "'\(text)' is not a lat,lon coordinate (place names need geocoding, not available in this build)")
+        if parts.count == 2, let lat = parts[0], let lon = parts[1] {
+            return try OSRMRequest.checked(Coordinate(latitude: lat, longitude: lon))
         }
-        return try OSRMRequest.checked(Coordinate(latitude: lat, longitude: lon))
+        guard let geocoder = engine.geocoder else {
+            throw ServiceError("InvalidValue", "'\(text)' is not a lat,lon coordinate, and this server has no place index")
+        }
+        guard let best = try geocoder.forward(text, limit: 1).first else {
+            throw ServiceError("NoSegment", "no place matches '\(text)'")
+        }
+        return best.coordinate
     }
 
     func feed(_ route: Route, _ directions: Directions, _ graph: RoadGraph, width: Int, height: Int) -> JSON {

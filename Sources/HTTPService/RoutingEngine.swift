@@ -1,4 +1,5 @@
 import Foundation
+import Geocoding
 import RoadGraph
 import Routing
 
@@ -16,11 +17,16 @@ public struct ServiceLimits: Sendable {
 /// arrays the size of the graph, so each request borrows one and gives it back.
 public final class RoutingEngine: @unchecked Sendable {
     public let graphs: [TravelMode: RoadGraph]
+    /// The place index, where the graph directory has one.
+    public let geocoder: Geocoder?
     private let lock = NSLock()
     private var routers: [TravelMode: [Router]] = [:]
     private var tables: [TravelMode: [TableSearch]] = [:]
 
-    public init(graphs: [TravelMode: RoadGraph]) { self.graphs = graphs }
+    public init(graphs: [TravelMode: RoadGraph], geocoder: Geocoder? = nil) {
+        self.graphs = graphs
+        self.geocoder = geocoder
+    }
 
     public func withRouter<T>(_ mode: TravelMode, _ body: (inout Router) throws -> T) throws -> T? {
         guard let graph = graphs[mode] else { return nil }

@@ -23,6 +23,7 @@ public struct WayfinderService: Sendable {
             case "/graph": return page.graphInfo()
             case "/roads": return try page.roads(request)
             case "/directions": return try DirectionsFeed(engine: engine).handle(request)
+            case "/geocode", "/reverse", "/search": return try GeocodingService(engine: engine).handle(request)
             case "/health": return .json(#"{"code":"Ok"}"#)
             case let path where path.hasPrefix("/leaflet/"): return page.leaflet(path)
             default:

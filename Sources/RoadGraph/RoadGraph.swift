@@ -338,6 +338,18 @@ public struct RoadGraph: @unchecked Sendable {
         return Geo.bearing(from: shapePoint(origin), to: shapePoint(k))
     }
 
+    /// Arcs copied for via-way restrictions, by the arc they copy. Copies follow all original arcs, so only the
+    /// tail of the arc array is read.
+    public func arcCopies() -> [UInt32: [UInt32]] {
+        var map: [UInt32: [UInt32]] = [:]
+        var a = arcCount - 1
+        while a >= 0 && arcBase[a] != UInt32(a) {
+            map[arcBase[a], default: []].append(UInt32(a))
+            a -= 1
+        }
+        return map
+    }
+
     @inlinable public func isMainNetwork(arc: UInt32) -> Bool {
         componentSize[Int(arcComponent[Int(arc)])] >= metadata.mainComponentMinimumSize
     }

@@ -10,8 +10,8 @@ public struct HierarchyMatrix: @unchecked Sendable {
     let graph: RoadGraph
     let targets: [Snap]
     private let targetEndpoints: [[SearchEndpoint]]
-    // Buckets, by arc: entries bucketStart[a]..<bucketStart[a+1].
-    private let bucketStart: [UInt32]
+    // Buckets, by arc: the entries of arc a are bucketRange[a] (only arcs the backward searches reached).
+    private let bucketRange: [UInt32: Range<Int>]
     private let bucketTarget: [UInt32]
     private let bucketWeight: [Int64]
     private let bucketLength: [Double]
@@ -23,8 +23,7 @@ public struct HierarchyMatrix: @unchecked Sendable {
         self.graph = graph
         self.targets = targets
         targetEndpoints = targets.map { graph.targetEndpoints($0) }
-        var copies: [UInt32: [UInt32]] = [:]
-        for a in 0..<UInt32(graph.arcCount) where graph.arcBase[Int(a)] != a { copies[graph.arcBase[Int(a)], default: []].append(a) }
+        let copies = graph.arcCopies()
         var entries: [(arc: UInt32, target: UInt32, weight: Int64, length: Double, atStart: Bool)] = []
         var side = UpwardSearch(count: graph.arcCount)
         for (j, endpoints) in targetEndpoints.enumerated() {
@@ -41,10 +40,15 @@ public struct HierarchyMatrix: @unchecked Sendable {
             }
         }
         entries.sort { $0.arc < $1.arc }
-        var start = [UInt32](repeating: 0, count: graph.arcCount + 1)
-        for e in entries { start[Int(e.arc) + 1] += 1 }
-        for i in 0..<graph.arcCount { start[i + 1] += start[i] }
-        bucketStart = start
+        var ranges: [UInt32: Range<Int>] = [:]
+        var k = 0
+        while k < entries.count {
+            var end = k + 1
+            while end < entries.count && entries[end].arc == entries[k].arc { end += 1 }
+            ranges[entries[k].arc] = k..<end
+            k = end
+        }
+        bucketRange = ranges
         bucketTarget = entries.map(\.target)
         bucketWeight = entries.map(\.weight)
         bucketLength = entries.map(\.length)
@@ -95,8 +99,8 @@ public struct HierarchyMatrix: @unchecked Sendable {
             }
         }
         search.run(graph, starts: starts, upward: true) { arc, weight, length, atStart in
-            let a = Int(arc)
-            for k in Int(bucketStart[a])..<Int(bucketStart[a + 1]) {
+            guard let range = bucketRange[arc] else { return }
+            for k in range {
                 // Both labels being starting labels means travel inside one arc: handled above.
                 if atStart && bucketAtStart[k] { continue }
                 offer(Int(bucketTarget[k]), weight + bucketWeight[k], length + bucketLength[k])

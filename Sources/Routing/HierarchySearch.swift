@@ -7,6 +7,7 @@ public struct HierarchySearch {
     private var forward = Side()
     private var backward = Side()
     private var duplicates: [UInt32: [UInt32]]?
+    private var duplicatesOf: MappedFile?
 
     struct Side {
         var distance: [Int64] = []
@@ -44,12 +45,11 @@ public struct HierarchySearch {
 
     public init() {}
 
-    /// Copies of arcs made for via-way restrictions, by the arc they copy: a path may reach a target through one.
     private mutating func copies(in graph: RoadGraph) -> [UInt32: [UInt32]] {
-        if let duplicates { return duplicates }
-        var map: [UInt32: [UInt32]] = [:]
-        for a in 0..<UInt32(graph.arcCount) where graph.arcBase[Int(a)] != a { map[graph.arcBase[Int(a)], default: []].append(a) }
+        if let duplicates, duplicatesOf === graph.file { return duplicates }
+        let map = graph.arcCopies()
         duplicates = map
+        duplicatesOf = graph.file
         return map
     }
 
@@ -103,6 +103,7 @@ public struct HierarchySearch {
                 if d != forward.distance[i] { continue }
                 settled += 1
                 if backward.reached(i), d + backward.distance[i] < best, valid(i) { best = d + backward.distance[i]; meeting = a }
+                if stalled(i, side: forward, start: graph.chDownStart, node: graph.chDownSource, weight: graph.chDownWeight, d) { continue }
                 for k in Int(graph.chUpStart[i])..<Int(graph.chUpStart[i + 1]) {
                     forward.offer(graph.chUpTarget[k], d + Int64(graph.chUpWeight[k]), parent: a)
                 }
@@ -112,6 +113,7 @@ public struct HierarchySearch {
                 if d != backward.distance[i] { continue }
                 settled += 1
                 if forward.reached(i), d + forward.distance[i] < best, valid(i) { best = d + forward.distance[i]; meeting = a }
+                if stalled(i, side: backward, start: graph.chUpStart, node: graph.chUpTarget, weight: graph.chUpWeight, d) { continue }
                 for k in Int(graph.chDownStart[i])..<Int(graph.chDownStart[i + 1]) {
                     backward.offer(graph.chDownSource[k], d + Int64(graph.chDownWeight[k]), parent: a)
                 }
@@ -135,6 +137,18 @@ public struct HierarchySearch {
             a = next
         }
         return SearchResult(cost: UInt32(best), arcs: arcs.map { graph.arcBase[Int($0)] }, settled: settled)
+    }
+
+    /// Stall-on-demand: an arc reached more cheaply from a higher arc than by its own label is not on a shortest
+    /// path from this side's start, so its edges need not be relaxed (its label still counts for meeting).
+    private func stalled(_ i: Int, side: Side, start: UnsafeBufferPointer<UInt32>, node: UnsafeBufferPointer<UInt32>,
+                         weight: UnsafeBufferPointer<UInt32>, _ d: Int64) -> Bool
+    {
+        for k in Int(start[i])..<Int(start[i + 1]) {
+            let x = Int(node[k])
+            if side.reached(x) && side.distance[x] + Int64(weight[k]) < d { return true }
+        }
+        return false
     }
 
     /// Appends the arcs after `from` up to and including `to` along the hierarchy edge from→to.

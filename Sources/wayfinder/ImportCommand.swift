@@ -82,6 +82,10 @@ final class ProgressReporter {
                 lastPrinted[mode == .driving ? 10 : 11] = Int(fraction * 4)
                 write("contracting \(mode.rawValue): \(Int(fraction * 100))%\n")
             }
+        case .indexedPlaces(let stats):
+            finish()
+            write(String(format: "indexed places in %.1f s: %d places, %d streets, %d addresses, %d POIs, %d boundaries\n",
+                         stats.seconds, stats.places, stats.streets, stats.addresses, stats.pois, stats.areas))
         case .contracted(let mode, let stats):
             finish()
             write(String(format: "contracted %@ in %.1f s: %d arcs, %d shortcuts\n", mode.rawValue, stats.seconds,

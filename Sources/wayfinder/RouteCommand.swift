@@ -1,4 +1,5 @@
 import Foundation
+import Geocoding
 import Guidance
 import RoadGraph
 import RouteFormats
@@ -38,8 +39,11 @@ enum RouteCommand {
         let algorithm: SearchAlgorithm = try args.choice("--algorithm", default: .automatic)
         let mode = try args.mode()
         let options = DirectionsOptions(language: args["--language"] ?? "en", units: try args.choice("--units", default: .metric))
-        guard args.positional.count >= 2 else { throw CommandError.usage("route needs at least two lat,lon points") }
-        let points = try args.positional.map(parseCoordinate)
+        guard args.positional.count >= 2 else { throw CommandError.usage("route needs at least two points (lat,lon or a place name)") }
+        let (points, places) = try resolvePoints(args.positional, graphDirectory: args["--graph"], language: options.language)
+        for (i, place) in places.enumerated() where place != nil && format == .text {
+            print("\(i == 0 ? "From" : i == places.count - 1 ? "To" : "Via"): \(place!.name) (\(place!.coordinate))")
+        }
         let graph = try loadGraph(directory: args["--graph"], mode: mode)
         if algorithm == .ch && !graph.hasHierarchy {
             throw CommandError.badInput("the \(mode.rawValue) graph has no contraction hierarchy (imported with --no-contraction)")
@@ -67,6 +71,35 @@ enum RouteCommand {
             default: throw CommandError(message: error.description, code: .badInput, osrmCode: error.code)
             }
         }
+    }
+
+    /// `lat,lon` as given, or a place name looked up in the graph's place index (the best candidate is used).
+    static func resolvePoints(_ texts: [String], graphDirectory: String?, language: String)
+        throws -> ([Coordinate], [Placemark?])
+    {
+        var geocoder: Geocoder?
+        var points: [Coordinate] = [], places: [Placemark?] = []
+        for text in texts {
+            if let point = try? parseCoordinate(text) {
+                points.append(point)
+                places.append(nil)
+                continue
+            }
+            // Something that looks like numbers but is not a valid coordinate is an error, not a name.
+            if text.allSatisfy({ $0.isNumber || ",.-+ ;".contains($0) }) { _ = try parseCoordinate(text) }
+            if geocoder == nil {
+                guard let directory = graphDirectory else { throw CommandError.usage("--graph is required") }
+                do { geocoder = try Geocoder(graphDirectory: directory) } catch { throw CommandError.badInput("\(error)") }
+            }
+            let near = points.last
+            guard let best = try geocoder!.forward(text, near: near, limit: 1, language: language).first else {
+                let closest = try geocoder!.forward(String(text.prefix(3)), limit: 3, language: language).map(\.name)
+                throw CommandError.badInput("\(GeocodingError.noMatch(text, closest: closest))")
+            }
+            points.append(best.coordinate)
+            places.append(best)
+        }
+        return (points, places)
     }
 
     static func render(_ route: Route, _ directions: Directions, _ graph: RoadGraph, _ format: RouteFormat) -> String {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Geocoding
 import HTTPService
 import RoadGraph
 
@@ -9,7 +10,7 @@ enum ServeCommand {
     Usage: wayfinder serve --graph <dir> [--host 127.0.0.1] [--port 5000] [--threads N] [limits]
 
     Serves OSRM v5's /route, /table and /nearest for the driving (car) and walking (foot) profiles, the map page at
-    /, and /directions for renderers. Binds to loopback unless told otherwise; --port 0 picks a free port. Logs one
+    /, /directions for renderers, and /geocode, /reverse and /search over the place index. Binds to loopback unless told otherwise; --port 0 picks a free port. Logs one
     line per request on stderr; stops cleanly on SIGINT or SIGTERM.
 
     Limits:
@@ -36,15 +37,10 @@ enum ServeCommand {
 
         var graphs: [TravelMode: RoadGraph] = [:]
         for mode in TravelMode.allCases { graphs[mode] = try loadGraph(directory: args["--graph"], mode: mode) }
-        let service = WayfinderService(engine: RoutingEngine(graphs: graphs), limits: limits)
-        let server = HTTPServer(handler: { service.handle($0) }, log: !args.has("--quiet"))
-        do {
-            try server.start(host: host, port: port, threads: threads, timeoutSeconds: timeout)
-        } catch {
-            throw CommandError.badInput("\(error)")
-        }
-        FileHandle.standardError.write(Data("wayfinder: listening on http://\(host):\(server.port) with \(threads) threads\n".utf8))
-
+        // Geocoding endpoints answer when the import built a place index.
+        let geocoder = try? Geocoder(graphDirectory: args["--graph"]!)
+        let service = WayfinderService(engine: RoutingEngine(graphs: graphs, geocoder: geocoder), limits: limits)
+        // Signal handling first, so a SIGTERM that arrives as soon as the server answers is never lost.
         let stop = DispatchSemaphore(value: 0)
         var sources: [DispatchSourceSignal] = []
         for signalNumber in [SIGINT, SIGTERM] {
@@ -54,6 +50,14 @@ enum ServeCommand {
             source.resume()
             sources.append(source)
         }
+        let server = HTTPServer(handler: { service.handle($0) }, log: !args.has("--quiet"))
+        do {
+            try server.start(host: host, port: port, threads: threads, timeoutSeconds: timeout)
+        } catch {
+            throw CommandError.badInput("\(error)")
+        }
+        FileHandle.standardError.write(Data("wayfinder: listening on http://\(host):\(server.port) with \(threads) threads\n".utf8))
+
         stop.wait()
         server.stop()
         FileHandle.standardError.write(Data("wayfinder: stopped\n".utf8))

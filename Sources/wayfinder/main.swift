@@ -11,6 +11,10 @@ Usage:
   wayfinder route --graph <dir> [--mode driving|walking] [--format text|json|geojson|polyline|polyline6]
                   [--language en|zh] [--units metric|imperial] <lat,lon> <lat,lon> [<lat,lon> ...]
   wayfinder matrix --graph <dir> [--mode driving|walking] --sources S [--destinations D] [--format csv|json|protobuf]
+  wayfinder geocode --graph <dir> [--near lat,lon] [--limit N] [--format text|json|geojson] "query"
+  wayfinder reverse --graph <dir> lat,lon
+  wayfinder search --graph <dir> --near lat,lon [--radius 2km] "school"
+  wayfinder geobench --graph <dir>
   wayfinder serve --graph <dir> [--host 127.0.0.1] [--port 5000] [--threads N]
   wayfinder info --graph <dir>
   wayfinder bench --graph <dir> [--mode driving|walking] [--queries N] [--seed S]
@@ -40,6 +44,10 @@ do {
     case "bench": status = try BenchCommand.run(rest)
     case "serve": status = try ServeCommand.run(rest)
     case "matrix": status = try MatrixCommand.run(rest)
+    case "geocode": status = try GeocodeCommand.geocode(rest)
+    case "reverse": status = try GeocodeCommand.reverse(rest)
+    case "search": status = try GeocodeCommand.search(rest)
+    case "geobench": status = try GeoBenchCommand.run(rest)
     default: throw CommandError.usage("unknown command '\(command)'; see 'wayfinder --help'")
     }
 } catch let error as CommandError {

@@ -221,6 +221,24 @@ import Testing
         _ = directory
     }
 
+    @Test func geocodingCommandsAndRoutesBetweenNames() throws {
+        let g = Self.graph.1
+        let found = try Self.run(["geocode", "--graph", g, "--format", "json", "Lonnrotinkatu"])
+        #expect(found.status == 0)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(found.stdout.utf8)) as? [String: Any])
+        let first = try #require((json["features"] as? [[String: Any]])?.first)
+        let properties = try #require((first["properties"] as? [String: Any])?["geocoding"] as? [String: Any])
+        #expect(properties["name"] as? String == "Lönnrotinkatu")
+        let reverse = try Self.run(["reverse", "--graph", g, "--format", "geojson", "60.1699,24.9384"])
+        #expect(reverse.status == 0 && reverse.stdout.contains("\"title\""))
+        let search = try Self.run(["search", "--graph", g, "--near", "60.1699,24.9384", "--radius", "1km", "restaurant"])
+        #expect(search.status == 0 && search.stdout.contains("amenity=restaurant"))
+        let route = try Self.run(["route", "--graph", g, "--mode", "walking", "Kampin kappeli", "Tuomiokirkko"])
+        #expect(route.status == 0 && route.stdout.hasPrefix("From: "), "\(route.stderr)")
+        let missing = try Self.run(["route", "--graph", g, "Xyzzyq Plaza", "60.1756,24.9412"])
+        #expect(missing.status == 2 && missing.stderr.contains("no place matches"))
+    }
+
     @Test func negativeCoordinatesAreNotOptions() throws {
         let r = try Self.run(["route", "--graph", Self.graph.1, "-33.86,151.21", "-33.87,151.20"])
         #expect(r.status == 2 && r.stderr.contains("NoSegment"), "Sydney is not in the Helsinki graph: \(r.stderr)")

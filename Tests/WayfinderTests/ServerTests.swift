@@ -34,9 +34,16 @@ import Testing
             base = String(line[range])
         }
 
+        /// SIGTERM, then up to ten seconds for a clean exit; a server that does not stop is killed and reported.
         func stop() -> Int32 {
-            process.terminate()  // SIGTERM
-            process.waitUntilExit()
+            process.terminate()
+            let deadline = Date().addingTimeInterval(10)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                return -1
+            }
             return process.terminationStatus
         }
     }
@@ -45,7 +52,7 @@ import Testing
         let semaphore = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var result: (Int, Data, String)?
         guard let target = URL(string: url) else { throw OracleMismatch(message: "bad URL \(url)") }
-        URLSession.shared.dataTask(with: target) { data, response, _ in
+        URLSession.shared.dataTask(with: URLRequest(url: target, timeoutInterval: 30)) { data, response, _ in
             let http = response as? HTTPURLResponse
             result = (http?.statusCode ?? 0, data ?? Data(), http?.value(forHTTPHeaderField: "Content-Type") ?? "")
             semaphore.signal()
@@ -201,6 +208,22 @@ import Testing
         let apple = try Self.json("\(server.base)/directions?saddr=60.1699,24.9384&daddr=60.1756,24.9412&dirflg=d")
         let line = (apple.object["features"] as? [[String: Any]])?.first
         #expect(((line?["properties"] as? [String: Any])?["mode"] as? String) == "driving")
+    }
+
+    @Test func geocodingEndpoints() throws {
+        let server = try Server()
+        defer { _ = server.stop() }
+        let geocode = try Self.json("\(server.base)/geocode?q=Lonnrotinkatu&limit=3")
+        let features = try #require(geocode.object["features"] as? [[String: Any]])
+        #expect(geocode.status == 200 && !features.isEmpty && features.count <= 3)
+        let reverse = try Self.json("\(server.base)/reverse?lat=60.1699&lon=24.9384")
+        #expect((reverse.object["features"] as? [Any])?.count == 1)
+        let search = try Self.json("\(server.base)/search?q=pharmacy&near=60.1699,24.9384&radius=500")
+        #expect(((search.object["features"] as? [Any])?.count ?? 0) >= 1)
+        let named = try Self.json("\(server.base)/directions?from=Kampin%20kappeli&to=60.1756,24.9412&mode=walking")
+        #expect(named.status == 200 && named.object["type"] as? String == "FeatureCollection")
+        #expect(try Self.json("\(server.base)/geocode").status == 400)
+        #expect(try Self.json("\(server.base)/reverse?lat=100&lon=1").status == 400)
     }
 
     @Test func mapPageAndRoadLayer() throws {

@@ -61,6 +61,11 @@ final class TestMap {
                           ["type": "restriction", "restriction": kind].merging(extraTags) { $1 }))
     }
 
+    /// Any relation, e.g. a boundary: members as (type, ref, role).
+    func relation(_ members: [(type: String, ref: Int64, role: String)], _ tags: [String: String]) {
+        relations.append((Int64(relations.count + 1), members, tags))
+    }
+
     func restriction(_ kind: String, from: Int64, viaWays: [Int64], to: Int64) {
         relations.append((Int64(relations.count + 1),
                           [("way", from, "from")] + viaWays.map { ("way", $0, "via") } + [("way", to, "to")],
@@ -96,9 +101,14 @@ final class TestMap {
         return out + "</osm>\n"
     }
 
+    /// Where the last `build()` imported to (kept as long as the map).
+    private(set) var directory: TemporaryDirectory?
+    var graphDirectory: String { directory!.path + "/graph" }
+
     /// Imports the map and loads both graphs.
     func build() throws -> (driving: RoadGraph, walking: RoadGraph) {
         let directory = try TemporaryDirectory()
+        self.directory = directory
         let input = directory.path + "/map.osm"
         try xml().write(toFile: input, atomically: true, encoding: .utf8)
         _ = try GraphImporter.importGraphs(from: input, to: directory.path + "/graph")

@@ -77,3 +77,43 @@ uint32_t wf_file_crc32(const char *path, int *ok);
 #endif
 
 #endif
+
+#ifndef OSM_PLACES_READER_H
+#define OSM_PLACES_READER_H
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// What the geocoding index needs: named or addressed nodes, named or addressed ways with their geometry, and
+/// boundary areas (administrative and postal code) assembled into rings by libosmium's area assembler.
+typedef struct wf_place_data {
+    size_t string_count;
+    const uint64_t *string_offsets;
+    const char *strings;
+    const wf_tag *tags;
+
+    size_t feature_count;
+    const char *feature_kinds;             ///< 'n' node, 'w' way, 'a' area
+    const int64_t *feature_ids;            ///< OSM id (for areas: the way or relation id)
+    const uint64_t *feature_tag_offsets;   ///< feature_count + 1
+    const uint64_t *feature_point_offsets; ///< feature_count + 1, into the points
+    const uint64_t *feature_ring_offsets;  ///< feature_count + 1, into the rings (areas only)
+    size_t point_count;
+    const int32_t *point_lats;
+    const int32_t *point_lons;
+    size_t ring_count;
+    const uint64_t *ring_ends;             ///< absolute end (exclusive) of each ring in the points
+    const uint8_t *ring_is_outer;
+    /// 1 when boundaries could not be assembled (an unsorted file): places have no containing areas.
+    int areas_skipped;
+
+    void *owner;
+} wf_place_data;
+
+wf_place_data *wf_places_read(const char *path, char *error, size_t error_size);
+void wf_places_free(wf_place_data *data);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

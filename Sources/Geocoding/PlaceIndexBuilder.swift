@@ -1,0 +1,289 @@
+import Foundation
+import OSMReaderShim
+import RoadGraph
+
+/// Builds `places.sqlite` beside the graphs: every named place, street (the ways of one street merged per
+/// neighbourhood), address and POI, with the administrative areas that contain it, in an FTS5 full-text index and
+/// an R*Tree. Boundaries are libosmium-assembled areas, tested point-in-polygon.
+public enum PlaceIndexBuilder {
+    public struct Statistics: Sendable {
+        public var places = 0, streets = 0, addresses = 0, pois = 0, areas = 0
+        public var seconds = 0.0
+        /// Boundaries could not be assembled (unsorted input).
+        public var areasSkipped = false
+    }
+
+    static let poiKeys = ["amenity", "shop", "tourism", "leisure", "office", "public_transport", "railway", "historic",
+                          "craft", "healthcare", "sport", "man_made", "natural", "aeroway"]
+    static let nameKeys = ["name", "alt_name", "old_name", "short_name", "official_name", "loc_name", "int_name"]
+
+    struct Feature {
+        var kind: Character
+        var id: Int64
+        var tags: [String: String]
+        var points: [Coordinate]
+        var rings: [(outer: Bool, points: [Coordinate])]
+    }
+
+    public static func build(osmFile: String, databasePath: String) throws -> Statistics {
+        let started = Date()
+        var error = [CChar](repeating: 0, count: 512)
+        guard let raw = wf_places_read(osmFile, &error, error.count) else {
+            throw SQLiteDatabase.Error(description: "cannot read places: \(String(cString: error))")
+        }
+        defer { wf_places_free(raw) }
+        let features = decode(raw.pointee)
+        let areas = features.filter { $0.kind == "a" }.compactMap(AdminArea.init).filter { !$0.bounds.isEmpty }
+        let locator = AreaLocator(areas: areas)
+        var entries: [PlaceEntry] = []
+        var streetWays: [Feature] = []
+        for feature in features where feature.kind != "a" {
+            let tags = feature.tags
+            if tags["highway"] != nil, feature.kind == "w" {
+                if tags["name"] != nil { streetWays.append(feature) }
+                continue
+            }
+            if let entry = PlaceEntry(feature: feature) { entries.append(entry) }
+        }
+        entries += mergeStreets(streetWays)
+        // An administrative area is searchable by name unless a place node of that name lies inside it (the
+        // usual way a town is mapped): then the node stands for it, and takes the area's extent.
+        for area in areas where area.kind == .administrative && !area.name.isEmpty {
+            if let i = entries.firstIndex(where: { $0.kind == .place && $0.name == area.name && area.contains($0.center) }) {
+                entries[i].bounds = area.bounds
+            } else {
+                entries.append(PlaceEntry(area: area))
+            }
+        }
+        // Objects whose nodes are all missing from a clipped extract have no position.
+        entries.removeAll { $0.bounds.isEmpty || !$0.center.isValid }
+        for i in entries.indices { locator.fill(&entries[i]) }
+
+        try? FileManager.default.removeItem(atPath: databasePath)
+        let db = try SQLiteDatabase(path: databasePath, readOnly: false)
+        try db.execute("""
+            PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;
+            CREATE TABLE place(id INTEGER PRIMARY KEY, kind TEXT, category TEXT, name TEXT, names TEXT, housenumber TEXT,
+              street TEXT, postcode TEXT, locality TEXT, sublocality TEXT, region TEXT, subregion TEXT, country TEXT,
+              country_code TEXT, lat REAL, lon REAL, minlat REAL, minlon REAL, maxlat REAL, maxlon REAL,
+              importance REAL, osm_type TEXT, osm_id INTEGER, geometry BLOB);
+            CREATE VIRTUAL TABLE place_fts USING fts5(names, address, content='', tokenize='unicode61 remove_diacritics 2', prefix='1 2 3');
+            CREATE VIRTUAL TABLE place_vocab USING fts5vocab(place_fts, 'row');
+            CREATE VIRTUAL TABLE place_rtree USING rtree(id, minlat, maxlat, minlon, maxlon);
+            CREATE TABLE area(id INTEGER PRIMARY KEY, kind TEXT, name TEXT, level INTEGER, iso TEXT, postcode TEXT,
+              minlat REAL, minlon REAL, maxlat REAL, maxlon REAL, rings BLOB);
+            BEGIN;
+            """)
+        var stats = Statistics()
+        stats.areasSkipped = raw.pointee.areas_skipped != 0
+        for (index, entry) in entries.enumerated() {
+            let id = Int64(index + 1)
+            try db.query("INSERT INTO place VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", [
+                .integer(id), .text(entry.kind.rawValue), .text(entry.category), .text(entry.name),
+                .text(entry.namesJSON), .text(entry.housenumber), .text(entry.street), .text(entry.postcode),
+                .text(entry.locality), .text(entry.sublocality), .text(entry.region), .text(entry.subregion),
+                .text(entry.country), .text(entry.countryCode), .real(entry.center.latitude), .real(entry.center.longitude),
+                .real(entry.bounds.minLatitude), .real(entry.bounds.minLongitude), .real(entry.bounds.maxLatitude),
+                .real(entry.bounds.maxLongitude), .real(entry.importance), .text(entry.osmType), .integer(entry.osmID),
+                .blob(entry.geometryBlob),
+            ])
+            try db.query("INSERT INTO place_fts(rowid, names, address) VALUES (?,?,?)",
+                         [.integer(id), .text(entry.nameTokens.joined(separator: " ")), .text(entry.addressTokens.joined(separator: " "))])
+            try db.query("INSERT INTO place_rtree VALUES (?,?,?,?,?)", [
+                .integer(id), .real(entry.bounds.minLatitude), .real(entry.bounds.maxLatitude),
+                .real(entry.bounds.minLongitude), .real(entry.bounds.maxLongitude),
+            ])
+            switch entry.kind {
+            case .place, .area: stats.places += 1
+            case .street: stats.streets += 1
+            case .address: stats.addresses += 1
+            case .poi: stats.pois += 1
+            }
+        }
+        for (index, area) in areas.enumerated() {
+            try db.query("INSERT INTO area VALUES (?,?,?,?,?,?,?,?,?,?,?)", [
+                .integer(Int64(index + 1)), .text(area.kind.rawValue), .text(area.name), .integer(Int64(area.level)),
+                .text(area.iso), .text(area.postcode), .real(area.bounds.minLatitude), .real(area.bounds.minLongitude),
+                .real(area.bounds.maxLatitude), .real(area.bounds.maxLongitude), .blob(area.ringBlob),
+            ])
+        }
+        stats.areas = areas.count
+        try db.execute("COMMIT; INSERT INTO place_fts(place_fts) VALUES('optimize');")
+        stats.seconds = Date().timeIntervalSince(started)
+        return stats
+    }
+
+    static func decode(_ d: wf_place_data) -> [Feature] {
+        var cache = [String?](repeating: nil, count: d.string_count)
+        func string(_ id: UInt32) -> String {
+            if let s = cache[Int(id)] { return s }
+            let s = String(cString: d.strings + Int(d.string_offsets[Int(id)]))
+            cache[Int(id)] = s
+            return s
+        }
+        func point(_ i: Int) -> Coordinate { Coordinate(fixedLatitude: d.point_lats[i], fixedLongitude: d.point_lons[i]) }
+        var features: [Feature] = []
+        features.reserveCapacity(d.feature_count)
+        for f in 0..<d.feature_count {
+            var tags: [String: String] = [:]
+            for t in Int(d.feature_tag_offsets[f])..<Int(d.feature_tag_offsets[f + 1]) {
+                tags[string(d.tags[t].key)] = string(d.tags[t].value)
+            }
+            let kind = Character(UnicodeScalar(UInt8(bitPattern: d.feature_kinds[f])))
+            let pointRange = Int(d.feature_point_offsets[f])..<Int(d.feature_point_offsets[f + 1])
+            var rings: [(outer: Bool, points: [Coordinate])] = []
+            var ringStart = pointRange.lowerBound
+            for r in Int(d.feature_ring_offsets[f])..<Int(d.feature_ring_offsets[f + 1]) {
+                let end = Int(d.ring_ends[r])
+                rings.append((d.ring_is_outer[r] == 1, (ringStart..<end).map(point)))
+                ringStart = end
+            }
+            features.append(Feature(kind: kind, id: d.feature_ids[f], tags: tags,
+                                    points: kind == "a" ? [] : pointRange.map(point), rings: rings))
+        }
+        return features
+    }
+
+    /// Ways of one street name merged where they lie within a few hundred metres of each other (one entry per
+    /// neighbourhood, not one per OSM way).
+    static func mergeStreets(_ ways: [Feature]) -> [PlaceEntry] {
+        var byName: [String: [Int]] = [:]
+        for (i, way) in ways.enumerated() { byName[TextNormalizer.fold(way.tags["name"]!), default: []].append(i) }
+        var entries: [PlaceEntry] = []
+        let joinDistance = 300.0
+        for (_, members) in byName {
+            var parent = Array(members.indices)
+            func root(_ x: Int) -> Int { var x = x; while parent[x] != x { parent[x] = parent[parent[x]]; x = parent[x] }; return x }
+            let boxes = members.map { m -> BoundingBox in
+                var b = BoundingBox.empty
+                for p in ways[m].points { b.extend(p) }
+                return b
+            }
+            for a in members.indices {
+                for b in (a + 1)..<members.count where boxesNear(boxes[a], boxes[b], metres: joinDistance) {
+                    let ra = root(a), rb = root(b)
+                    if ra != rb { parent[ra] = rb }
+                }
+            }
+            var clusters: [Int: [Int]] = [:]
+            for k in members.indices { clusters[root(k), default: []].append(members[k]) }
+            for cluster in clusters.values {
+                entries.append(PlaceEntry(street: cluster.map { ways[$0] }))
+            }
+        }
+        return entries
+    }
+
+    static func boxesNear(_ a: BoundingBox, _ b: BoundingBox, metres: Double) -> Bool {
+        guard !a.isEmpty, !b.isEmpty else { return false }
+        let dLat = max(0, max(a.minLatitude, b.minLatitude) - min(a.maxLatitude, b.maxLatitude)) * 111_195
+        let scale = cos(a.minLatitude * Double.pi / 180) * 111_195
+        let dLon = max(0, max(a.minLongitude, b.minLongitude) - min(a.maxLongitude, b.maxLongitude)) * scale
+        return (dLat * dLat + dLon * dLon).squareRoot() <= metres
+    }
+}
+
+/// An administrative or postal-code boundary.
+struct AdminArea {
+    enum Kind: String { case administrative, postal }
+    var kind: Kind
+    var name: String
+    var level: Int
+    var iso: String
+    var postcode: String
+    var rings: [(outer: Bool, points: [Coordinate])]
+    var bounds: BoundingBox
+
+    init(kind: Kind, name: String, level: Int, iso: String, postcode: String,
+         rings: [(outer: Bool, points: [Coordinate])], bounds: BoundingBox)
+    {
+        self.kind = kind
+        self.name = name
+        self.level = level
+        self.iso = iso
+        self.postcode = postcode
+        self.rings = rings
+        self.bounds = bounds
+    }
+
+    init?(_ feature: PlaceIndexBuilder.Feature) {
+        let tags = feature.tags
+        guard !feature.rings.isEmpty else { return nil }
+        if tags["boundary"] == "postal_code" {
+            kind = .postal
+            level = 99
+        } else if tags["boundary"] == "administrative", let level = tags["admin_level"].flatMap({ Int($0) }) {
+            kind = .administrative
+            self.level = level
+        } else {
+            return nil
+        }
+        name = tags["name"] ?? ""
+        iso = tags["ISO3166-1:alpha2"] ?? tags["ISO3166-1"] ?? tags["country_code"]?.uppercased() ?? ""
+        postcode = tags["postal_code"] ?? ""
+        rings = feature.rings
+        var b = BoundingBox.empty
+        for ring in rings where ring.outer { for p in ring.points { b.extend(p) } }
+        bounds = b
+    }
+
+    /// Even-odd rule over all rings: holes come out right without matching them to their outer ring.
+    func contains(_ p: Coordinate) -> Bool {
+        guard bounds.contains(p) else { return false }
+        var inside = false
+        for ring in rings {
+            let points = ring.points
+            guard points.count >= 3 else { continue }
+            var j = points.count - 1
+            for i in 0..<points.count {
+                let a = points[i], b = points[j]
+                if (a.latitude > p.latitude) != (b.latitude > p.latitude) {
+                    let x = (b.longitude - a.longitude) * (p.latitude - a.latitude) / (b.latitude - a.latitude) + a.longitude
+                    if p.longitude < x { inside.toggle() }
+                }
+                j = i
+            }
+        }
+        return inside
+    }
+
+    var ringBlob: [UInt8] {
+        var values: [Double] = []
+        for ring in rings {
+            values.append(ring.outer ? 1 : 0)
+            values.append(Double(ring.points.count))
+            for p in ring.points { values += [p.latitude, p.longitude] }
+        }
+        return values.withUnsafeBytes { Array($0) }
+    }
+}
+
+/// Which areas contain a point, smallest (highest admin level) last.
+struct AreaLocator {
+    let areas: [AdminArea]
+
+    func containing(_ p: Coordinate) -> [AdminArea] {
+        areas.filter { $0.contains(p) }.sorted { $0.level < $1.level }
+    }
+
+    /// Placemark fields from the containing areas: country (2), region (3-4), subregion (5-6), locality (7-8),
+    /// sublocality (9-10), postal code; address tags win where the object has them.
+    func fill(_ entry: inout PlaceEntry) {
+        for area in containing(entry.center) {
+            switch (area.kind, area.level) {
+            case (.postal, _): if entry.postcode.isEmpty { entry.postcode = area.postcode.isEmpty ? area.name : area.postcode }
+            case (_, 2):
+                entry.country = area.name
+                if entry.countryCode.isEmpty { entry.countryCode = area.iso }
+            case (_, 3...4): entry.region = area.name
+            case (_, 5...6): entry.subregion = area.name
+            case (_, 7...8): if entry.locality.isEmpty || entry.localityFromTag { entry.locality = area.name; entry.localityFromTag = false }
+            case (_, 9...10): if entry.sublocality.isEmpty { entry.sublocality = area.name }
+            default: break
+            }
+        }
+        entry.addressTokens += [entry.locality, entry.sublocality, entry.region, entry.country]
+            .filter { !$0.isEmpty }.flatMap(TextNormalizer.tokens)
+        entry.addressTokens = Array(NSOrderedSet(array: entry.addressTokens)) as? [String] ?? entry.addressTokens
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Geocoding
+import RoadGraph
+
+/// `wayfinder geobench`: the geocoding targets measured on an imported extract.
+enum GeoBenchCommand {
+    static let help = """
+    Usage: wayfinder geobench --graph <dir> [--limit N]
+
+    For every address (up to N): the query "street housenumber" must find that address first, within 30 m; reverse
+    geocoding at its position must name its street. For every named place: each of its name:xx names must find it
+    (first result within 1 km). Prints the rates and median/p95 latencies.
+    """
+
+    static func run(_ raw: [String]) throws -> ExitCode {
+        let args = try Arguments(raw, flags: ["--help"], options: ["--graph", "--limit"])
+        if args.has("--help") { print(help); return .ok }
+        let limit = try args.integer("--limit", default: 100_000, range: 1...10_000_000)
+        guard let directory = args["--graph"] else { throw CommandError.usage("--graph is required") }
+        let geocoder: Geocoder
+        do { geocoder = try Geocoder(graphDirectory: directory) } catch { throw CommandError.badInput("\(error)") }
+        let addresses = Array(try geocoder.allAddresses().prefix(limit))
+        var forwardTimes: [Double] = [], reverseTimes: [Double] = []
+        var found = 0, streetOK = 0
+        for a in addresses {
+            var start = DispatchTime.now()
+            let first = try geocoder.forward("\(a.street) \(a.housenumber)", limit: 1).first
+            forwardTimes.append(BenchCommand.milliseconds(since: start))
+            if let first, Geo.distance(first.coordinate, a.position) <= 30 { found += 1 }
+            start = DispatchTime.now()
+            let reverse = try geocoder.reverse(a.position)
+            reverseTimes.append(BenchCommand.milliseconds(since: start))
+            if let reverse, TextNormalizer.fold(reverse.thoroughfare) == TextNormalizer.fold(a.street) { streetOK += 1 }
+        }
+        let places = try geocoder.placesWithNames()
+        var variants = 0, variantsFound = 0
+        var misses: [String] = []
+        for place in places {
+            for name in place.variants {
+                variants += 1
+                if let first = try geocoder.forward(name, limit: 1).first, Geo.distance(first.coordinate, place.position) <= 1000 {
+                    variantsFound += 1
+                } else if misses.count < 5 {
+                    misses.append(name)
+                }
+            }
+        }
+        func rate(_ a: Int, _ b: Int) -> String { b == 0 ? "n/a" : String(format: "%.2f%% (%d/%d)", 100 * Double(a) / Double(b), a, b) }
+        print("place index \(directory)")
+        print("addresses: \"street housenumber\" finds the address first within 30 m: \(rate(found, addresses.count))")
+        print("addresses: reverse geocoding names the street: \(rate(streetOK, addresses.count))")
+        print("places: found by each of their names (name, name:xx, …): \(rate(variantsFound, variants))"
+            + (misses.isEmpty ? "" : "; e.g. missed \(misses.joined(separator: ", "))"))
+        print("forward query median \(BenchCommand.format(BenchCommand.median(forwardTimes))) ms, p95 \(BenchCommand.format(BenchCommand.percentile(forwardTimes, 0.95))) ms; "
+            + "reverse median \(BenchCommand.format(BenchCommand.median(reverseTimes))) ms, p95 \(BenchCommand.format(BenchCommand.percentile(reverseTimes, 0.95))) ms")
+        return .ok
+    }
+}
