@@ -1,6 +1,7 @@
 // libosmium behind a C API. Two passes: ways and relations first (to learn which nodes matter), then nodes, so
 // unsorted files read correctly. Every C++ exception is caught here and becomes an error string.
 #include "osm_reader_shim.h"
+#include "tag_table.hpp"
 
 #include <osmium/io/any_input.hpp>
 #include <osmium/handler.hpp>
@@ -19,12 +20,7 @@
 
 namespace {
 
-struct Data {
-    std::vector<uint64_t> string_offsets;
-    std::vector<char> strings;
-    std::unordered_map<std::string, uint32_t> string_ids;
-
-    std::vector<wf_tag> tags;
+struct Data : TagTable {
 
     std::vector<int64_t> node_ids;
     std::vector<int32_t> node_lats, node_lons;
@@ -43,22 +39,6 @@ struct Data {
     std::vector<wf_member> members;
 
     wf_osm_data view{};
-
-    uint32_t intern(const char *text) {
-        std::string key{text};
-        auto found = string_ids.find(key);
-        if (found != string_ids.end()) return found->second;
-        auto id = static_cast<uint32_t>(string_offsets.size());
-        string_offsets.push_back(strings.size());
-        strings.insert(strings.end(), key.begin(), key.end());
-        strings.push_back('\0');
-        string_ids.emplace(std::move(key), id);
-        return id;
-    }
-
-    void add_tags(const osmium::TagList &list) {
-        for (const auto &tag : list) tags.push_back(wf_tag{intern(tag.key()), intern(tag.value())});
-    }
 };
 
 bool is_road_or_ferry(const osmium::TagList &tags) {

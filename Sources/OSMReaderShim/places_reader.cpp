@@ -2,6 +2,7 @@
 // Passes: relations (for the multipolygon manager), nodes (locations and point features), ways (geometry and
 // way features; the manager assembles areas as their member ways arrive). Exceptions become an error string.
 #include "osm_reader_shim.h"
+#include "tag_table.hpp"
 
 #include <osmium/area/assembler.hpp>
 #include <osmium/area/multipolygon_manager.hpp>
@@ -23,11 +24,7 @@
 
 namespace {
 
-struct Places {
-    std::vector<uint64_t> string_offsets;
-    std::vector<char> strings;
-    std::unordered_map<std::string, uint32_t> string_ids;
-    std::vector<wf_tag> tags;
+struct Places : TagTable {
     std::vector<char> kinds;
     std::vector<int64_t> ids;
     std::vector<uint64_t> tag_offsets{0}, point_offsets{0}, ring_offsets{0};
@@ -37,22 +34,10 @@ struct Places {
     bool areas_skipped = false;
     wf_place_data view{};
 
-    uint32_t intern(const char *text) {
-        std::string key{text};
-        auto found = string_ids.find(key);
-        if (found != string_ids.end()) return found->second;
-        auto id = static_cast<uint32_t>(string_offsets.size());
-        string_offsets.push_back(strings.size());
-        strings.insert(strings.end(), key.begin(), key.end());
-        strings.push_back('\0');
-        string_ids.emplace(std::move(key), id);
-        return id;
-    }
-
     void begin(char kind, int64_t id, const osmium::TagList &list) {
         kinds.push_back(kind);
         ids.push_back(id);
-        for (const auto &tag : list) tags.push_back(wf_tag{intern(tag.key()), intern(tag.value())});
+        add_tags(list);
         tag_offsets.push_back(tags.size());
     }
 
