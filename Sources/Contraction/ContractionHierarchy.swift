@@ -120,7 +120,10 @@ public struct HierarchyBuilder {
                 progress(Double(nextRank) / Double(n))
             }
         }
+        outEdges = []
+        inEdges = []
         for v in 0..<n {
+            defer { upLists[v] = []; downLists[v] = [] }  // free as we go: the lists and the result never coexist whole
             for e in upLists[v] {
                 result.upTarget.append(e.node); result.upWeight.append(e.weight)
                 result.upMiddle.append(e.middle); result.upLength.append(e.length)

@@ -46,12 +46,13 @@ public enum GraphImporter {
         guard crcOK != 0 else { throw ImportError.unreadableInput("cannot read \(input)") }
         let size = (try? fileManager.attributesOfItem(atPath: input)[.size] as? UInt64) ?? 0
 
-        let osm = try OSMData(reading: input) { pass, done, total in report(.reading(pass: pass, done: done, total: total)) }
+        // Optional so the OSM arrays can be released before the memory-hungry contraction.
+        var osm: OSMData? = try OSMData(reading: input) { pass, done, total in report(.reading(pass: pass, done: done, total: total)) }
         var summary = ImportSummary(input: input, output: output)
-        summary.nodes = osm.nodeCount
-        summary.ways = osm.wayCount
-        summary.relations = osm.relationCount
-        if osm.wayCount == 0 { report(.warning("\(input) contains no highway ways: both graphs are empty")) }
+        summary.nodes = osm!.nodeCount
+        summary.ways = osm!.wayCount
+        summary.relations = osm!.relationCount
+        if osm!.wayCount == 0 { report(.warning("\(input) contains no highway ways: both graphs are empty")) }
 
         let outputURL = URL(fileURLWithPath: output).standardizedFileURL
         let parent = outputURL.deletingLastPathComponent()
@@ -67,7 +68,7 @@ public enum GraphImporter {
             var built: [(TravelMode, GraphArrays, GraphMetadata)] = []
             for mode in TravelMode.allCases {
                 report(.building(mode))
-                var builder = ModeGraphBuilder(osm: osm, profile: .for(mode))
+                var builder = ModeGraphBuilder(osm: osm!, profile: .for(mode))
                 let (arrays, maxSpeed, mainMinimum, grid) = builder.build()
                 var bounds = BoundingBox.empty
                 for i in 0..<arrays.vertexLatitudes.count {
@@ -84,6 +85,7 @@ public enum GraphImporter {
                 summary.modes.append(builder.statistics)
                 built.append((mode, arrays, metadata))
             }
+            osm = nil
             // The contractions (one per mode) and the place index are independent: run them side by side.
             let results = Locked([TravelMode: (HierarchyArrays, ContractionStatistics)]())
             let placeResult = Locked<Result<PlaceIndexBuilder.Statistics, Error>?>(nil)
