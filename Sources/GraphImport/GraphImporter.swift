@@ -90,13 +90,23 @@ public enum GraphImporter {
             let results = Locked([TravelMode: (HierarchyArrays, ContractionStatistics)]())
             let placeResult = Locked<Result<PlaceIndexBuilder.Statistics, Error>?>(nil)
             let placesPath = staging.appendingPathComponent(Geocoder.fileName).path
-            DispatchQueue.concurrentPerform(iterations: built.count + 1) { i in
-                if i == built.count {
+            func contractMode(_ i: Int) {
+                guard contract else { return }
+                let (mode, arrays, _) = built[i]
+                let hierarchy = Self.contract(arrays, mode: mode, report: report)
+                results.mutate { $0[mode] = hierarchy }
+            }
+            // A contraction needs several hundred bytes per arc while it runs: on large extracts the modes take
+            // turns (the place index keeps the other core busy), so peak memory is one contraction, not two.
+            let totalArcs = built.reduce(0) { $0 + $1.1.arcHead.count }
+            let oneAtATime = totalArcs > Self.parallelContractionLimit
+            DispatchQueue.concurrentPerform(iterations: oneAtATime ? 2 : built.count + 1) { i in
+                if i == (oneAtATime ? 1 : built.count) {
                     placeResult.mutate { $0 = Result { try PlaceIndexBuilder.build(osmFile: input, databasePath: placesPath) } }
-                } else if contract {
-                    let (mode, arrays, _) = built[i]
-                    let hierarchy = Self.contract(arrays, mode: mode, report: report)
-                    results.mutate { $0[mode] = hierarchy }
+                } else if oneAtATime {
+                    for k in built.indices { contractMode(k) }
+                } else {
+                    contractMode(i)
                 }
             }
             // Routing does not depend on the place index: a failure there is a warning, not a failed import.
@@ -131,6 +141,9 @@ public enum GraphImporter {
         summary.seconds = Date().timeIntervalSince(started)
         return summary
     }
+
+    /// Above this many arcs (both modes together) the modes are contracted one after the other.
+    static let parallelContractionLimit = 3_000_000
 
     static func contract(_ arrays: GraphArrays, mode: TravelMode, report: @escaping (ImportEvent) -> Void)
         -> (HierarchyArrays, ContractionStatistics)
