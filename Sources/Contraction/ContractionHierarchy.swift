@@ -79,19 +79,21 @@ public struct HierarchyBuilder {
         var stats = ContractionStatistics()
         stats.nodes = n
         stats.originalEdges = outEdges.reduce(0) { $0 + $1.count }
-        var queue = PriorityQueue()
-        for v in 0..<n { queue.push(priority: priority(of: UInt32(v)), node: UInt32(v)) }
+        // Signed priorities as unsigned keys: flipping the sign bit keeps their order.
+        func key(_ p: Int32) -> UInt32 { UInt32(bitPattern: p) ^ 0x8000_0000 }
+        var queue = WitnessHeap()
+        for v in 0..<n { queue.push(key: key(priority(of: UInt32(v))), value: UInt32(v)) }
         var result = HierarchyArrays()
         result.rank = Array(repeating: 0, count: n)
         var upLists: [[Edge]] = Array(repeating: [], count: n)
         var downLists: [[Edge]] = Array(repeating: [], count: n)
         var nextRank: UInt32 = 0
         var lastReport = 0
-        while let (p, v) = queue.pop() {
+        while let (p, v) = queue.popMin() {
             // Lazy update: a stale priority goes back in once re-evaluated.
-            let current = priority(of: v)
-            if current > p, let top = queue.peekPriority(), current > top {
-                queue.push(priority: current, node: v)
+            let current = key(priority(of: v))
+            if current > p, let top = queue.minKey, current > top {
+                queue.push(key: current, value: v)
                 continue
             }
             let shortcuts = contract(v)
@@ -214,10 +216,12 @@ public struct HierarchyBuilder {
     }
 }
 
-/// Min-heap of (key, value) packed in UInt64.
+/// Min-heap of (key, value) packed in UInt64: the witness searches' queue and, with signed priorities mapped to
+/// order-preserving unsigned keys, the contraction order.
 struct WitnessHeap {
     private var items: [UInt64] = []
     mutating func removeAll() { items.removeAll(keepingCapacity: true) }
+    var minKey: UInt32? { items.first.map { UInt32($0 >> 32) } }
     mutating func push(key: UInt32, value: UInt32) {
         items.append(UInt64(key) << 32 | UInt64(value))
         var i = items.count - 1
@@ -245,39 +249,5 @@ struct WitnessHeap {
             }
         }
         return (UInt32(first >> 32), UInt32(truncatingIfNeeded: first))
-    }
-}
-
-/// Min-heap of (priority, node) for the contraction order; priorities may be negative.
-struct PriorityQueue {
-    private var items: [(Int32, UInt32)] = []
-    mutating func push(priority: Int32, node: UInt32) {
-        items.append((priority, node))
-        var i = items.count - 1
-        while i > 0 {
-            let p = (i - 1) >> 1
-            if items[p] <= items[i] { break }
-            items.swapAt(p, i)
-            i = p
-        }
-    }
-    func peekPriority() -> Int32? { items.first?.0 }
-    mutating func pop() -> (Int32, UInt32)? {
-        guard let first = items.first else { return nil }
-        let last = items.removeLast()
-        if !items.isEmpty {
-            items[0] = last
-            var i = 0
-            while true {
-                let l = 2 * i + 1, r = l + 1
-                var m = i
-                if l < items.count && items[l] < items[m] { m = l }
-                if r < items.count && items[r] < items[m] { m = r }
-                if m == i { break }
-                items.swapAt(i, m)
-                i = m
-            }
-        }
-        return first
     }
 }
