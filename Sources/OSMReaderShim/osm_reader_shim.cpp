@@ -161,12 +161,6 @@ void publish(Data &d) {
     v.owner = &d;
 }
 
-void set_error(char *error, size_t size, const std::string &message) {
-    if (!error || size == 0) return;
-    std::string line = message;
-    std::replace(line.begin(), line.end(), '\n', ' ');
-    std::snprintf(error, size, "%s", line.c_str());
-}
 
 }  // namespace
 

@@ -141,13 +141,9 @@ extern "C" wf_place_data *wf_places_read(const char *path, char *error, size_t e
         publish(*places);
         return &places->view;
     } catch (const std::exception &e) {
-        if (error && error_size) {
-            std::string line = e.what();
-            std::replace(line.begin(), line.end(), '\n', ' ');
-            std::snprintf(error, error_size, "%s", line.c_str());
-        }
+        set_error(error, error_size, e.what());
     } catch (...) {
-        if (error && error_size) std::snprintf(error, error_size, "unknown error while reading places");
+        set_error(error, error_size, "unknown error while reading places");
     }
     delete places;
     return nullptr;

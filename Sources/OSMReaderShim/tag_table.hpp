@@ -1,5 +1,5 @@
-// Interned strings and tag pairs, shared by the road reader and the place reader: every distinct key or value is
-// stored once, and tags are pairs of string indices that Swift reads in place.
+// Shared by the road reader and the place reader: interned strings and tag pairs (every distinct key or value is
+// stored once, and tags are pairs of string indices that Swift reads in place), and one-line error reporting.
 #ifndef WF_TAG_TABLE_HPP
 #define WF_TAG_TABLE_HPP
 
@@ -7,6 +7,8 @@
 
 #include <osmium/osm/tag.hpp>
 
+#include <algorithm>
+#include <cstdio>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -33,5 +35,13 @@ struct TagTable {
         for (const auto &tag : list) tags.push_back(wf_tag{intern(tag.key()), intern(tag.value())});
     }
 };
+
+/// Copies an exception message into the caller's buffer as one line.
+inline void set_error(char *error, size_t size, const std::string &message) {
+    if (!error || size == 0) return;
+    std::string line = message;
+    std::replace(line.begin(), line.end(), '\n', ' ');
+    std::snprintf(error, size, "%s", line.c_str());
+}
 
 #endif
