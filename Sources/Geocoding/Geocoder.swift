@@ -207,6 +207,8 @@ public final class Geocoder: @unchecked Sendable {
         let streetTokens = Set(TextNormalizer.tokens(p.thoroughfare))
         let words = queryTokens.filter { $0.first?.isNumber != true }
         if !words.isEmpty && words.allSatisfy({ nameTokens.contains($0) || streetTokens.contains($0) }) { s += 3 }
+        // "Gässle 16" is on Gässle, not on Im Gässle.
+        if !words.isEmpty && Set(words) == streetTokens { s += 2 }
         if variantTokens.contains(queryTokens) { s += 8 }
         if !numbers.isEmpty {
             let house = TextNormalizer.fold(p.subThoroughfare).replacingOccurrences(of: " ", with: "")
@@ -321,9 +323,13 @@ public final class Geocoder: @unchecked Sendable {
         return Array(results.prefix(limit))
     }
 
-    /// All addresses, for the benchmark: id, street, housenumber, position.
+    /// Every object mapped with a street and house number (addresses, and POIs with an address; not the numbers
+    /// placed along interpolation lines, nor those given the nearest street), for the benchmark: id, street, housenumber, position.
     public func allAddresses() throws -> [(osmID: Int64, street: String, housenumber: String, position: Coordinate)] {
-        try db.query("SELECT osm_id, street, housenumber, lat, lon FROM place WHERE kind = 'address' AND street != ''").map {
+        try db.query("""
+            SELECT osm_id, street, housenumber, lat, lon FROM place
+            WHERE housenumber != '' AND street != '' AND category != 'addr:interpolation' AND street_inferred = 0
+            """).map {
             ($0[0].int ?? 0, $0[1].string ?? "", $0[2].string ?? "", Coordinate(latitude: $0[3].double ?? 0, longitude: $0[4].double ?? 0))
         }
     }

@@ -11,6 +11,8 @@ struct PlaceEntry {
     var housenumber = "", street = "", postcode = ""
     var locality = "", sublocality = "", region = "", subregion = "", country = "", countryCode = ""
     var localityFromTag = false
+    /// No `addr:street`: the street is the nearest named one.
+    var streetInferred = false
     var center: Coordinate
     var bounds: BoundingBox
     var importance = 0.0
@@ -37,9 +39,10 @@ struct PlaceEntry {
         guard !feature.points.isEmpty else { return nil }
         var b = BoundingBox.empty
         for p in feature.points { b.extend(p) }
-        // The centre of a closed way is the mean of its points; of a node, the node.
-        let mean = Coordinate(latitude: feature.points.map(\.latitude).reduce(0, +) / Double(feature.points.count),
-                              longitude: feature.points.map(\.longitude).reduce(0, +) / Double(feature.points.count))
+        // The centre of a closed way is the mean of its points (the closing point counted once); of a node, the node.
+        let ring = feature.points.count > 2 && feature.points.first == feature.points.last ? feature.points.dropLast() : feature.points[...]
+        let mean = Coordinate(latitude: ring.map(\.latitude).reduce(0, +) / Double(ring.count),
+                              longitude: ring.map(\.longitude).reduce(0, +) / Double(ring.count))
         let poiKey = PlaceIndexBuilder.poiKeys.first { tags[$0] != nil && tags[$0] != "no" }
         let hasName = tags["name"] != nil
         if let place = tags["place"], hasName {
@@ -61,7 +64,7 @@ struct PlaceEntry {
         } else {
             return nil
         }
-        osmType = feature.kind == "n" ? "node" : "way"
+        osmType = feature.kind == "n" ? "node" : feature.kind == "r" ? "relation" : "way"
         osmID = feature.id
         setNames(tags)
         housenumber = tags["addr:housenumber"] ?? ""
@@ -71,6 +74,13 @@ struct PlaceEntry {
         addressTokens = TextNormalizer.tokens([housenumber, street, postcode, locality].joined(separator: " "))
         // An address reads "Street 5": its name is its street and number when it has no name of its own.
         if kind == .address && name.isEmpty { name = [street, housenumber].filter { !$0.isEmpty }.joined(separator: " ") }
+    }
+
+    mutating func inferStreet(_ name: String) {
+        street = name
+        streetInferred = true
+        addressTokens = TextNormalizer.tokens(name) + addressTokens
+        if kind == .address && (self.name.isEmpty || self.name == housenumber) { self.name = "\(name) \(housenumber)" }
     }
 
     /// The ways of one street, merged.

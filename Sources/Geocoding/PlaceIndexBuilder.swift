@@ -8,6 +8,8 @@ import RoadGraph
 public enum PlaceIndexBuilder {
     public struct Statistics: Sendable {
         public var places = 0, streets = 0, addresses = 0, pois = 0, areas = 0
+        /// Of the addresses, those placed along `addr:interpolation` lines.
+        public var interpolated = 0
         public var seconds = 0.0
         /// Boundaries could not be assembled (unsorted input).
         public var areasSkipped = false
@@ -22,6 +24,8 @@ public enum PlaceIndexBuilder {
         var id: Int64
         var tags: [String: String]
         var points: [Coordinate]
+        /// The node id of each point of a way (0 where unknown); interpolation lines need them.
+        var nodeIDs: [Int64] = []
         var rings: [(outer: Bool, points: [Coordinate])]
     }
 
@@ -36,9 +40,13 @@ public enum PlaceIndexBuilder {
         let areas = features.filter { $0.kind == "a" }.compactMap(AdminArea.init).filter { !$0.bounds.isEmpty }
         let locator = AreaLocator(areas: areas)
         var entries: [PlaceEntry] = []
-        var streetWays: [Feature] = []
+        var streetWays: [Feature] = [], interpolationLines: [Feature] = []
         for feature in features where feature.kind != "a" {
             let tags = feature.tags
+            if feature.kind == "w" && tags["addr:interpolation"] != nil && tags["addr:housenumber"] == nil {
+                interpolationLines.append(feature)
+                continue
+            }
             if tags["highway"] != nil, feature.kind == "w" {
                 if tags["name"] != nil { streetWays.append(feature) }
                 continue
@@ -46,6 +54,20 @@ public enum PlaceIndexBuilder {
             if let entry = PlaceEntry(feature: feature) { entries.append(entry) }
         }
         entries += mergeStreets(streetWays)
+        let streets = NearestStreet(streets: entries)
+        // A guess that repeats a mapped address ("Dorfstrasse 43" where Dorfstrasse 43 is mapped) is a wrong guess.
+        let mapped = Set(entries.filter { !$0.street.isEmpty && !$0.housenumber.isEmpty }
+            .map { AddressInterpolation.key($0.street, $0.housenumber) })
+        for i in entries.indices where entries[i].street.isEmpty && !entries[i].housenumber.isEmpty {
+            if let street = streets.name(near: entries[i].center),
+               !mapped.contains(AddressInterpolation.key(street, entries[i].housenumber))
+            {
+                entries[i].inferStreet(street)
+            }
+        }
+        let interpolated = AddressInterpolation.expand(lines: interpolationLines, features: features, existing: entries,
+                                                       streets: streets)
+        entries += interpolated
         // An administrative area is searchable by name unless a place node of that name lies inside it (the
         // usual way a town is mapped): then the node stands for it, and takes the area's extent.
         for area in areas where area.kind == .administrative && !area.name.isEmpty {
@@ -66,7 +88,7 @@ public enum PlaceIndexBuilder {
             CREATE TABLE place(id INTEGER PRIMARY KEY, kind TEXT, category TEXT, name TEXT, names TEXT, housenumber TEXT,
               street TEXT, postcode TEXT, locality TEXT, sublocality TEXT, region TEXT, subregion TEXT, country TEXT,
               country_code TEXT, lat REAL, lon REAL, minlat REAL, minlon REAL, maxlat REAL, maxlon REAL,
-              importance REAL, osm_type TEXT, osm_id INTEGER, geometry BLOB);
+              importance REAL, osm_type TEXT, osm_id INTEGER, geometry BLOB, street_inferred INTEGER);
             CREATE VIRTUAL TABLE place_fts USING fts5(names, address, content='', tokenize='unicode61 remove_diacritics 2', prefix='1 2 3');
             CREATE VIRTUAL TABLE place_vocab USING fts5vocab(place_fts, 'row');
             CREATE VIRTUAL TABLE place_rtree USING rtree(id, minlat, maxlat, minlon, maxlon);
@@ -76,16 +98,17 @@ public enum PlaceIndexBuilder {
             """)
         var stats = Statistics()
         stats.areasSkipped = raw.pointee.areas_skipped != 0
+        stats.interpolated = interpolated.count
         for (index, entry) in entries.enumerated() {
             let id = Int64(index + 1)
-            try db.query("INSERT INTO place VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", [
+            try db.query("INSERT INTO place VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", [
                 .integer(id), .text(entry.kind.rawValue), .text(entry.category), .text(entry.name),
                 .text(entry.namesJSON), .text(entry.housenumber), .text(entry.street), .text(entry.postcode),
                 .text(entry.locality), .text(entry.sublocality), .text(entry.region), .text(entry.subregion),
                 .text(entry.country), .text(entry.countryCode), .real(entry.center.latitude), .real(entry.center.longitude),
                 .real(entry.bounds.minLatitude), .real(entry.bounds.minLongitude), .real(entry.bounds.maxLatitude),
                 .real(entry.bounds.maxLongitude), .real(entry.importance), .text(entry.osmType), .integer(entry.osmID),
-                .blob(entry.geometryBlob),
+                .blob(entry.geometryBlob), .integer(entry.streetInferred ? 1 : 0),
             ])
             try db.query("INSERT INTO place_fts(rowid, names, address) VALUES (?,?,?)",
                          [.integer(id), .text(entry.nameTokens.joined(separator: " ")), .text(entry.addressTokens.joined(separator: " "))])
@@ -139,7 +162,8 @@ public enum PlaceIndexBuilder {
                 ringStart = end
             }
             features.append(Feature(kind: kind, id: d.feature_ids[f], tags: tags,
-                                    points: kind == "a" ? [] : pointRange.map(point), rings: rings))
+                                    points: kind == "a" ? [] : pointRange.map(point),
+                                    nodeIDs: kind == "w" ? pointRange.map { d.point_node_ids[$0] } : [], rings: rings))
         }
         return features
     }

@@ -1,6 +1,8 @@
-// The geocoding side of the import: named and addressed objects, and boundary areas, through libosmium.
+// The geocoding side of the import: named and addressed objects, and areas, through libosmium.
 // Passes: relations (for the multipolygon manager), nodes (locations and point features), ways (geometry and
-// way features; the manager assembles areas as their member ways arrive). Exceptions become an error string.
+// way features; the manager assembles areas as their member ways arrive). Boundary relations become areas ('a',
+// with rings); other multipolygons with a name, an address or a place tag become relation features ('r', their
+// outer rings as points). Exceptions become an error string.
 #include "osm_reader_shim.h"
 #include "tag_table.hpp"
 
@@ -10,7 +12,9 @@
 #include <osmium/handler/node_locations_for_ways.hpp>
 #include <osmium/index/map/flex_mem.hpp>
 #include <osmium/io/any_input.hpp>
+#include <osmium/object_pointer_collection.hpp>
 #include <osmium/osm.hpp>
+#include <osmium/osm/object_comparisons.hpp>
 #include <osmium/relations/manager_util.hpp>
 #include <osmium/tags/tags_filter.hpp>
 #include <osmium/visitor.hpp>
@@ -29,6 +33,7 @@ struct Places : TagTable {
     std::vector<int64_t> ids;
     std::vector<uint64_t> tag_offsets{0}, point_offsets{0}, ring_offsets{0};
     std::vector<int32_t> lats, lons;
+    std::vector<int64_t> point_ids;  // node ids of way points (interpolation lines need them), else 0
     std::vector<uint64_t> ring_ends;
     std::vector<uint8_t> ring_outer;
     bool areas_skipped = false;
@@ -41,9 +46,10 @@ struct Places : TagTable {
         tag_offsets.push_back(tags.size());
     }
 
-    void point(const osmium::Location &l) {
+    void point(const osmium::Location &l, int64_t node_id = 0) {
         lats.push_back(l.y());
         lons.push_back(l.x());
+        point_ids.push_back(node_id);
     }
 
     void end() {
@@ -53,7 +59,13 @@ struct Places : TagTable {
 };
 
 bool interesting(const osmium::TagList &tags) {
-    return tags.has_key("name") || tags.has_key("addr:housenumber") || tags.has_key("place");
+    return tags.has_key("name") || tags.has_key("addr:housenumber") || tags.has_key("place") ||
+           tags.has_key("addr:interpolation");
+}
+
+bool is_boundary(const osmium::TagList &tags) {
+    const char *boundary = tags["boundary"];
+    return boundary && (std::strcmp(boundary, "administrative") == 0 || std::strcmp(boundary, "postal_code") == 0);
 }
 
 struct FeatureHandler : public osmium::handler::Handler {
@@ -74,12 +86,20 @@ struct FeatureHandler : public osmium::handler::Handler {
         if (boundary && !tags.has_key("highway")) return;  // boundaries come as areas
         places.begin('w', way.id(), tags);
         for (const auto &ref : way.nodes()) {
-            if (ref.location().valid()) places.point(ref.location());
+            if (ref.location().valid()) places.point(ref.location(), ref.ref());
         }
         places.end();
     }
 
     void area(const osmium::Area &area) {
+        if (!is_boundary(area.tags())) {
+            places.begin('r', area.orig_id(), area.tags());
+            for (const auto &outer : area.outer_rings()) {
+                for (const auto &ref : outer) places.point(ref.location());
+            }
+            places.end();
+            return;
+        }
         places.begin('a', area.orig_id(), area.tags());
         for (const auto &outer : area.outer_rings()) {
             for (const auto &ref : outer) places.point(ref.location());
@@ -110,6 +130,7 @@ void publish(Places &p) {
     v.point_count = p.lats.size();
     v.point_lats = p.lats.data();
     v.point_lons = p.lons.data();
+    v.point_node_ids = p.point_ids.data();
     v.ring_count = p.ring_ends.size();
     v.ring_ends = p.ring_ends.data();
     v.ring_is_outer = p.ring_outer.data();
@@ -121,7 +142,9 @@ void publish(Places &p) {
 
 namespace {
 
-void read_places(const char *path, Places &places, bool with_areas);
+enum class WayOrder { asInFile, sorted, noAreas };
+
+void read_places(const char *path, Places &places, WayOrder order);
 
 }  // namespace
 
@@ -130,13 +153,19 @@ extern "C" wf_place_data *wf_places_read(const char *path, char *error, size_t e
     try {
         places = new Places();
         try {
-            read_places(path, *places, true);
+            read_places(path, *places, WayOrder::asInFile);
         } catch (const osmium::out_of_order_error &) {
-            // Area assembly needs sorted input; an unsorted file still gets its places, without boundaries.
+            // Area assembly needs ways in id order: sort them in memory and assemble again.
             delete places;
             places = new Places();
-            read_places(path, *places, false);
-            places->areas_skipped = true;
+            try {
+                read_places(path, *places, WayOrder::sorted);
+            } catch (const osmium::out_of_order_error &) {
+                delete places;
+                places = new Places();
+                read_places(path, *places, WayOrder::noAreas);
+                places->areas_skipped = true;
+            }
         }
         publish(*places);
         return &places->view;
@@ -151,38 +180,64 @@ extern "C" wf_place_data *wf_places_read(const char *path, char *error, size_t e
 
 namespace {
 
-void read_places(const char *path, Places &places_ref, bool with_areas) {
-        Places *places = &places_ref;
-        osmium::io::File file{path};
-        osmium::TagsFilter filter{false};
-        filter.add_rule(true, "boundary", "administrative");
-        filter.add_rule(true, "boundary", "postal_code");
-        osmium::area::Assembler::config_type config;
-        config.create_way_polygons = false;  // closed ways are handled as way features
-        osmium::area::MultipolygonManager<osmium::area::Assembler> manager{config, filter};
-        if (with_areas) osmium::relations::read_relations(file, manager);
+void read_places(const char *path, Places &places, WayOrder order) {
+    osmium::io::File file{path};
+    const bool with_areas = order != WayOrder::noAreas;
+    osmium::TagsFilter filter{false};
+    filter.add_rule(true, "boundary", "administrative");
+    filter.add_rule(true, "boundary", "postal_code");
+    filter.add_rule(true, osmium::TagMatcher{"name"});
+    filter.add_rule(true, osmium::TagMatcher{"addr:housenumber"});
+    filter.add_rule(true, osmium::TagMatcher{"place"});
+    osmium::area::Assembler::config_type config;
+    config.create_way_polygons = false;  // closed ways are handled as way features
+    osmium::area::MultipolygonManager<osmium::area::Assembler> manager{config, filter};
+    if (with_areas) osmium::relations::read_relations(file, manager);
 
-        using Index = osmium::index::map::FlexMem<osmium::unsigned_object_id_type, osmium::Location>;
-        Index index;
-        osmium::handler::NodeLocationsForWays<Index> locations{index};
-        locations.ignore_errors();  // clipped extracts reference nodes they do not contain
-        FeatureHandler features{*places};
-        {
-            osmium::io::Reader reader{file, osmium::osm_entity_bits::node};
-            osmium::apply(reader, locations, features);
-            reader.close();
-        }
-        {
-            osmium::io::Reader reader{file, osmium::osm_entity_bits::way};
-            if (with_areas) {
-                osmium::apply(reader, locations, features, manager.handler([&features](osmium::memory::Buffer &&buffer) {
-                    osmium::apply(buffer, features);
-                }));
-            } else {
-                osmium::apply(reader, locations, features);
+    using Index = osmium::index::map::FlexMem<osmium::unsigned_object_id_type, osmium::Location>;
+    Index index;
+    osmium::handler::NodeLocationsForWays<Index> locations{index};
+    locations.ignore_errors();  // clipped extracts reference nodes they do not contain
+    FeatureHandler features{places};
+    {
+        osmium::io::Reader reader{file, osmium::osm_entity_bits::node};
+        osmium::apply(reader, locations, features);
+        reader.close();
+    }
+    auto assembled = [&features](osmium::memory::Buffer &&buffer) { osmium::apply(buffer, features); };
+    osmium::io::Reader reader{file, osmium::osm_entity_bits::way};
+    switch (order) {
+    case WayOrder::asInFile:
+        osmium::apply(reader, locations, features, manager.handler(assembled));
+        break;
+    case WayOrder::noAreas:
+        osmium::apply(reader, locations, features);
+        break;
+    case WayOrder::sorted: {
+        // Only for unsorted files: every way held in memory, in id order, one version each (the newest).
+        osmium::memory::Buffer ways{1024 * 1024, osmium::memory::Buffer::auto_grow::yes};
+        while (osmium::memory::Buffer buffer = reader.read()) {
+            for (const auto &way : buffer.select<osmium::Way>()) {
+                ways.add_item(way);
+                ways.commit();
             }
-            reader.close();
         }
+        osmium::ObjectPointerCollection sorted;
+        osmium::apply(ways, sorted);
+        sorted.sort(osmium::object_order_type_id_reverse_version{});
+        sorted.unique(osmium::object_equal_type_id{});
+        auto &second_pass = manager.handler(assembled);
+        for (auto &object : sorted) {
+            auto &way = static_cast<osmium::Way &>(object);
+            locations.way(way);
+            features.way(way);
+            second_pass.way(way);
+        }
+        second_pass.flush();
+        break;
+    }
+    }
+    reader.close();
 }
 
 }  // namespace

@@ -84,8 +84,8 @@ final class ProgressReporter {
             }
         case .indexedPlaces(let stats):
             finish()
-            write(String(format: "indexed places in %.1f s: %d places, %d streets, %d addresses, %d POIs, %d boundaries\n",
-                         stats.seconds, stats.places, stats.streets, stats.addresses, stats.pois, stats.areas))
+            write(String(format: "indexed places in %.1f s: %d places, %d streets, %d addresses (%d interpolated), %d POIs, %d boundaries\n",
+                         stats.seconds, stats.places, stats.streets, stats.addresses, stats.interpolated, stats.pois, stats.areas))
         case .contracted(let mode, let stats):
             finish()
             write(String(format: "contracted %@ in %.1f s: %d arcs, %d shortcuts\n", mode.rawValue, stats.seconds,

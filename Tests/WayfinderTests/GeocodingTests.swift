@@ -7,7 +7,7 @@ import Testing
 /// The place index on a hand-drawn town: accents, typos, prefixes, word order, CJK, boundaries, reverse, search.
 @Suite struct GeocodingTests {
     /// Testland (country) containing Kaupunki (city); two streets, addresses, a school and a restaurant.
-    static func town() throws -> (TestMap, Geocoder) {
+    static func town(waysUnsorted: Bool = false) throws -> (TestMap, Geocoder) {
         let map = TestMap("""
             p                                   q
                   m                        u
@@ -32,6 +32,7 @@ import Testing
                                                 "name": "Testland", "ISO3166-1:alpha2": "TL"])
         let city = map.way("pqwtp", [:])
         map.relation([("way", city, "outer")], ["type": "boundary", "boundary": "administrative", "admin_level": "8", "name": "Kaupunki"])
+        map.waysUnsorted = waysUnsorted
         _ = try map.build()
         return (map, try Geocoder(graphDirectory: map.graphDirectory))
     }
@@ -67,6 +68,51 @@ import Testing
         let school = try #require(try geocoder.forward("Kallion koulu").first)
         #expect(school.locality == "Kaupunki" && school.country == "Testland" && school.isoCountryCode == "TL")
         #expect(school.category == "amenity=school")
+    }
+
+    @Test func boundariesOfAnUnsortedFileAreAssembled() throws {
+        let (map, geocoder) = try Self.town(waysUnsorted: true)
+        let place = try #require(try geocoder.reverse(map.position("s")))
+        #expect(place.subThoroughfare == "5" && place.locality == "Kaupunki" && place.isoCountryCode == "TL", "\(place)")
+    }
+
+    /// Numbers along an interpolation line, a house number without a street, a building mapped as a multipolygon.
+    @Test func interpolationInferredStreetsAndMultipolygonAddresses() throws {
+        let map = TestMap("""
+            a     b     c     d
+              i       j
+
+            e     f     g
+              k
+                 n  o
+                 m  l
+            """, gridSize: 20)
+        map.way("abcd", ["highway": "residential", "name": "Kirkkokatu"])
+        map.way("efg", ["highway": "residential", "name": "Mannerheimintie"])
+        map.tagNode("i", ["addr:street": "Kirkkokatu", "addr:housenumber": "1"])
+        map.tagNode("j", ["addr:street": "Kirkkokatu", "addr:housenumber": "9"])
+        map.way("ij", ["addr:interpolation": "odd"])
+        map.tagNode("k", ["addr:housenumber": "12"])
+        let ring = map.way("nolmn", [:])
+        map.relation([("way", ring, "outer")], ["type": "multipolygon", "building": "yes",
+                                                "addr:street": "Mannerheimintie", "addr:housenumber": "20"])
+        _ = try map.build()
+        let geocoder = try Geocoder(graphDirectory: map.graphDirectory)
+
+        let five = try #require(try geocoder.forward("Kirkkokatu 5").first)
+        #expect(five.subThoroughfare == "5" && five.category == "addr:interpolation")
+        #expect(Geo.distance(five.coordinate, map.position(between: "i", "j", at: 0.5)) < 1, "halfway from 1 to 9")
+        for number in ["3", "7"] { #expect(try geocoder.forward("Kirkkokatu \(number)").first?.subThoroughfare == number) }
+        #expect(try geocoder.forward("Kirkkokatu 4").first?.subThoroughfare != "4", "odd numbers only")
+
+        let twelve = try #require(try geocoder.forward("Mannerheimintie 12").first)
+        #expect(twelve.subThoroughfare == "12" && Geo.distance(twelve.coordinate, map.position("k")) < 1)
+        #expect(try geocoder.reverse(map.position("k"))?.thoroughfare == "Mannerheimintie")
+
+        let building = try #require(try geocoder.forward("Mannerheimintie 20").first)
+        #expect(building.osmType == "relation" && building.subThoroughfare == "20")
+        let middle = map.position(between: "n", "l", at: 0.5)
+        #expect(Geo.distance(building.coordinate, middle) < 1, "the middle of the building")
     }
 
     @Test func reverseGivesAddressThenStreetThenArea() throws {

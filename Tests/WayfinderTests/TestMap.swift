@@ -21,6 +21,8 @@ final class TestMap {
     private var nodeTags: [Character: [String: String]] = [:]
     private var ways: [(id: Int64, refs: [Int64], tags: [String: String])] = []
     private var relations: [(id: Int64, members: [(type: String, ref: Int64, role: String)], tags: [String: String])] = []
+    /// Writes the ways in descending id order, as an unsorted extract has them.
+    var waysUnsorted = false
 
     init(_ picture: String, gridSize: Double = 10) {
         self.gridSize = gridSize
@@ -88,7 +90,7 @@ final class TestMap {
                           node.position.latitude, node.position.longitude)
             out += tags.isEmpty ? "/>\n" : ">\n\(tagLines(tags))  </node>\n"
         }
-        for way in ways {
+        for way in waysUnsorted ? ways.reversed() : ways {
             out += "  <way id=\"\(way.id)\" version=\"1\">\n"
             out += way.refs.map { "    <nd ref=\"\($0)\"/>\n" }.joined()
             out += tagLines(way.tags) + "  </way>\n"

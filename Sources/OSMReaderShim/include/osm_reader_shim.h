@@ -93,7 +93,7 @@ typedef struct wf_place_data {
     const wf_tag *tags;
 
     size_t feature_count;
-    const char *feature_kinds;             ///< 'n' node, 'w' way, 'a' area
+    const char *feature_kinds;             ///< 'n' node, 'w' way, 'a' boundary area, 'r' other multipolygon
     const int64_t *feature_ids;            ///< OSM id (for areas: the way or relation id)
     const uint64_t *feature_tag_offsets;   ///< feature_count + 1
     const uint64_t *feature_point_offsets; ///< feature_count + 1, into the points
@@ -101,6 +101,7 @@ typedef struct wf_place_data {
     size_t point_count;
     const int32_t *point_lats;
     const int32_t *point_lons;
+    const int64_t *point_node_ids;         ///< node id of each point of a way feature, 0 elsewhere
     size_t ring_count;
     const uint64_t *ring_ends;             ///< absolute end (exclusive) of each ring in the points
     const uint8_t *ring_is_outer;
