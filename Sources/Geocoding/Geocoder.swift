@@ -202,6 +202,8 @@ public final class Geocoder: @unchecked Sendable {
         // Every name variant counts: "Senate Square" is Senaatintori's name:en.
         let variants = ((row[4].string?.data(using: .utf8)).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: String] }
             .map { Array($0.values) } ?? []) + [p.name]
+            // A POI with an address is also called by it: "Gässle 16" is the school at Gässle 16.
+            + (p.kind != "street" && !p.thoroughfare.isEmpty ? ["\(p.thoroughfare) \(p.subThoroughfare)"] : [])
         let variantTokens = variants.map(TextNormalizer.tokens)
         let nameTokens = Set(variantTokens.joined())
         let streetTokens = Set(TextNormalizer.tokens(p.thoroughfare))
@@ -210,6 +212,13 @@ public final class Geocoder: @unchecked Sendable {
         // "Gässle 16" is on Gässle, not on Im Gässle.
         if !words.isEmpty && Set(words) == streetTokens { s += 2 }
         if variantTokens.contains(queryTokens) { s += 8 }
+        // Of names holding every word, the one the words cover most: "Senate Square" is the square
+        // ("Helsinki Senate Square") before the "Senate Square city bike station".
+        let coverage = variantTokens.map { v -> Double in
+            guard !v.isEmpty, words.allSatisfy(v.contains) else { return 0 }
+            return Double(queryTokens.filter(v.contains).count) / Double(v.count)
+        }.max() ?? 0
+        s += 4 * coverage
         if !numbers.isEmpty {
             let house = TextNormalizer.fold(p.subThoroughfare).replacingOccurrences(of: " ", with: "")
             if numbers.contains(house) { s += 8 } else if p.kind == "address" { s -= 4 }
@@ -325,12 +334,13 @@ public final class Geocoder: @unchecked Sendable {
 
     /// Every object mapped with a street and house number (addresses, and POIs with an address; not the numbers
     /// placed along interpolation lines, nor those given the nearest street), for the benchmark: id, street, housenumber, position.
-    public func allAddresses() throws -> [(osmID: Int64, street: String, housenumber: String, position: Coordinate)] {
+    public func allAddresses() throws -> [(osmID: Int64, street: String, housenumber: String, locality: String, position: Coordinate)] {
         try db.query("""
-            SELECT osm_id, street, housenumber, lat, lon FROM place
+            SELECT osm_id, street, housenumber, locality, lat, lon FROM place
             WHERE housenumber != '' AND street != '' AND category != 'addr:interpolation' AND street_inferred = 0
             """).map {
-            ($0[0].int ?? 0, $0[1].string ?? "", $0[2].string ?? "", Coordinate(latitude: $0[3].double ?? 0, longitude: $0[4].double ?? 0))
+            ($0[0].int ?? 0, $0[1].string ?? "", $0[2].string ?? "", $0[3].string ?? "",
+             Coordinate(latitude: $0[4].double ?? 0, longitude: $0[5].double ?? 0))
         }
     }
 

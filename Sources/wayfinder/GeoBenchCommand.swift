@@ -24,7 +24,7 @@ enum GeoBenchCommand {
         do { geocoder = try Geocoder(graphDirectory: directory) } catch { throw CommandError.badInput("\(error)") }
         let addresses = Array(try geocoder.allAddresses().prefix(limit))
         var forwardTimes: [Double] = [], reverseTimes: [Double] = []
-        var found = 0, streetOK = 0, ambiguous = 0, foundAmongUnique = 0
+        var found = 0, streetOK = 0, ambiguous = 0, foundAmongUnique = 0, foundWithLocality = 0
         // The same street and number in two places (villages with the same street names) cannot be told apart by
         // "street housenumber" alone: counted, and reported separately.
         var groups: [String: [Coordinate]] = [:]
@@ -46,6 +46,11 @@ enum GeoBenchCommand {
             } else if addressMisses.count < showMisses {
                 addressMisses.append("\(a.street) \(a.housenumber) (\(unique ? "unique" : "shared")) at \(a.position): first "
                     + (first.map { "\($0.name) [\($0.kind)] \($0.subtitle) at \($0.coordinate)" } ?? "nothing"))
+            }
+            if !unique {
+                // How a user tells them apart: with the village.
+                let withLocality = try geocoder.forward("\(a.street) \(a.housenumber), \(a.locality)", limit: 1).first
+                if let withLocality, Geo.distance(withLocality.coordinate, a.position) <= 30 { foundWithLocality += 1 }
             }
             start = DispatchTime.now()
             let reverse = try geocoder.reverse(a.position)
@@ -69,7 +74,8 @@ enum GeoBenchCommand {
         for miss in addressMisses { print("missed: \(miss)") }
         print("addresses: \"street housenumber\" finds the address first within 30 m: \(rate(found, addresses.count)); "
             + "\(ambiguous) share their street and number with another address; among the others: \(rate(foundAmongUnique, addresses.count - ambiguous)); "
-            + "the most any ranking can attain with these duplicates: \(rate(attainable, addresses.count))")
+            + "the most any ranking can attain with these duplicates: \(rate(attainable, addresses.count)); "
+            + "the shared ones queried as \"street housenumber, locality\": \(rate(foundWithLocality, ambiguous))")
         print("addresses: reverse geocoding names the street: \(rate(streetOK, addresses.count))")
         print("places: found by each of their names (name, name:xx, …): first \(rate(variantsFirst, variants)), "
             + "among the first five \(rate(variantsTop5, variants))" + (misses.isEmpty ? "" : "; e.g. missed \(misses.joined(separator: ", "))"))

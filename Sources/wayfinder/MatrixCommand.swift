@@ -13,7 +13,8 @@ enum MatrixCommand {
     Usage: wayfinder matrix --graph <dir> [--mode driving|walking] --sources S [--destinations D]
                             [--format csv|json|protobuf] [--threads N] [--algorithm ch|dijkstra]
 
-    S and D are files (CSV with lat,lon per line, or GeoJSON Point features) or inline lat,lon;lat,lon.
+    S and D are files (CSV with lat,lon per line, or GeoJSON Point features) or inline lat,lon;lat,lon; in a CSV
+    file or inline, a place name may stand for a point ("Kamppi;Senate Square;60.17,24.95").
     Without --destinations the sources are used. Durations are of the fastest path (seconds), distances its length
     (metres); unreachable cells are null (CSV: empty; protobuf: NaN).
       csv        source,destination,duration,distance per line
@@ -31,8 +32,9 @@ enum MatrixCommand {
         let format: MatrixFormat = try args.choice("--format", default: .csv)
         let threads = try args.integer("--threads", default: ProcessInfo.processInfo.activeProcessorCount, range: 1...256)
         guard let sourceText = args["--sources"] else { throw CommandError.usage("matrix needs --sources") }
-        let sourcePoints = try readPoints(sourceText)
-        let destinationPoints = try args["--destinations"].map(readPoints) ?? sourcePoints
+        let resolver = PlaceResolver(graphDirectory: args["--graph"])
+        let sourcePoints = try readPoints(sourceText, resolver: resolver)
+        let destinationPoints = try args["--destinations"].map { try readPoints($0, resolver: resolver) } ?? sourcePoints
         let graph = try loadGraph(directory: args["--graph"], mode: mode)
         let useHierarchy: Bool
         switch args["--algorithm"] ?? "ch" {
@@ -76,8 +78,9 @@ enum MatrixCommand {
         return .ok
     }
 
-    /// Points from a file (CSV lat,lon lines or GeoJSON points) or inline `lat,lon;lat,lon`.
-    static func readPoints(_ text: String) throws -> [Coordinate] {
+    /// Points from a file (CSV lat,lon lines or GeoJSON points) or inline `lat,lon;lat,lon`; in a CSV file or
+    /// inline, a place name stands for the place's coordinate ("Kamppi;Senate Square").
+    static func readPoints(_ text: String, resolver: PlaceResolver) throws -> [Coordinate] {
         if FileManager.default.fileExists(atPath: text) {
             guard let data = FileManager.default.contents(atPath: text) else { throw CommandError.badInput("cannot read \(text)") }
             let content = String(decoding: data, as: UTF8.self)
@@ -90,16 +93,25 @@ enum MatrixCommand {
                 if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
                 // A header line (lat,lon) is allowed.
                 if n == 0 && trimmed.lowercased().hasPrefix("lat") { continue }
-                let fields = trimmed.split(separator: ",").prefix(2).joined(separator: ",")
-                do { points.append(try parseCoordinate(fields)) } catch let e as CommandError {
-                    throw CommandError.badInput("\(text) line \(n + 1): \(e.message)")
+                let fields = trimmed.split(separator: ",").count > 2 ? trimmed.split(separator: ",").prefix(2).joined(separator: ",") : trimmed
+                do { points.append(try resolved(fields, resolver)) } catch let e as CommandError {
+                    throw CommandError(message: "\(text) line \(n + 1): \(e.message)", code: e.code, osrmCode: e.osrmCode)
                 }
             }
             guard !points.isEmpty else { throw CommandError.badInput("\(text) holds no points") }
             return points
         }
-        guard text.contains(",") else { throw CommandError.badInput("no such file: \(text)") }
-        return try text.split(separator: ";").map { try parseCoordinate(String($0)) }
+        if text.contains("/") || [".csv", ".json", ".geojson", ".txt"].contains(where: text.lowercased().hasSuffix) {
+            throw CommandError.badInput("no such file: \(text)")
+        }
+        return try text.split(separator: ";").map { try resolved(String($0).trimmingCharacters(in: .whitespaces), resolver) }
+    }
+
+    /// A point, with the place a name stood for reported on stderr (stdout is the table).
+    static func resolved(_ text: String, _ resolver: PlaceResolver) throws -> Coordinate {
+        let (point, place) = try resolver.resolve(text)
+        if let place { FileHandle.standardError.write(Data("'\(text)': \(place.name) (\(point))\n".utf8)) }
+        return point
     }
 
     static func geoJSONPoints(_ data: Data, file: String) throws -> [Coordinate] {

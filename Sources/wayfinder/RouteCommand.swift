@@ -73,33 +73,12 @@ enum RouteCommand {
         }
     }
 
-    /// `lat,lon` as given, or a place name looked up in the graph's place index (the best candidate is used).
     static func resolvePoints(_ texts: [String], graphDirectory: String?, language: String)
         throws -> ([Coordinate], [Placemark?])
     {
-        var geocoder: Geocoder?
-        var points: [Coordinate] = [], places: [Placemark?] = []
-        for text in texts {
-            if let point = try? parseCoordinate(text) {
-                points.append(point)
-                places.append(nil)
-                continue
-            }
-            // Something that looks like numbers but is not a valid coordinate is an error, not a name.
-            if text.allSatisfy({ $0.isNumber || ",.-+ ;".contains($0) }) { _ = try parseCoordinate(text) }
-            if geocoder == nil {
-                guard let directory = graphDirectory else { throw CommandError.usage("--graph is required") }
-                do { geocoder = try Geocoder(graphDirectory: directory) } catch { throw CommandError.badInput("\(error)") }
-            }
-            let near = points.last
-            guard let best = try geocoder!.forward(text, near: near, limit: 1, language: language).first else {
-                let closest = try geocoder!.forward(String(text.prefix(3)), limit: 3, language: language).map(\.name)
-                throw CommandError.badInput("\(GeocodingError.noMatch(text, closest: closest))")
-            }
-            points.append(best.coordinate)
-            places.append(best)
-        }
-        return (points, places)
+        let resolver = PlaceResolver(graphDirectory: graphDirectory, language: language)
+        let resolved = try texts.map(resolver.resolve)
+        return (resolved.map(\.0), resolved.map(\.1))
     }
 
     static func render(_ route: Route, _ directions: Directions, _ graph: RoadGraph, _ format: RouteFormat) -> String {

@@ -237,6 +237,16 @@ import Testing
         #expect(route.status == 0 && route.stdout.hasPrefix("From: "), "\(route.stderr)")
         let missing = try Self.run(["route", "--graph", g, "Xyzzyq Plaza", "60.1756,24.9412"])
         #expect(missing.status == 2 && missing.stderr.contains("no place matches"))
+        // A matrix between names: the same table as between the coordinates the names resolve to.
+        let names = try Self.run(["matrix", "--graph", g, "--mode", "walking", "--sources", "Kampin kappeli;Tuomiokirkko", "--format", "json"])
+        #expect(names.status == 0 && names.stderr.contains("'Tuomiokirkko': "), "\(names.stderr)")
+        let resolved = names.stderr.split(separator: "\n").compactMap { line in
+            line.split(separator: "(").last.map { String($0.dropLast()) }
+        }
+        let coordinates = try Self.run(["matrix", "--graph", g, "--mode", "walking", "--sources", resolved.joined(separator: ";"), "--format", "json"])
+        let table = { (run: Run) in (try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])?["durations"] as? [[Double]] }
+        #expect(resolved.count == 2 && table(names) != nil && table(names) == table(coordinates))
+        #expect(try Self.run(["matrix", "--graph", g, "--sources", "Xyzzyq Plaza;60.1756,24.9412"]).status == 2)
     }
 
     @Test func negativeCoordinatesAreNotOptions() throws {

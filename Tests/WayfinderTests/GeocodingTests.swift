@@ -27,6 +27,9 @@ import Testing
         map.tagNode("x", ["amenity": "restaurant", "name": "Ravintola Äitee"])
         map.tagNode("u", ["place": "city", "name": "北京市", "name:en": "Beijing"])
         map.tagNode("z", ["place": "suburb", "name": "Kallio", "name:zh": "卡里奥"])
+        map.tagNode("b", ["place": "square", "name": "Senaatintori", "name:en": "Helsinki Senate Square"])
+        map.tagNode("c", ["amenity": "bicycle_rental", "name": "Senaatintori kaupunkipyöräasema",
+                          "name:en": "Senate Square city bike station"])
         let ring = map.way("pqwtp", [:])
         map.relation([("way", ring, "outer")], ["type": "boundary", "boundary": "administrative", "admin_level": "2",
                                                 "name": "Testland", "ISO3166-1:alpha2": "TL"])
@@ -52,6 +55,9 @@ import Testing
         #expect(try geocoder.forward("Lönnrotinkatu 7, Kaupunki").first?.subThoroughfare == "7")
         #expect(try geocoder.structured(street: "Lonnrotinkatu", housenumber: "7", city: nil, postcode: nil).first?.subThoroughfare == "7")
         #expect(try geocoder.forward("zzzzqqq").isEmpty)
+        // Of two names holding the words, the one they cover most.
+        #expect(try geocoder.forward("Senate Square").first?.name == "Senaatintori")
+        #expect(try geocoder.forward("Senate Square bike").first?.name == "Senaatintori kaupunkipyöräasema")
     }
 
     @Test func cjkNamesMatchByCharacters() throws {
