@@ -166,7 +166,15 @@ public struct ManeuverBuilder {
         }
         // Going on with no straighter way to choose is a change of name; otherwise it is a turn.
         let straighter = options.contains { !$0.isOut && abs(Junction.deviation($0.bearing, from: j.inBearing)) < abs(deviation) }
-        if options.count <= 1 || (straightOn && !straighter) { return (.newName, modifier) }
+        if straightOn && !straighter {
+            // Onto an unnamed path there is no new name to say: the step goes on (as OSRM treats a removed name).
+            return isUnnamed(outEdge) ? nil : (.newName, modifier)
+        }
+        if options.count <= 1 {
+            // The only way on: a bend onto an unnamed path is nothing to say; a corner onto a named road is a turn.
+            if isUnnamed(outEdge) { return nil }
+            return straightOn ? (.newName, modifier) : (.turn, modifier)
+        }
         return (.turn, modifier)
     }
 
@@ -272,11 +280,13 @@ public struct ManeuverBuilder {
             steps[i] = merged
             steps.remove(at: i + 1)
         }
-        // Merging may leave a "new name" onto the name we were already on: that is no step at all.
+        // Merging may leave a "new name" onto the name we were already on, or onto no name: that is no step at all.
         var result: [GuidanceStep] = []
         for step in steps {
-            if step.maneuver.type == .newName, let previous = result.last, previous.name == step.name,
-               previous.ref == step.ref, previous.mode == step.mode, !step.name.isEmpty
+            if step.maneuver.type == .newName, let previous = result.last, previous.mode == step.mode,
+               (previous.name == step.name && previous.ref == step.ref && !step.name.isEmpty)
+                || (step.name.isEmpty && step.ref.isEmpty && abs(ManeuverBuilder.Junction.deviation(
+                    Double(step.maneuver.bearingAfter), from: Double(step.maneuver.bearingBefore))) <= Self.straightTolerance)
             {
                 result[result.count - 1].coordinates += step.coordinates.dropFirst()
                 result[result.count - 1].distance += step.distance

@@ -63,7 +63,7 @@ import Testing
         #expect(left[1].maneuver.bearingBefore == 90 && left[1].maneuver.bearingAfter == 0)
         let zh = try steps(graph, [w, map.position("l")], language: "zh")
         #expect(zh[1].instruction == "左转进入Left Street")
-        #expect(zh[0].instruction == "向东出发，沿Approach行驶")
+        #expect(zh[0].instruction == "向东出发，沿Approach前行")
     }
 
     @Test func intersectionsCarryBearingsAndEntries() throws {
@@ -197,7 +197,7 @@ import Testing
         #expect(result[1].instruction == "At the roundabout, take the \(ordinal) exit onto \(road)")
         let zh = try steps(graph, [map.position("s"), map.position(destination)], language: "zh")
         #expect(zh[1].instruction == "在环岛从第\(exit)个出口离开，进入\(road)")
-        #expect(zh[2].instruction == "驶出环岛，进入\(road)")
+        #expect(zh[2].instruction == "离开环岛，进入\(road)")
     }
 
     @Test func namedRoundaboutIsARotary() throws {
@@ -254,6 +254,23 @@ import Testing
         #expect(result[1].instruction == "Turn left onto Up Street")
     }
 
+    /// Walking on from a street onto unnamed paths: nothing to announce until a real turn or a new name.
+    @Test func unnamedPathsAheadAreNoStep() throws {
+        let map = TestMap("""
+                        s
+            a     b     c     d
+                  u           e
+            """)
+        map.way("ab", ["highway": "residential", "name": "Long Street"])
+        map.way("bcd", ["highway": "footway"])
+        map.way("bu", ["highway": "footway"])
+        map.way("cs", ["highway": "footway"])
+        map.way("de", ["highway": "residential", "name": "Short Street"])
+        let result = try steps(try map.build().walking, [map.position("a"), map.position("e")])
+        #expect(kinds(result) == ["depart", "turn right", "arrive"], "\(result.map(\.instruction))")
+        #expect(result[0].name == "Long Street" && result[1].name == "Short Street")
+    }
+
     @Test func ferryIsANotificationInFerryMode() throws {
         let map = TestMap("a     b              c     d")
         map.way("ab", ["highway": "residential", "name": "Harbour Road"])
@@ -307,7 +324,7 @@ import Testing
         #expect(try steps(graph, points, language: "zh").map(\.name).prefix(2) == ["曼纳海姆路", "Kaivokatu"])
         #expect(try steps(graph, points, language: "en").map(\.name).prefix(2) == ["Mannerheimintie", "Kaivokatu"])
         #expect(try steps(graph, points, language: "sv")[1].instruction == "Continue onto Kaivokatu", "no Swedish phrases: English")
-        #expect(try steps(graph, points, language: "zh")[0].instruction == "向东出发，沿曼纳海姆路行驶")
+        #expect(try steps(graph, points, language: "zh")[0].instruction == "向东出发，沿曼纳海姆路前行")
     }
 
     @Test func distancesForPeople() throws {
