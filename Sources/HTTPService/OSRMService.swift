@@ -109,7 +109,8 @@ struct OSRMService {
             let cells: [[TableCell?]]
             if router.graph.hasHierarchy {
                 // The request already runs on one of the server's threads: one thread per request.
-                cells = HierarchyMatrix(graph: router.graph, targets: destinations.map { snaps[$0] })
+                cells = HierarchyMatrix(graph: router.graph, targets: destinations.map { snaps[$0] },
+                                        scratch: engine.tableScratch(mode))
                     .rows(for: sources.map { snaps[$0] }, threads: 1)
             } else {
                 cells = try engine.withTableSearch(mode) { search, graph in

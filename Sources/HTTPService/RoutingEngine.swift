@@ -13,44 +13,33 @@ public struct ServiceLimits: Sendable {
     public init() {}
 }
 
-/// The graphs a server answers from, and per-thread search state handed out from a pool: searches keep scratch
-/// arrays the size of the graph, so each request borrows one and gives it back.
+/// The graphs a server answers from, and search state handed out from pools: searches keep scratch arrays the
+/// size of the graph, so each request borrows them and gives them back.
 public final class RoutingEngine: @unchecked Sendable {
     public let graphs: [TravelMode: RoadGraph]
     /// The place index, where the graph directory has one.
     public let geocoder: Geocoder?
-    private let lock = NSLock()
-    private var routers: [TravelMode: [Router]] = [:]
-    private var tables: [TravelMode: [TableSearch]] = [:]
+    private let routers: [TravelMode: Pool<Router>]
+    private let tables: [TravelMode: Pool<TableSearch>]
+    private let tableScratch: [TravelMode: TableScratch]
 
     public init(graphs: [TravelMode: RoadGraph], geocoder: Geocoder? = nil) {
         self.graphs = graphs
         self.geocoder = geocoder
+        routers = graphs.mapValues { graph in Pool { Router(graph: graph) } }
+        tables = graphs.mapValues { _ in Pool { TableSearch() } }
+        tableScratch = graphs.filter(\.value.hasHierarchy).mapValues { TableScratch(graph: $0) }
     }
 
     public func withRouter<T>(_ mode: TravelMode, _ body: (inout Router) throws -> T) throws -> T? {
-        guard let graph = graphs[mode] else { return nil }
-        lock.lock()
-        var router = routers[mode]?.popLast() ?? Router(graph: graph)
-        lock.unlock()
-        defer {
-            lock.lock()
-            routers[mode, default: []].append(router)
-            lock.unlock()
-        }
-        return try body(&router)
+        try routers[mode]?.with(body)
     }
 
     public func withTableSearch<T>(_ mode: TravelMode, _ body: (inout TableSearch, RoadGraph) throws -> T) throws -> T? {
         guard let graph = graphs[mode] else { return nil }
-        lock.lock()
-        var search = tables[mode]?.popLast() ?? TableSearch()
-        lock.unlock()
-        defer {
-            lock.lock()
-            tables[mode, default: []].append(search)
-            lock.unlock()
-        }
-        return try body(&search, graph)
+        return try tables[mode]?.with { try body(&$0, graph) }
     }
+
+    /// The hierarchy tables' scratch for a mode (nil without a hierarchy).
+    public func tableScratch(_ mode: TravelMode) -> TableScratch? { tableScratch[mode] }
 }

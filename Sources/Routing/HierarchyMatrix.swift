@@ -17,15 +17,20 @@ public struct HierarchyMatrix: @unchecked Sendable {
     private let bucketLength: [Double]
     /// Whether the entry is a target's own starting label (the target arc itself, not reached by the search).
     private let bucketAtStart: [Bool]
+    private let scratch: TableScratch
 
-    public init(graph: RoadGraph, targets: [Snap]) {
+    /// `scratch` holds search arrays between tables; without one, this table allocates its own.
+    public init(graph: RoadGraph, targets: [Snap], scratch: TableScratch? = nil) {
         precondition(graph.hasHierarchy, "the graph has no contraction hierarchy")
         self.graph = graph
         self.targets = targets
-        targetEndpoints = targets.map { graph.targetEndpoints($0) }
+        let scratch = scratch ?? TableScratch(graph: graph)
+        self.scratch = scratch
+        let targetEndpoints = targets.map { graph.targetEndpoints($0) }
+        self.targetEndpoints = targetEndpoints
         let copies = graph.arcCopies()
         var entries: [(arc: UInt32, target: UInt32, weight: Int64, length: Double, atStart: Bool)] = []
-        var side = UpwardSearch(count: graph.arcCount)
+        scratch.upward.with { side in
         for (j, endpoints) in targetEndpoints.enumerated() {
             var starts: [(UInt32, Int64, Double)] = []
             for t in endpoints {
@@ -38,6 +43,7 @@ public struct HierarchyMatrix: @unchecked Sendable {
             side.run(graph, starts: starts, upward: false) { arc, weight, length, atStart in
                 entries.append((arc, UInt32(j), weight, length, atStart))
             }
+        }
         }
         entries.sort { $0.arc < $1.arc }
         var ranges: [UInt32: Range<Int>] = [:]
@@ -62,11 +68,12 @@ public struct HierarchyMatrix: @unchecked Sendable {
         defer { result.deallocate() }
         let workers = max(1, min(threads, sources.count))
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            var search = UpwardSearch(count: graph.arcCount)
-            var i = worker
-            while i < sources.count {
-                result[i] = row(for: sources[i], search: &search)  // each worker writes its own rows
-                i += workers
+            scratch.upward.with { search in
+                var i = worker
+                while i < sources.count {
+                    result[i] = row(for: sources[i], search: &search)  // each worker writes its own rows
+                    i += workers
+                }
             }
         }
         return Array(result)
@@ -107,8 +114,9 @@ public struct HierarchyMatrix: @unchecked Sendable {
             }
         }
         if !needsPlainSearch.isEmpty {
-            var plain = TableSearch()
-            let cells = plain.table(in: graph, sources: [source], targets: needsPlainSearch.map { targets[$0] })[0]
+            let cells = scratch.plain.with { plain in
+                plain.table(in: graph, sources: [source], targets: needsPlainSearch.map { targets[$0] })[0]
+            }
             for (k, j) in needsPlainSearch.enumerated() { best[j] = cells[k] }
         }
         return best

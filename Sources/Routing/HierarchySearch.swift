@@ -8,6 +8,8 @@ public struct HierarchySearch {
     private var backward = Side()
     private var duplicates: [UInt32: [UInt32]]?
     private var duplicatesOf: MappedFile?
+    /// For the rare legs the upward searches cannot answer; its arrays are allocated on first use, then kept.
+    private var plain = PathSearch()
 
     struct Side {
         var distance: [Int64] = []
@@ -60,7 +62,6 @@ public struct HierarchySearch {
         // A target behind the source on the same arc needs a path that comes back to that arc, which the upward
         // searches cannot see (each arc keeps only its best label): such rare legs go to plain search.
         if sources.contains(where: { s in targets.contains { $0.arc == s.arc && $0.fraction < s.fraction } }) {
-            var plain = PathSearch()
             return plain.shortestPath(in: graph, from: sources, to: targets, heuristic: NoHeuristic())
         }
         let n = graph.arcCount

@@ -82,9 +82,19 @@ enum BenchCommand {
             let snaps = try router.snapWaypoints(points)
             var hierarchyCells: [[TableCell?]]?
             if matrixSizes.contains(size), graph.hasHierarchy {
-                let start = DispatchTime.now()
+                // Cold: tables allocating their own search arrays (a one-off CLI table). Warm: tables sharing them,
+                // as the server's do. Medians of five each, after one table that pages the graph in.
                 let rows = HierarchyMatrix(graph: graph, targets: snaps).rows(for: snaps)
-                print("matrix \(size)x\(size) CH (\(ProcessInfo.processInfo.activeProcessorCount) threads): \(format(milliseconds(since: start))) ms, "
+                let scratch = TableScratch(graph: graph)
+                var cold: [Double] = [], warm: [Double] = []
+                for run in 0..<10 {
+                    let start = DispatchTime.now()
+                    let again = HierarchyMatrix(graph: graph, targets: snaps, scratch: run < 5 ? nil : scratch).rows(for: snaps)
+                    if run < 5 { cold.append(milliseconds(since: start)) } else { warm.append(milliseconds(since: start)) }
+                    if again != rows { failed = true }
+                }
+                print("matrix \(size)x\(size) CH (\(ProcessInfo.processInfo.activeProcessorCount) threads): \(format(median(warm))) ms "
+                    + "with reused search arrays, \(format(median(cold))) ms allocating them (medians of 5), "
                     + "\(rows.joined().filter { $0 == nil }.count) unreachable cells")
                 hierarchyCells = rows
             }

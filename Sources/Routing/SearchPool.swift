@@ -1,0 +1,38 @@
+import Foundation
+import RoadGraph
+
+/// Reusable search state, handed out one item per borrower: searches keep scratch arrays the size of the graph,
+/// and allocating them is most of a short query's time on a large graph. Thread-safe.
+public final class Pool<Item>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var idle: [Item] = []
+    private let make: () -> Item
+
+    public init(_ make: @escaping () -> Item) { self.make = make }
+
+    /// Runs `body` with an idle item (a new one if none is idle) and keeps the item for the next borrower.
+    public func with<T>(_ body: (inout Item) throws -> T) rethrows -> T {
+        lock.lock()
+        var item = idle.popLast()
+        lock.unlock()
+        if item == nil { item = make() }
+        defer {
+            lock.lock()
+            idle.append(item!)
+            lock.unlock()
+        }
+        return try body(&item!)
+    }
+}
+
+/// The scratch of hierarchy tables on one graph: upward searches, and plain searches for the rare cells the
+/// buckets cannot give. Share one between tables (a server keeps one per graph).
+public final class TableScratch: @unchecked Sendable {
+    let upward: Pool<UpwardSearch>
+    let plain = Pool { TableSearch() }
+
+    public init(graph: RoadGraph) {
+        let count = graph.arcCount
+        upward = Pool { UpwardSearch(count: count) }
+    }
+}
