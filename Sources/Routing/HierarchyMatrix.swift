@@ -63,20 +63,7 @@ public struct HierarchyMatrix: @unchecked Sendable {
 
     /// Rows for `sources`, computed on `threads` threads.
     public func rows(for sources: [Snap], threads: Int = ProcessInfo.processInfo.activeProcessorCount) -> [[TableCell?]] {
-        let result = UnsafeMutableBufferPointer<[TableCell?]>.allocate(capacity: sources.count)
-        result.initialize(repeating: [])
-        defer { result.deallocate() }
-        let workers = max(1, min(threads, sources.count))
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            scratch.upward.with { search in
-                var i = worker
-                while i < sources.count {
-                    result[i] = row(for: sources[i], search: &search)  // each worker writes its own rows
-                    i += workers
-                }
-            }
-        }
-        return Array(result)
+        parallelMap(sources.count, threads: threads, pool: scratch.upward) { search, i in row(for: sources[i], search: &search) }
     }
 
     private func row(for source: Snap, search: inout UpwardSearch) -> [TableCell?] {

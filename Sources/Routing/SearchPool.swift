@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import RoadGraph
 
@@ -35,4 +36,22 @@ public final class TableScratch: @unchecked Sendable {
         let count = graph.arcCount
         upward = Pool { UpwardSearch(count: count) }
     }
+}
+
+/// `body(state, i)` for every i in 0..<count, shared out over `threads` threads, each with an item of `pool`;
+/// the results in order.
+public func parallelMap<State, Result>(_ count: Int, threads: Int, pool: Pool<State>,
+                                       _ body: (inout State, Int) -> Result) -> [Result]
+{
+    let results = UnsafeMutableBufferPointer<Result?>.allocate(capacity: count)
+    results.initialize(repeating: nil)
+    defer { results.deallocate() }
+    let workers = max(1, min(threads, count))
+    DispatchQueue.concurrentPerform(iterations: workers) { worker in
+        pool.with { state in
+            // Interleaved, so that slow and fast items spread evenly; each worker writes only its own slots.
+            for i in stride(from: worker, to: count, by: workers) { results[i] = body(&state, i) }
+        }
+    }
+    return results.map { $0! }
 }

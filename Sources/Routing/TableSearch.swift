@@ -18,6 +18,13 @@ public struct TableSearch {
 
     public init() {}
 
+    /// One Dijkstra per source (the baseline without a hierarchy), sources shared out over threads.
+    public static func rows(in graph: RoadGraph, sources: [Snap], targets: [Snap], threads: Int) -> [[TableCell?]] {
+        parallelMap(sources.count, threads: threads, pool: Pool { TableSearch() }) { search, i in
+            search.table(in: graph, sources: [sources[i]], targets: targets)[0]
+        }
+    }
+
     /// `result[s][t]`: the fastest way from source `s` to target `t`, nil where there is none.
     public mutating func table(in graph: RoadGraph, sources: [Snap], targets: [Snap]) -> [[TableCell?]] {
         let targetEndpoints = targets.map { graph.targetEndpoints($0) }

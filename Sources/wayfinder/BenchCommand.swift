@@ -100,7 +100,7 @@ enum BenchCommand {
             }
             if baselineSizes.contains(size) {
                 let start = DispatchTime.now()
-                let rows = DijkstraRows.compute(graph: graph, sources: snaps, targets: snaps,
+                let rows = TableSearch.rows(in: graph, sources: snaps, targets: snaps,
                                                 threads: ProcessInfo.processInfo.activeProcessorCount)
                 print("matrix \(size)x\(size) Dijkstra per source: \(format(milliseconds(since: start))) ms"
                     + (hierarchyCells.map { h in

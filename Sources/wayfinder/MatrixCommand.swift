@@ -68,7 +68,7 @@ enum MatrixCommand {
             if let matrix {
                 rows = matrix.rows(for: block, threads: threads)
             } else {
-                rows = DijkstraRows.compute(graph: graph, sources: block, targets: destinations, threads: threads)
+                rows = TableSearch.rows(in: graph, sources: block, targets: destinations, threads: threads)
             }
             try writer.write(rows, firstRow: first)
             first += block.count
@@ -126,25 +126,6 @@ enum MatrixCommand {
             else { throw CommandError.badInput("\(file): feature \(i) is not a Point with [lon, lat]") }
             return Coordinate(latitude: c[1], longitude: c[0])
         }
-    }
-}
-
-/// One Dijkstra per source (the baseline without a hierarchy), sources shared out over threads.
-enum DijkstraRows {
-    static func compute(graph: RoadGraph, sources: [Snap], targets: [Snap], threads: Int) -> [[TableCell?]] {
-        let result = UnsafeMutableBufferPointer<[TableCell?]>.allocate(capacity: sources.count)
-        result.initialize(repeating: [])
-        defer { result.deallocate() }
-        let workers = max(1, min(threads, sources.count))
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            var search = TableSearch()
-            var i = worker
-            while i < sources.count {
-                result[i] = search.table(in: graph, sources: [sources[i]], targets: targets)[0]
-                i += workers
-            }
-        }
-        return Array(result)
     }
 }
 
