@@ -44,8 +44,10 @@ public struct HierarchyBuilder {
     /// Witness searches give up after settling this many arcs (a missed witness only costs an extra shortcut).
     let settleLimit: Int
 
-    public init(arcCount: Int, transitionStart: [UInt32], transitionTargets: [UInt32], arcWeight: [UInt32],
-                arcLength: [Float], settleLimit: Int = 400)
+    /// The base graph: arcs, and for arc `a` the transitions `transitionStart[a]..<transitionStart[a+1]` to
+    /// `transitionTargets[i]`, costing `transitionWeight[i] + arcWeight[target]`.
+    public init(arcCount: Int, transitionStart: [UInt32], transitionTargets: [UInt32], transitionWeight: [UInt32],
+                arcWeight: [UInt32], arcLength: [Float], settleLimit: Int = 400)
     {
         outEdges = Array(repeating: [], count: arcCount)
         inEdges = Array(repeating: [], count: arcCount)
@@ -53,7 +55,7 @@ public struct HierarchyBuilder {
             for i in Int(transitionStart[a])..<Int(transitionStart[a + 1]) {
                 let b = Int(transitionTargets[i])
                 guard b != a else { continue }  // a loop never shortens a path
-                let edge = Edge(node: UInt32(b), weight: arcWeight[b], middle: noIndex, length: arcLength[b])
+                let edge = Edge(node: UInt32(b), weight: transitionWeight[i] + arcWeight[b], middle: noIndex, length: arcLength[b])
                 if let k = outEdges[a].firstIndex(where: { $0.node == UInt32(b) }) {
                     if edge.weight < outEdges[a][k].weight {
                         outEdges[a][k] = edge

@@ -151,7 +151,8 @@ public enum GraphImporter {
         let started = Date()
         let lengths = arrays.arcEdge.map { arrays.edgeLength[Int($0 >> 1)] }
         var builder = HierarchyBuilder(arcCount: arrays.arcHead.count, transitionStart: arrays.transitionStart,
-                                       transitionTargets: arrays.transitionTargets, arcWeight: arrays.arcWeight,
+                                       transitionTargets: arrays.transitionTargets,
+                                       transitionWeight: arrays.transitionWeight, arcWeight: arrays.arcWeight,
                                        arcLength: lengths)
         var (hierarchy, stats) = builder.build { report(.contracting(mode, $0)) }
         stats.seconds = Date().timeIntervalSince(started)

@@ -23,6 +23,8 @@ struct ModeGraphBuilder {
     // Build-only state.
     private var rules: [WayRule?] = []
     private var blocked: [Bool] = []  // per OSM node: a barrier this mode cannot pass
+    private var signals: [Bool] = []  // per OSM node: traffic signals that cost this mode time
+    private var edgeSignals: [(forward: UInt16, backward: UInt16)] = []  // signals passed along each direction
     private var nodeVertex: [UInt32] = []
     private var edgeWay: [Int32] = []
     private var edgeTail: [UInt32] = [], edgeHead: [UInt32] = []
@@ -45,8 +47,10 @@ struct ModeGraphBuilder {
         rules = (0..<osm.wayCount).map { profile.rule(for: osm.wayTags($0)) }
         statistics.usableWays = rules.lazy.filter { $0 != nil }.count
         blocked = Array(repeating: false, count: osm.nodeCount)
+        signals = Array(repeating: false, count: profile.trafficSignalPenalty > 0 ? osm.nodeCount : 0)
         osm.forEachTaggedNode { node, tags in
             if profile.isBlocked(byNode: tags) { blocked[Int(node)] = true }
+            if !signals.isEmpty && tags["highway"] == "traffic_signals" { signals[Int(node)] = true }
         }
         let restrictions = profile.obeysTurnRestrictions ? RestrictionParser.parse(osm) : []
         statistics.restrictionsIgnored = profile.obeysTurnRestrictions ? osm.relationCount - restrictions.count : 0
@@ -63,6 +67,7 @@ struct ModeGraphBuilder {
         applyViaWayRestrictions(restrictions.filter { !$0.isViaNode }, transitions: &transitions)
         arrays.transitionStart = transitions.start
         arrays.transitionTargets = transitions.targets
+        arrays.transitionWeight = turnWeights(transitions)
         statistics.transitions = transitions.targets.count
         statistics.arcs = arrays.arcHead.count
         let (component, sizes) = ConnectedComponents.compute(
@@ -210,6 +215,15 @@ struct ModeGraphBuilder {
                                   flags: EdgeFlags) {
         var length = 0.0
         var previous: Coordinate?
+        if !signals.isEmpty {
+            // A signal counts for the directions that pass through or arrive at it, not those leaving it.
+            var forward = 0, backward = 0
+            for (k, node) in nodes.enumerated() where signals[Int(node)] {
+                if k > 0 { forward += 1 }
+                if k < nodes.count - 1 { backward += 1 }
+            }
+            edgeSignals.append((UInt16(min(forward, 1000)), UInt16(min(backward, 1000))))
+        }
         for node in nodes {
             let lat = osm.nodeLatitudes[Int(node)], lon = osm.nodeLongitudes[Int(node)]
             arrays.shapeLatitudes.append(lat)
@@ -236,8 +250,10 @@ struct ModeGraphBuilder {
         for e in 0..<edgeCount {
             let rule = rules[Int(edgeWay[e])]!
             // Ceiling keeps every weight at or above length / maxSpeed, so the A* heuristic stays consistent.
-            let weight = UInt32(min(Double(UInt32.max / 4), (Double(arrays.edgeLength[e]) / (rule.speed / 3.6) * 1000).rounded(.up)))
+            let driveTime = (Double(arrays.edgeLength[e]) / (rule.speed / 3.6) * 1000).rounded(.up)
             for reversed in [false, true] where reversed ? rule.backward : rule.forward {
+                let signalCount = edgeSignals.isEmpty ? 0 : Double(reversed ? edgeSignals[e].backward : edgeSignals[e].forward)
+                let weight = UInt32(min(Double(UInt32.max / 4), driveTime + signalCount * profile.trafficSignalPenalty * 1000))
                 let arc = UInt32(arrays.arcHead.count)
                 arrays.arcEdge.append(UInt32(e) << 1 | (reversed ? 1 : 0))
                 arrays.arcHead.append(reversed ? edgeTail[e] : edgeHead[e])
@@ -332,6 +348,52 @@ struct ModeGraphBuilder {
             for (node, vertex) in nodeVertex.enumerated() where vertex != noIndex { vertexNode[Int(vertex)] = UInt32(node) }
         }
         return vertexNode[Int(v)]
+    }
+
+    /// What each allowed turn costs (milliseconds), from the angle between the road arriving and the road leaving
+    /// and how many roads meet there (`TravelProfile.turnPenalty`).
+    private func turnWeights(_ t: Transitions) -> [UInt32] {
+        guard profile.mode == .driving else { return [UInt32](repeating: 0, count: t.targets.count) }
+        var roads = [UInt8](repeating: 0, count: arrays.vertexLatitudes.count)
+        for e in edgeTail.indices {
+            roads[Int(edgeTail[e])] &+= roads[Int(edgeTail[e])] < 255 ? 1 : 0
+            roads[Int(edgeHead[e])] &+= roads[Int(edgeHead[e])] < 255 ? 1 : 0
+        }
+        var weights: [UInt32] = []
+        weights.reserveCapacity(t.targets.count)
+        for a in 0..<arrays.arcHead.count {
+            let arriving = bearing(ofArc: UInt32(a), atTail: false)
+            let roadsHere = Int(roads[Int(arrays.arcHead[a])])
+            let baseA = arrays.arcEdge[Int(arrays.arcBase[a])]
+            for i in Int(t.start[a])..<Int(t.start[a + 1]) {
+                let b = t.targets[i]
+                let baseB = arrays.arcEdge[Int(arrays.arcBase[Int(b)])]
+                let isUturn = baseA >> 1 == baseB >> 1 && baseA != baseB
+                var angle = (bearing(ofArc: b, atTail: true) - arriving).truncatingRemainder(dividingBy: 360)
+                if angle > 180 { angle -= 360 }
+                if angle <= -180 { angle += 360 }
+                let seconds = profile.turnPenalty(angle: isUturn ? 180 : angle, roads: roadsHere, isUturn: isUturn)
+                weights.append(UInt32((seconds * 1000).rounded()))
+            }
+        }
+        return weights
+    }
+
+    /// The direction of travel on an arc as it leaves its tail, or as it arrives at its head (degrees from north).
+    private func bearing(ofArc arc: UInt32, atTail: Bool) -> Double {
+        let packed = arrays.arcEdge[Int(arc)]
+        let e = Int(packed >> 1), reversed = packed & 1 == 1
+        let lower = Int(arrays.edgeShapeStart[e]), upper = Int(arrays.edgeShapeStart[e + 1]) - 1
+        func point(_ k: Int) -> Coordinate {
+            Coordinate(fixedLatitude: arrays.shapeLatitudes[k], fixedLongitude: arrays.shapeLongitudes[k])
+        }
+        // The end at the junction, and the next distinct point along the arc from it.
+        let junction = atTail != reversed ? lower : upper
+        let step = junction == lower ? 1 : -1
+        var k = junction + step
+        while k != (step == 1 ? upper : lower) && point(k) == point(junction) { k += step }
+        let away = Geo.bearing(from: point(junction), to: point(k))
+        return atTail ? away : (away + 180).truncatingRemainder(dividingBy: 360)
     }
 
     /// Via-way restrictions: the path's arcs are duplicated; the from-arc enters the copy instead of the original,

@@ -35,6 +35,7 @@ struct Data : TagTable {
 
     std::vector<int64_t> relation_ids;
     std::vector<uint64_t> relation_tag_offsets{0};
+    std::vector<wf_tag> relation_tags;  // apart until pass 1 ends, since relations and ways may interleave
     std::vector<uint64_t> relation_member_offsets{0};
     std::vector<wf_member> members;
 
@@ -65,8 +66,10 @@ struct WayHandler : public osmium::handler::Handler {
         const char *type = relation.tags()["type"];
         if (!type || std::strcmp(type, "restriction") != 0) return;
         data.relation_ids.push_back(relation.id());
-        data.add_tags(relation.tags());
-        data.relation_tag_offsets.push_back(data.tags.size());
+        for (const auto &tag : relation.tags()) {
+            data.relation_tags.push_back(wf_tag{data.intern(tag.key()), data.intern(tag.value())});
+        }
+        data.relation_tag_offsets.push_back(data.relation_tags.size());
         for (const auto &member : relation.members()) {
             char type_code = member.type() == osmium::item_type::node ? 'n'
                              : member.type() == osmium::item_type::way ? 'w' : 'r';
@@ -173,6 +176,12 @@ extern "C" wf_osm_data *wf_osm_read(const char *path, wf_progress_fn progress, v
         read_pass(path, osmium::osm_entity_bits::way | osmium::osm_entity_bits::relation, ways, 1, progress,
                   context);
         map_way_nodes(*data);
+        // One tag table: the ways' tags, then the relations', then the nodes'; each kind's ranges start at its part.
+        const uint64_t relations_start = data->tags.size();
+        data->tags.insert(data->tags.end(), data->relation_tags.begin(), data->relation_tags.end());
+        std::vector<wf_tag>().swap(data->relation_tags);
+        for (auto &offset : data->relation_tag_offsets) offset += relations_start;
+        data->tagged_node_tag_offsets = {data->tags.size()};
         NodeHandler nodes{*data};
         read_pass(path, osmium::osm_entity_bits::node, nodes, 2, progress, context);
         publish(*data);

@@ -13,7 +13,7 @@ import Glibc
 /// Loading maps the file and points typed buffers at the sections: no parsing, no copying.
 public enum GraphFormat {
     public static let magic: [UInt8] = Array("WAYFGRPH".utf8)
-    public static let version: UInt32 = 4
+    public static let version: UInt32 = 5
     static let headerSize = 512
     static let sourceNameCapacity = 256
     static let sourceNameOffset = 512 - 256
@@ -46,7 +46,7 @@ enum SectionID: UInt32, CaseIterable {
          edgeLabel, edgeRef, edgeClass, edgeForwardArc, edgeBackwardArc, arcEdge, arcHead, arcWeight, arcBase,
          arcComponent, componentSize, transitionStart, transitionTargets, stringOffsets, stringBytes, gridCellStart,
          gridSegments, edgeFlags, labelStart, labelEntries, vertexEdgeStart, vertexEdges, arcInCore, chRank, chUpStart,
-         chUpTarget, chUpWeight, chUpMiddle, chUpLength, chDownStart, chDownSource, chDownWeight, chDownMiddle, chDownLength
+         chUpTarget, chUpWeight, chUpMiddle, chUpLength, chDownStart, chDownSource, chDownWeight, chDownMiddle, chDownLength, transitionWeight
 }
 
 /// A read-only memory mapping that lives as long as any graph that points into it.
@@ -163,6 +163,7 @@ public enum GraphFileWriter {
         add(.arcInCore, arrays.arcInCore)
         add(.transitionStart, arrays.transitionStart)
         add(.transitionTargets, arrays.transitionTargets)
+        add(.transitionWeight, arrays.transitionWeight)
         add(.stringOffsets, arrays.stringOffsets)
         add(.stringBytes, arrays.stringBytes)
         add(.labelStart, arrays.labelStart)

@@ -97,7 +97,9 @@ public struct GridGeometry: Equatable, Sendable {
 /// - arcs: a direction of an edge that the mode may use. Arcs are the search's states (an edge-based graph), so
 ///   turn restrictions are transitions that are missing. Arcs past the originals duplicate the arcs of a via-way
 ///   restriction's path; `arcBase` names the original they copy.
-/// - transitions: for arc `a`, the arcs that may follow it: `transitionTargets[transitionStart[a]..<transitionStart[a+1]]`.
+/// - transitions: for arc `a`, the arcs that may follow it: `transitionTargets[transitionStart[a]..<transitionStart[a+1]]`,
+///   each with the time the turn itself costs (`transitionWeight`, milliseconds; zero where the mode has no turn
+///   costs). Moving from `a` onto `b` costs `transitionWeight[i] + arcWeight[b]`.
 /// - labels: an edge's names, `labelEntries[2*i]` a language (string id, "" for the plain `name`) and
 ///   `labelEntries[2*i+1]` the name, for i in `labelStart[label]..<labelStart[label+1]`.
 /// - vertex edges: every edge at a vertex (`edge << 1 | 1` where the vertex is the edge's last point), for the
@@ -113,7 +115,7 @@ public struct GraphArrays {
     public var arcComponent: [UInt32] = [], componentSize: [UInt32] = []
     /// 1 for arcs in the largest strongly connected component: from there every other such arc can be reached.
     public var arcInCore: [UInt8] = []
-    public var transitionStart: [UInt32] = [0], transitionTargets: [UInt32] = []
+    public var transitionStart: [UInt32] = [0], transitionTargets: [UInt32] = [], transitionWeight: [UInt32] = []
     public var stringOffsets: [UInt32] = [0], stringBytes: [UInt8] = []
     public var labelStart: [UInt32] = [0], labelEntries: [UInt32] = []
     public var vertexEdgeStart: [UInt32] = [0], vertexEdges: [UInt32] = []
@@ -144,6 +146,7 @@ public struct RoadGraph: @unchecked Sendable {
     public let arcComponent: UnsafeBufferPointer<UInt32>, componentSize: UnsafeBufferPointer<UInt32>
     public let arcInCore: UnsafeBufferPointer<UInt8>
     public let transitionStart: UnsafeBufferPointer<UInt32>, transitionTargets: UnsafeBufferPointer<UInt32>
+    public let transitionWeight: UnsafeBufferPointer<UInt32>
     public let stringOffsets: UnsafeBufferPointer<UInt32>, stringBytes: UnsafeBufferPointer<UInt8>
     public let labelStart: UnsafeBufferPointer<UInt32>, labelEntries: UnsafeBufferPointer<UInt32>
     public let vertexEdgeStart: UnsafeBufferPointer<UInt32>, vertexEdges: UnsafeBufferPointer<UInt32>
@@ -155,6 +158,9 @@ public struct RoadGraph: @unchecked Sendable {
     public let chDownStart: UnsafeBufferPointer<UInt32>, chDownSource: UnsafeBufferPointer<UInt32>
     public let chDownWeight: UnsafeBufferPointer<UInt32>, chDownMiddle: UnsafeBufferPointer<UInt32>
     public let chDownLength: UnsafeBufferPointer<Float>
+
+    /// The most a single turn may cost (a sanity bound checked at load, so that sums of weights cannot overflow).
+    public static let maxTurnWeight: UInt32 = 600_000
 
     /// Whether the graph carries a contraction hierarchy.
     public var hasHierarchy: Bool { chRank.count == arcCount && arcCount > 0 }
@@ -189,6 +195,7 @@ public struct RoadGraph: @unchecked Sendable {
         arcInCore = try sections.buffer(.arcInCore)
         transitionStart = try sections.buffer(.transitionStart)
         transitionTargets = try sections.buffer(.transitionTargets)
+        transitionWeight = try sections.buffer(.transitionWeight)
         stringOffsets = try sections.buffer(.stringOffsets)
         stringBytes = try sections.buffer(.stringBytes)
         labelStart = try sections.buffer(.labelStart)
@@ -242,6 +249,8 @@ public struct RoadGraph: @unchecked Sendable {
         try require(gridCellStart.count == cells + 1 && Int(gridCellStart[cells]) == gridSegments.count, "grid")
         try require(arcHead.allSatisfy { Int($0) < vertexLatitudes.count }, "arc heads")
         try require(transitionTargets.allSatisfy { Int($0) < arcs }, "transition targets")
+        try require(transitionWeight.count == transitionTargets.count && transitionWeight.allSatisfy { $0 <= Self.maxTurnWeight },
+                    "turn weights")
         try require(arcEdge.allSatisfy { Int($0 >> 1) < edges }, "arc edges")
         try require(arcComponent.allSatisfy { Int($0) < componentSize.count }, "components")
         if !chRank.isEmpty {

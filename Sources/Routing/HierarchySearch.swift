@@ -122,7 +122,7 @@ public struct HierarchySearch {
         }
         guard best != Int64.max else { return nil }
         if meeting == noIndex, let direct {
-            return SearchResult(cost: direct.cost, arcs: [direct.arc], settled: settled)
+            return SearchResult(cost: direct.cost, path: [direct.arc], in: graph, settled: settled)
         }
         // Up-path from the source to the meeting arc, then down from it to the target, shortcuts unpacked.
         var upPath: [UInt32] = [meeting]
@@ -137,7 +137,7 @@ public struct HierarchySearch {
             unpack(graph, from: a, to: next, into: &arcs)
             a = next
         }
-        return SearchResult(cost: UInt32(best), arcs: arcs.map { graph.arcBase[Int($0)] }, settled: settled)
+        return SearchResult(cost: UInt32(best), path: arcs, in: graph, settled: settled)
     }
 
     /// Stall-on-demand: an arc reached more cheaply from a higher arc than by its own label is not on a shortest

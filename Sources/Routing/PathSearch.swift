@@ -52,7 +52,17 @@ public struct SearchResult: Sendable {
     public var cost: UInt32
     /// The arcs travelled, first (source) to last (target); duplicated arcs already mapped to their originals.
     public var arcs: [UInt32]
+    /// What the turn onto each arc cost, milliseconds (0 for the first).
+    public var turns: [UInt32]
     public var settled: Int
+
+    /// From the arcs as searched (duplicates included, which is where the turns are known).
+    init(cost: UInt32, path: [UInt32], in graph: RoadGraph, settled: Int) {
+        self.cost = cost
+        arcs = path.map { graph.arcBase[Int($0)] }
+        turns = path.indices.map { $0 == 0 ? 0 : graph.turnWeight(from: path[$0 - 1], to: path[$0]) }
+        self.settled = settled
+    }
 }
 
 /// An edge-based shortest-path search (A* or, with `NoHeuristic`, Dijkstra) over arcs and allowed transitions.
@@ -98,7 +108,7 @@ public struct PathSearch {
 
         let gen = generation
         let arcHead = graph.arcHead, arcWeight = graph.arcWeight, arcBase = graph.arcBase
-        let start = graph.transitionStart, next = graph.transitionTargets
+        let start = graph.transitionStart, next = graph.transitionTargets, turn = graph.transitionWeight
         var settled = 0
         distance.withUnsafeMutableBufferPointer { distance in
         parent.withUnsafeMutableBufferPointer { parent in
@@ -122,11 +132,12 @@ public struct PathSearch {
                 for i in Int(start[a])..<Int(start[a + 1]) {
                     let b = next[i]
                     let base = arcBase[Int(b)]
+                    let dt = d &+ turn[i]
                     for t in targets where t.arc == base {
-                        let candidate = d &+ t.cost
+                        let candidate = dt &+ t.cost
                         if candidate < best { best = candidate; bestPredecessor = arc; bestTarget = b }
                     }
-                    let nd = d &+ arcWeight[Int(b)]
+                    let nd = dt &+ arcWeight[Int(b)]
                     let bi = Int(b)
                     if stamp[bi] != gen {
                         stamp[bi] = gen
@@ -148,7 +159,7 @@ public struct PathSearch {
             current = parent[Int(current)]
         }
         arcs.reverse()
-        return SearchResult(cost: best, arcs: arcs.map { graph.arcBase[Int($0)] }, settled: settled)
+        return SearchResult(cost: best, path: arcs, in: graph, settled: settled)
     }
 }
 

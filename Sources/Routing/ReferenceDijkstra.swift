@@ -28,8 +28,9 @@ public enum ReferenceDijkstra {
             let range = Int(graph.transitionStart[Int(arc)])..<Int(graph.transitionStart[Int(arc) + 1])
             for i in range {
                 let nextArc = graph.transitionTargets[i]
-                for t in targets where graph.arcBase[Int(nextArc)] == t.arc { offer(d + t.cost) }
-                let nd = d + graph.arcWeight[Int(nextArc)]
+                let turned = d + graph.transitionWeight[i]
+                for t in targets where graph.arcBase[Int(nextArc)] == t.arc { offer(turned + t.cost) }
+                let nd = turned + graph.arcWeight[Int(nextArc)]
                 if dist[nextArc].map({ nd < $0 }) ?? true {
                     dist[nextArc] = nd
                     queue.insert((nd, nextArc))

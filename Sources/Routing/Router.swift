@@ -132,8 +132,8 @@ public struct Router {
     }
 
     private func assembleLeg(_ result: SearchResult, source: Snap, target: Snap) -> RouteLeg {
-        // The travelled part of each arc, with its exact share of the search cost.
-        var pieces: [(arc: UInt32, from: Double, to: Double, weight: UInt32)] = []
+        // The travelled part of each arc, with its exact share of the search cost: the turn onto it, then its part.
+        var pieces: [(arc: UInt32, from: Double, to: Double, weight: UInt32, turn: UInt32)] = []
         let last = result.arcs.count - 1
         for (i, arc) in result.arcs.enumerated() {
             let reversed = graph.edge(ofArc: arc).reversed
@@ -143,15 +143,20 @@ public struct Router {
             var ms = weight
             if i == 0 { ms -= partialWeight(weight, from) }
             if i == last { ms -= weight - partialWeight(weight, to) }
-            pieces.append((arc, from, to, ms))
+            let turn = result.turns[i]
+            pieces.append((arc, from, to, ms + turn, turn))
         }
-        // A point snapped exactly onto a junction leaves an empty piece of the neighbouring road: drop it.
+        // A point snapped exactly onto a junction leaves an empty piece of the neighbouring road: drop it (the time
+        // of a turn onto a dropped last piece stays with the piece before).
         // (Coordinates are stored to 1e-7 degrees, so "exactly" means within a few centimetres.)
-        func isEmpty(_ p: (arc: UInt32, from: Double, to: Double, weight: UInt32)) -> Bool {
-            p.weight == 0 && (p.to - p.from) * Double(graph.edgeLength[graph.edge(ofArc: p.arc).edge]) < 0.05
+        func isEmpty(_ p: (arc: UInt32, from: Double, to: Double, weight: UInt32, turn: UInt32)) -> Bool {
+            p.weight == p.turn && (p.to - p.from) * Double(graph.edgeLength[graph.edge(ofArc: p.arc).edge]) < 0.05
         }
         if pieces.count > 1, isEmpty(pieces[0]) { pieces.removeFirst() }
-        if pieces.count > 1, isEmpty(pieces[pieces.count - 1]) { pieces.removeLast() }
+        if pieces.count > 1, isEmpty(pieces[pieces.count - 1]) {
+            pieces[pieces.count - 2].weight += pieces[pieces.count - 1].weight
+            pieces.removeLast()
+        }
 
         var coordinates: [Coordinate] = []
         var stretches: [Stretch] = []
@@ -179,6 +184,15 @@ func partialWeight(_ weight: UInt32, _ fraction: Double) -> UInt32 {
 }
 
 extension RoadGraph {
+    /// What turning from arc `a` onto arc `b` costs (milliseconds); zero where `b` does not follow `a`.
+    public func turnWeight(from a: UInt32, to b: UInt32) -> UInt32 {
+        var best: UInt32?
+        for i in Int(transitionStart[Int(a)])..<Int(transitionStart[Int(a) + 1]) where transitionTargets[i] == b {
+            best = min(best ?? .max, transitionWeight[i])
+        }
+        return best ?? 0
+    }
+
     /// Where a search may start from a snapped point: each usable direction of its edge, minus the part behind it.
     public func sourceEndpoints(_ snap: Snap) -> [SearchEndpoint] {
         arcs(at: snap).map { arc, reversed in

@@ -91,10 +91,11 @@ public struct TableSearch {
                 let b = graph.transitionTargets[i]
                 let base = graph.arcBase[Int(b)]
                 let arcLength = Double(graph.edgeLength[graph.edge(ofArc: base).edge])
+                let turned = d &+ graph.transitionWeight[i]
                 if let onArc = targetsOnArc[base] {
-                    for (t, e) in onArc { offer(t, d &+ e.cost, l + arcLength * e.fraction) }
+                    for (t, e) in onArc { offer(t, turned &+ e.cost, l + arcLength * e.fraction) }
                 }
-                let nd = d &+ graph.arcWeight[Int(b)]
+                let nd = turned &+ graph.arcWeight[Int(b)]
                 let bi = Int(b)
                 if stamp[bi] == gen && nd >= cost[bi] { continue }
                 stamp[bi] = gen

@@ -24,6 +24,52 @@ import Testing
         #expect(abs(walk.distance - 60) < 1)
     }
 
+    /// Turns cost time at junctions (left more than right), and the cheaper turns win between roads of one length.
+    @Test func turnsCostTimeAndRightBeatsLeft() throws {
+        let map = TestMap("""
+            s     a     b     g
+
+                  c     d
+                        t
+            """)
+        map.way("sa", ["highway": "residential", "name": "Entry"])
+        map.way("ab", ["highway": "residential", "name": "North"])
+        map.way("bg", ["highway": "residential", "name": "Stub"])
+        map.way("bd", ["highway": "residential", "name": "East"])
+        map.way("ac", ["highway": "residential", "name": "West"])
+        map.way("cd", ["highway": "residential", "name": "South"])
+        map.way("dt", ["highway": "residential", "name": "Exit"])
+        let graphs = try map.build()
+        // s→t: right at b, or right at a and right again at d; the same length either way.
+        let st = try checkedRoute(graphs.driving, [map.position("s"), map.position("t")])
+        #expect(roadNames(st) == ["Entry", "North", "East", "Exit"], "one turn, not two")
+        // What the turns cost beyond driving time at 25 km/h: about 2.1 s turning right, 5.4 s left, next to nothing
+        // straight on through a junction.
+        func turnTime(_ route: Route) -> Double { route.duration - route.distance / (25 / 3.6) }
+        #expect(abs(turnTime(st) - 2.12) < 0.05, "\(turnTime(st))")
+        let gt = try checkedRoute(graphs.driving, [map.position("g"), map.position("t")])
+        #expect(roadNames(gt) == ["Stub", "East", "Exit"] && abs(turnTime(gt) - 5.40) < 0.05, "\(turnTime(gt))")
+        let sg = try checkedRoute(graphs.driving, [map.position("s"), map.position("g")])
+        #expect(turnTime(sg) < 0.05 && turnTime(sg) >= 0, "straight on")
+        // Walking has no turn costs.
+        let walk = try checkedRoute(graphs.walking, [map.position("g"), map.position("t")])
+        #expect(abs(walk.duration - walk.distance / (5 / 3.6)) < 0.05)
+    }
+
+    @Test func trafficSignalsCostTwoSeconds() throws {
+        func duration(signal: Bool) throws -> (Double, Double) {
+            let map = TestMap("a     s     b")
+            map.way("asb", ["highway": "primary"])
+            if signal { map.tagNode("s", ["highway": "traffic_signals"]) }
+            let graphs = try map.build()
+            return (try checkedRoute(graphs.driving, [map.position("a"), map.position("b")]).duration,
+                    try checkedRoute(graphs.walking, [map.position("a"), map.position("b")]).duration)
+        }
+        let with = try duration(signal: true), without = try duration(signal: false)
+        #expect(abs(with.0 - without.0 - 2) < 0.01, "\(with) \(without)")
+        #expect(with.1 == without.1, "walkers do not wait at signals")
+    }
+
     @Test func onewayFootAppliesToWalking() throws {
         let map = TestMap("""
             a     b

@@ -14,6 +14,17 @@ import Testing
         #expect(abs(parsed - kmh) < 0.01)
     }
 
+    @Test func turnPenaltiesFollowTheAngleAndFavourRightTurns() {
+        let straight = car.turnPenalty(angle: 0, roads: 4, isUturn: false)
+        let right = car.turnPenalty(angle: 90, roads: 4, isUturn: false)
+        let left = car.turnPenalty(angle: -90, roads: 4, isUturn: false)
+        #expect(straight < 0.05 && abs(right - 2.1) < 0.05 && abs(left - 5.4) < 0.05, "\(straight) \(right) \(left)")
+        #expect(car.turnPenalty(angle: -150, roads: 3, isUturn: false) < 7.5)
+        #expect(car.turnPenalty(angle: 180, roads: 1, isUturn: true) > 27, "U-turns cost 20 s more")
+        #expect(car.turnPenalty(angle: -90, roads: 2, isUturn: false) == 0, "a bend of one road is no turn")
+        #expect(foot.turnPenalty(angle: -90, roads: 4, isUturn: false) == 0 && foot.trafficSignalPenalty == 0)
+    }
+
     @Test func maxspeedNoneIsUnlimitedAndJunkIsIgnored() {
         #expect(TravelProfile.parseMaxspeed("none")! == .infinity)
         #expect(TravelProfile.parseMaxspeed("fast") == nil)
