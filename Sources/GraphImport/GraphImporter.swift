@@ -86,29 +86,46 @@ public enum GraphImporter {
                 built.append((mode, arrays, metadata))
             }
             osm = nil
-            // The contractions (one per mode) and the place index are independent: run them side by side.
-            let results = Locked([TravelMode: (HierarchyArrays, ContractionStatistics)]())
+            // The contractions (one per mode) and the place index are independent: run them side by side. Each
+            // mode's file is written as soon as its hierarchy is done, and its arrays are let go.
+            let pending = Locked(built.map { Optional($0) })
+            let contracted = Locked([TravelMode: ContractionStatistics]())
+            let writeFailure = Locked<Error?>(nil)
             let placeResult = Locked<Result<PlaceIndexBuilder.Statistics, Error>?>(nil)
             let placesPath = staging.appendingPathComponent(Geocoder.fileName).path
-            func contractMode(_ i: Int) {
-                guard contract else { return }
-                let (mode, arrays, _) = built[i]
-                let hierarchy = Self.contract(arrays, mode: mode, report: report)
-                results.mutate { $0[mode] = hierarchy }
+            func finishMode(_ i: Int) {
+                var taken: (TravelMode, GraphArrays, GraphMetadata)?
+                pending.mutate { taken = $0[i]; $0[i] = nil }
+                guard let (mode, base, metadata) = taken else { return }
+                var arrays = base
+                if contract {
+                    let (hierarchy, stats) = Self.contract(arrays, mode: mode, report: report)
+                    arrays.install(hierarchy)
+                    contracted.mutate { $0[mode] = stats }
+                }
+                do {
+                    try GraphFileWriter.write(arrays, metadata: metadata,
+                                              to: staging.appendingPathComponent(GraphFormat.fileName(for: mode)).path)
+                } catch {
+                    writeFailure.mutate { $0 = $0 ?? error }
+                }
             }
             // A contraction needs several hundred bytes per arc while it runs: on large extracts the modes take
             // turns (the place index keeps the other core busy), so peak memory is one contraction, not two.
             let totalArcs = built.reduce(0) { $0 + $1.1.arcHead.count }
             let oneAtATime = totalArcs > Self.parallelContractionLimit
-            DispatchQueue.concurrentPerform(iterations: oneAtATime ? 2 : built.count + 1) { i in
-                if i == (oneAtATime ? 1 : built.count) {
+            let modeCount = built.count
+            built.removeAll()
+            DispatchQueue.concurrentPerform(iterations: oneAtATime ? 2 : modeCount + 1) { i in
+                if i == (oneAtATime ? 1 : modeCount) {
                     placeResult.mutate { $0 = Result { try PlaceIndexBuilder.build(osmFile: input, databasePath: placesPath) } }
                 } else if oneAtATime {
-                    for k in built.indices { contractMode(k) }
+                    for k in 0..<modeCount { finishMode(k) }
                 } else {
-                    contractMode(i)
+                    finishMode(i)
                 }
             }
+            if let failure = writeFailure.value { throw failure }
             // Routing does not depend on the place index: a failure there is a warning, not a failed import.
             switch placeResult.value! {
             case .success(let placeStats):
@@ -121,17 +138,10 @@ public enum GraphImporter {
                 try? FileManager.default.removeItem(atPath: placesPath)
                 report(.warning("no place index: \(error)"))
             }
-            if contract {
-                for i in built.indices {
-                    let (hierarchy, stats) = results.value[built[i].0]!
-                    built[i].1.install(hierarchy)
-                    summary.contraction[built[i].0] = stats
-                    report(.contracted(built[i].0, stats))
-                }
-            }
-            for (mode, arrays, metadata) in built {
-                try GraphFileWriter.write(arrays, metadata: metadata,
-                                          to: staging.appendingPathComponent(GraphFormat.fileName(for: mode)).path)
+            for mode in TravelMode.allCases {
+                guard let stats = contracted.value[mode] else { continue }
+                summary.contraction[mode] = stats
+                report(.contracted(mode, stats))
             }
             try replaceDirectory(at: outputURL, with: staging)
         } catch {
@@ -194,5 +204,5 @@ final class Locked<T>: @unchecked Sendable {
     private let lock = NSLock()
     init(_ value: T) { stored = value }
     var value: T { lock.lock(); defer { lock.unlock() }; return stored }
-    func mutate(_ body: (inout T) -> Void) { lock.lock(); body(&stored); lock.unlock() }
+    func mutate(_ body: (inout T) -> Void) { lock.lock(); defer { lock.unlock() }; body(&stored) }
 }
