@@ -7,4 +7,4 @@ swift build -c release
 bin=.build/release/wayfinder
 $bin import graphs/helsinki.osm.pbf --output graphs/helsinki
 echo
-$bin route --graph graphs/helsinki --mode driving 60.1699,24.9384 60.1756,24.9412
+$bin route --graph graphs/helsinki --mode driving 60.1675,24.9440 60.1756,24.9412
