@@ -23,7 +23,9 @@ struct ModeGraphBuilder {
     // Build-only state.
     private var rules: [WayRule?] = []
     private var blocked: [Bool] = []  // per OSM node: a barrier this mode cannot pass
-    private var signals: [Bool] = []  // per OSM node: traffic signals that cost this mode time
+    /// Per OSM node: traffic signals that cost this mode time, and for which direction of the way.
+    private var signals: [SignalDirection] = []
+    enum SignalDirection: UInt8 { case none, both, forward, backward }
     private var edgeSignals: [(forward: UInt16, backward: UInt16)] = []  // signals passed along each direction
     private var nodeVertex: [UInt32] = []
     private var edgeWay: [Int32] = []
@@ -47,10 +49,16 @@ struct ModeGraphBuilder {
         rules = (0..<osm.wayCount).map { profile.rule(for: osm.wayTags($0)) }
         statistics.usableWays = rules.lazy.filter { $0 != nil }.count
         blocked = Array(repeating: false, count: osm.nodeCount)
-        signals = Array(repeating: false, count: profile.trafficSignalPenalty > 0 ? osm.nodeCount : 0)
+        signals = Array(repeating: .none, count: profile.trafficSignalPenalty > 0 ? osm.nodeCount : 0)
         osm.forEachTaggedNode { node, tags in
             if profile.isBlocked(byNode: tags) { blocked[Int(node)] = true }
-            if !signals.isEmpty && tags["highway"] == "traffic_signals" { signals[Int(node)] = true }
+            if !signals.isEmpty && tags["highway"] == "traffic_signals" {
+                switch tags["traffic_signals:direction"] ?? tags["direction"] {
+                case "forward": signals[Int(node)] = .forward
+                case "backward": signals[Int(node)] = .backward
+                default: signals[Int(node)] = .both
+                }
+            }
         }
         let restrictions = profile.obeysTurnRestrictions ? RestrictionParser.parse(osm) : []
         statistics.restrictionsIgnored = profile.obeysTurnRestrictions ? osm.relationCount - restrictions.count : 0
@@ -216,11 +224,13 @@ struct ModeGraphBuilder {
         var length = 0.0
         var previous: Coordinate?
         if !signals.isEmpty {
-            // A signal counts for the directions that pass through or arrive at it, not those leaving it.
+            // A signal counts for the directions that pass through or arrive at it, not those leaving it, and only
+            // for the direction of the way it faces when it is tagged with one.
             var forward = 0, backward = 0
-            for (k, node) in nodes.enumerated() where signals[Int(node)] {
-                if k > 0 { forward += 1 }
-                if k < nodes.count - 1 { backward += 1 }
+            for (k, node) in nodes.enumerated() where signals[Int(node)] != .none {
+                let facing = signals[Int(node)]
+                if k > 0 && facing != .backward { forward += 1 }
+                if k < nodes.count - 1 && facing != .forward { backward += 1 }
             }
             edgeSignals.append((UInt16(min(forward, 1000)), UInt16(min(backward, 1000))))
         }

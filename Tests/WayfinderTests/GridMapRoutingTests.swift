@@ -68,6 +68,14 @@ import Testing
         let with = try duration(signal: true), without = try duration(signal: false)
         #expect(abs(with.0 - without.0 - 2) < 0.01, "\(with) \(without)")
         #expect(with.1 == without.1, "walkers do not wait at signals")
+        // A signal facing one direction of the way stops only that direction.
+        let map = TestMap("a     s     b")
+        map.way("asb", ["highway": "primary"])
+        map.tagNode("s", ["highway": "traffic_signals", "traffic_signals:direction": "backward"])
+        let driving = try map.build().driving
+        let ab = try checkedRoute(driving, [map.position("a"), map.position("b")]).duration
+        let ba = try checkedRoute(driving, [map.position("b"), map.position("a")]).duration
+        #expect(abs(ab - without.0) < 0.01 && abs(ba - without.0 - 2) < 0.01, "\(ab) \(ba)")
     }
 
     @Test func onewayFootAppliesToWalking() throws {
