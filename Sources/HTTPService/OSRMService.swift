@@ -50,7 +50,7 @@ struct OSRMService {
     }
 
     func route(_ request: OSRMRequest) throws -> HTTPResponse {
-        try request.allowOnly(["steps", "overview", "geometries", "annotations", "radiuses", "bearings"])
+        try request.allowOnly(["steps", "overview", "geometries", "annotations", "radiuses", "bearings", "continue_straight"])
         guard request.coordinates.count >= 2 else { throw ServiceError("InvalidQuery", "a route needs at least two coordinates") }
         guard request.coordinates.count <= limits.maxRouteWaypoints else {
             throw ServiceError("TooBig", "at most \(limits.maxRouteWaypoints) coordinates per route")
@@ -75,9 +75,12 @@ struct OSRMService {
         let language = request.options["language"] ?? "en"
         let filters = try self.filters(request)
         let mode = request.mode
+        // OSRM's "default" leaves it to the profile: on for driving, off for walking.
+        let continueStraight: Bool? = request.options["continue_straight"] == "default" ? nil
+            : try request.options["continue_straight"].map { _ in try request.bool("continue_straight", default: true) }
         let result: HTTPResponse? = try engine.withRouter(mode) { router in
             do {
-                let route = try router.route(request.coordinates, filters: filters)
+                let route = try router.route(request.coordinates, filters: filters, continueStraight: continueStraight)
                 let directions = try Directions(route: route, graph: router.graph, options: DirectionsOptions(language: language))
                 return .json(OSRMRouteResponse.make(route, directions: directions, graph: router.graph, options: options).serialized())
             } catch let error as RoutingError {

@@ -76,12 +76,16 @@ public struct Router {
         return candidates.map { $0.mainNetwork ?? $0.nearest }
     }
 
+    /// The fastest route through `points` in order. With `continueStraight` (OSRM's `continue_straight`; by
+    /// default on for driving, off for walking) a via point is passed without turning back there: the leg leaving it
+    /// starts in the direction the leg before arrived in.
     public mutating func route(_ points: [Coordinate], algorithm: SearchAlgorithm = .automatic,
-                               filters: [WaypointFilter]? = nil) throws -> Route
+                               filters: [WaypointFilter]? = nil, continueStraight: Bool? = nil) throws -> Route
     {
+        let continueStraight = continueStraight ?? (graph.mode == .driving)
         guard points.count >= 2 else { throw RoutingError.tooFewWaypoints }
         var snaps = try snapWaypoints(points, filters: filters)
-        var outcome = routeLegs(snaps, algorithm: algorithm)
+        var outcome = routeLegs(snaps, algorithm: algorithm, continueStraight: continueStraight)
         if case .failure = outcome {
             // A point that cannot be reached or left (a one-way trap, a corner of a clipped extract) moves to the
             // nearest road of the core network, where every other core road can be reached, and we try again; but
@@ -95,7 +99,7 @@ public struct Router {
             }
             if zip(moved, snaps).contains(where: { $0.edge != $1.edge || $0.offset != $1.offset }) {
                 snaps = moved
-                outcome = routeLegs(snaps, algorithm: algorithm)
+                outcome = routeLegs(snaps, algorithm: algorithm, continueStraight: continueStraight)
             }
         }
         switch outcome {
@@ -104,7 +108,10 @@ public struct Router {
         }
     }
 
-    private mutating func routeLegs(_ snaps: [Snap], algorithm: SearchAlgorithm) -> Result<[RouteLeg], RoutingError> {
+    private mutating func routeLegs(_ snaps: [Snap], algorithm: SearchAlgorithm, continueStraight: Bool)
+        -> Result<[RouteLeg], RoutingError>
+    {
+        if continueStraight && snaps.count > 2 { return straightThroughLegs(snaps, algorithm: algorithm) }
         var legs: [RouteLeg] = []
         for i in 0..<(snaps.count - 1) {
             guard let leg = routeLeg(from: snaps[i], to: snaps[i + 1], algorithm: algorithm) else {
@@ -113,6 +120,43 @@ public struct Router {
             legs.append(leg)
         }
         return .success(legs)
+    }
+
+    /// Legs that pass each via point in one direction of its road. A via point has two states (the directions it
+    /// may be passed in); the cheapest sequence of states is found by dynamic programming over the legs, at most
+    /// four searches a leg. The origin and the destination are not constrained.
+    private mutating func straightThroughLegs(_ snaps: [Snap], algorithm: SearchAlgorithm) -> Result<[RouteLeg], RoutingError> {
+        func directions(_ snap: Snap) -> [Snap] {
+            var result: [Snap] = []
+            if snap.allowsForward && graph.edgeForwardArc[snap.edge] != noIndex {
+                var s = snap
+                s.allowsBackward = false
+                result.append(s)
+            }
+            if snap.allowsBackward && graph.edgeBackwardArc[snap.edge] != noIndex {
+                var s = snap
+                s.allowsForward = false
+                result.append(s)
+            }
+            return result.isEmpty ? [snap] : result
+        }
+        let states = snaps.indices.map { i in i == 0 || i == snaps.count - 1 ? [snaps[i]] : directions(snaps[i]) }
+        // best[i][k]: the cheapest way to reach state k of waypoint i, and the legs taken.
+        var best: [[(weight: UInt64, legs: [RouteLeg])?]] = [[(0, [])]]
+        for i in 0..<(snaps.count - 1) {
+            var next = [(weight: UInt64, legs: [RouteLeg])?](repeating: nil, count: states[i + 1].count)
+            for (u, from) in states[i].enumerated() {
+                guard let reached = best[i][u] else { continue }
+                for (v, to) in states[i + 1].enumerated() {
+                    guard let leg = routeLeg(from: from, to: to, algorithm: algorithm) else { continue }
+                    let weight = reached.weight + UInt64(leg.weight)
+                    if weight < next[v]?.weight ?? .max { next[v] = (weight, reached.legs + [leg]) }
+                }
+            }
+            guard next.contains(where: { $0 != nil }) else { return .failure(.noRoute(fromWaypoint: i, toWaypoint: i + 1)) }
+            best.append(next)
+        }
+        return .success(best[snaps.count - 1][0]!.legs)
     }
 
     public mutating func routeLeg(from source: Snap, to target: Snap, algorithm: SearchAlgorithm) -> RouteLeg? {

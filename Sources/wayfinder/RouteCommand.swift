@@ -28,12 +28,15 @@ enum RouteCommand {
       --algorithm ch|astar|dijkstra search algorithm (default: ch where the graph has a contraction hierarchy, else
                                     astar; all give the same cost)
       --max-snap <metres>           how far a point may be from a road (default 5000)
+      --continue-straight true|false
+                                    pass via points without turning back there (default: true driving, false
+                                    walking; OSRM's continue_straight)
     """
 
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help"],
                                  options: ["--graph", "--mode", "--format", "--algorithm", "--max-snap", "--language",
-                                           "--units"])
+                                           "--units", "--continue-straight"])
         if args.has("--help") { print(help); return .ok }
         let format: RouteFormat = try args.choice("--format", default: .text)
         let algorithm: SearchAlgorithm = try args.choice("--algorithm", default: .automatic)
@@ -55,8 +58,15 @@ enum RouteCommand {
             }
             router.maxSnapDistance = metres
         }
+        let continueStraight: Bool?
+        switch args["--continue-straight"] {
+        case nil: continueStraight = nil
+        case "true": continueStraight = true
+        case "false": continueStraight = false
+        case let other?: throw CommandError.usage("invalid value '\(other)' for --continue-straight (true, false)")
+        }
         do {
-            let route = try router.route(points, algorithm: algorithm)
+            let route = try router.route(points, algorithm: algorithm, continueStraight: continueStraight)
             let directions = try Directions(route: route, graph: graph, options: options)
             if format == .protobuf {
                 FileHandle.standardOutput.write(Data(try ProtobufOutput.route(route, directions: directions, graph: graph)))

@@ -56,6 +56,31 @@ import Testing
         #expect(abs(walk.duration - walk.distance / (5 / 3.6)) < 0.05)
     }
 
+    /// continue_straight: a car passes a via point without turning back there (OSRM's default for cars); on foot,
+    /// or when asked, it may turn around at the point.
+    @Test func viaPointsArePassedStraightByCar() throws {
+        let map = TestMap("""
+            a                 b
+
+
+            c                 d
+            """)
+        map.way("ab", ["highway": "residential", "name": "Main"])
+        map.way("acdb", ["highway": "residential", "name": "Loop"])
+        let graphs = try map.build()
+        // Out along Main to a via point, then back to just behind the start.
+        let points = [map.position(between: "a", "b", at: 0.3), map.position(between: "a", "b", at: 0.6),
+                      map.position(between: "a", "b", at: 0.2)]
+        let straight = try checkedRoute(graphs.driving, points)
+        #expect(roadNames(straight) == ["Main", "Loop", "Main"], "on past the via point and round the block")
+        #expect(straight.distance > 200)
+        let turning = try checkedRoute(graphs.driving, points, continueStraight: false)
+        #expect(roadNames(turning) == ["Main"] && abs(turning.distance - 0.3 * 180 - 0.4 * 180) < 2, "\(turning.distance)")
+        let walking = try checkedRoute(graphs.walking, points)
+        #expect(abs(walking.distance - turning.distance) < 1, "walkers turn round where they stand")
+        #expect(try checkedRoute(graphs.walking, points, continueStraight: true).distance > 200)
+    }
+
     @Test func trafficSignalsCostTwoSeconds() throws {
         func duration(signal: Bool) throws -> (Double, Double) {
             let map = TestMap("a     s     b")

@@ -111,6 +111,14 @@ import Testing
         let chinese = try Self.json("\(server.base)/route/v1/driving/\(a);\(b)?steps=true&language=zh")
         let firstStep = (((chinese.object["routes"] as? [[String: Any]])?[0]["legs"] as? [[String: Any]])?[0]["steps"] as? [[String: Any]])?[0]
         #expect(((firstStep?["maneuver"] as? [String: Any])?["instruction"] as? String)?.contains("出发") == true)
+        // continue_straight: the profile's default (on for cars) equals true; false may only be as fast or faster.
+        func duration(_ query: String) throws -> Double {
+            let object = try Self.json("\(server.base)/route/v1/driving/\(a);\(c);\(b)\(query)").object
+            return try #require((object["routes"] as? [[String: Any]])?.first?["duration"] as? Double)
+        }
+        let byDefault = try duration(""), straight = try duration("?continue_straight=true")
+        let turning = try duration("?continue_straight=false"), profileDefault = try duration("?continue_straight=default")
+        #expect(byDefault == straight && turning <= straight && profileDefault == straight)
         // A bearing that only fits travel in one direction, and a radius.
         let filtered = try Self.json("\(server.base)/route/v1/foot/\(a);\(b)?radiuses=50;unlimited&bearings=;")
         #expect(filtered.object["code"] as? String == "Ok")
@@ -156,6 +164,7 @@ import Testing
         ("/route/v1/driving/24.9,60.1;abc", "InvalidUrl"), ("/route/v1/driving/24.9,95;24.9,60.1", "InvalidValue"),
         ("/route/v1/driving/24.9384,60.1699", "InvalidQuery"), ("/route/v1/driving/24.9384,60.1699;24.9412,60.1756?stepz=true", "InvalidOptions"),
         ("/route/v1/driving/24.9384,60.1699;24.9412,60.1756?steps=maybe", "InvalidValue"),
+        ("/route/v1/driving/24.9384,60.1699;24.9412,60.1756?continue_straight=sometimes", "InvalidValue"),
         ("/route/v1/driving/24.9384,60.1699;24.9412,60.1756?radiuses=5", "InvalidOptions"),
         ("/route/v1/driving/24.9384,60.1699;2.35,48.85", "NoSegment"),
         ("/route/v1/driving/24.9384,60.1699;24.9412,60.1756?bearings=400,10;", "InvalidValue"),

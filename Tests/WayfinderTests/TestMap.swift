@@ -132,11 +132,11 @@ final class TemporaryDirectory {
 
 /// Routes with the contraction hierarchy, checks the cost against A*, the fast Dijkstra and the reference
 /// Dijkstra, and returns the route.
-func checkedRoute(_ graph: RoadGraph, _ points: [Coordinate]) throws -> Route {
+func checkedRoute(_ graph: RoadGraph, _ points: [Coordinate], continueStraight: Bool? = nil) throws -> Route {
     var router = Router(graph: graph)
-    let route = try router.route(points, algorithm: graph.hasHierarchy ? .ch : .astar)
-    let astar = try router.route(points, algorithm: .astar)
-    let dijkstra = try router.route(points, algorithm: .dijkstra)
+    let route = try router.route(points, algorithm: graph.hasHierarchy ? .ch : .astar, continueStraight: continueStraight)
+    let astar = try router.route(points, algorithm: .astar, continueStraight: continueStraight)
+    let dijkstra = try router.route(points, algorithm: .dijkstra, continueStraight: continueStraight)
     guard route.weight == dijkstra.weight, astar.weight == dijkstra.weight else {
         throw OracleMismatch(message: "CH \(route.weight), A* \(astar.weight), Dijkstra \(dijkstra.weight)")
     }
