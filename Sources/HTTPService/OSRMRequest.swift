@@ -83,7 +83,7 @@ struct OSRMRequest {
     func allowOnly(_ keys: Set<String>) throws {
         // Accepted for compatibility with OSRM clients; they do not change Wayfinder's answer.
         let tolerated: Set<String> = ["hints", "generate_hints", "approaches", "exclude", "snapping", "skip_waypoints",
-                                      "format", "alternatives", "fallback_speed",
+                                      "format", "fallback_speed",
                                       "fallback_coordinate", "scale_factor", "language"]
         for key in options.keys where !keys.contains(key) && !tolerated.contains(key) {
             throw ServiceError("InvalidOptions", "unknown option '\(key)' for the \(service) service")

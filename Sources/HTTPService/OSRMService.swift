@@ -50,7 +50,19 @@ struct OSRMService {
     }
 
     func route(_ request: OSRMRequest) throws -> HTTPResponse {
-        try request.allowOnly(["steps", "overview", "geometries", "annotations", "radiuses", "bearings", "continue_straight"])
+        try request.allowOnly(["steps", "overview", "geometries", "annotations", "radiuses", "bearings", "continue_straight",
+                               "alternatives"])
+        // OSRM: true asks for one alternative, a number for up to that many (here at most 3); only between two points.
+        let alternativeCount: Int
+        switch request.options["alternatives"] {
+        case nil, "false": alternativeCount = 0
+        case "true": alternativeCount = 1
+        case let text?:
+            guard let n = Int(text), (0...3).contains(n) else {
+                throw ServiceError("InvalidValue", "alternatives must be true, false or a number from 0 to 3")
+            }
+            alternativeCount = n
+        }
         guard request.coordinates.count >= 2 else { throw ServiceError("InvalidQuery", "a route needs at least two coordinates") }
         guard request.coordinates.count <= limits.maxRouteWaypoints else {
             throw ServiceError("TooBig", "at most \(limits.maxRouteWaypoints) coordinates per route")
@@ -81,8 +93,13 @@ struct OSRMService {
         let result: HTTPResponse? = try engine.withRouter(mode) { router in
             do {
                 let route = try router.route(request.coordinates, filters: filters, continueStraight: continueStraight)
-                let directions = try Directions(route: route, graph: router.graph, options: DirectionsOptions(language: language))
-                return .json(OSRMRouteResponse.make(route, directions: directions, graph: router.graph, options: options).serialized())
+                let directionsOptions = DirectionsOptions(language: language)
+                let directions = try Directions(route: route, graph: router.graph, options: directionsOptions)
+                let others = try router.alternatives(to: route, count: alternativeCount).map {
+                    ($0, try Directions(route: $0, graph: router.graph, options: directionsOptions))
+                }
+                return .json(OSRMRouteResponse.make(route, directions: directions, graph: router.graph, options: options,
+                                                    alternatives: others).serialized())
             } catch let error as RoutingError {
                 throw Self.serviceError(error)
             }

@@ -29,12 +29,14 @@ public enum OSRMRouteResponse {
         public init() {}
     }
 
+    /// `alternatives` follow the main route in `routes`, as OSRM lists them.
     public static func make(_ route: Route, directions: Directions, graph: RoadGraph,
-                            options: Options = Options()) -> JSON
+                            options: Options = Options(), alternatives: [(Route, Directions)] = []) -> JSON
     {
         var members: [(String, JSON)] = [
             ("code", .string("Ok")),
-            ("routes", .array([routeObject(route, directions: directions, options: options)])),
+            ("routes", .array([routeObject(route, directions: directions, options: options)]
+                + alternatives.map { routeObject($0.0, directions: $0.1, options: options) })),
         ]
         if options.includeWaypoints {
             members.append(("waypoints", .array(route.waypoints.map {

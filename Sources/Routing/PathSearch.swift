@@ -77,8 +77,11 @@ public struct PathSearch {
 
     public init() {}
 
+    /// `penalties` (milliseconds by original arc) make arcs dearer for this search only, to find alternatives;
+    /// the result's cost then includes them.
     public mutating func shortestPath<H: SearchHeuristic>(
-        in graph: RoadGraph, from sources: [SearchEndpoint], to targets: [SearchEndpoint], heuristic: H
+        in graph: RoadGraph, from sources: [SearchEndpoint], to targets: [SearchEndpoint], heuristic: H,
+        penalties: [UInt32: UInt32]? = nil
     ) -> SearchResult? {
         let arcCount = graph.arcCount
         if distance.count != arcCount {
@@ -137,7 +140,8 @@ public struct PathSearch {
                         let candidate = dt &+ t.cost
                         if candidate < best { best = candidate; bestPredecessor = arc; bestTarget = b }
                     }
-                    let nd = dt &+ arcWeight[Int(b)]
+                    var nd = dt &+ arcWeight[Int(b)]
+                    if let penalties, let extra = penalties[base] { nd &+= extra }
                     let bi = Int(b)
                     if stamp[bi] != gen {
                         stamp[bi] = gen

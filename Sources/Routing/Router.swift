@@ -159,6 +159,38 @@ public struct Router {
         return .success(best[snaps.count - 1][0]!.legs)
     }
 
+    /// Up to `count` other reasonable routes between two points, besides `main`: each found by making the roads of
+    /// the routes found so far dearer and searching again (the penalty method), kept only if its true duration is
+    /// within 30 % of the main route's and at most 75 % of its length is shared with a route already kept.
+    public mutating func alternatives(to main: Route, count: Int) -> [Route] {
+        guard count > 0, main.legs.count == 1, let leg = main.legs.first, leg.weight > 0 else { return [] }
+        let sources = graph.sourceEndpoints(leg.source), targets = graph.targetEndpoints(leg.target)
+        let heuristic = GreatCircleHeuristic(graph: graph, target: leg.target.location)
+        var kept: [RouteLeg] = [leg]
+        var penalties: [UInt32: UInt32] = [:]
+        func penalise(_ leg: RouteLeg) {
+            for s in leg.stretches { penalties[s.arc] = max(penalties[s.arc] ?? 0, graph.arcWeight[Int(s.arc)] / 2 + 1) }
+        }
+        penalise(leg)
+        for _ in 0..<(count * 3) where kept.count <= count {
+            guard let result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: heuristic,
+                                                   penalties: penalties) else { break }
+            var candidate = assembleLeg(result, source: leg.source, target: leg.target)
+            // The leg's true weight: the pieces' own shares, without the penalties.
+            candidate.weight = UInt32((candidate.stretches.reduce(0) { $0 + $1.duration } * 1000).rounded())
+            penalise(candidate)
+            guard Double(candidate.weight) <= 1.3 * Double(leg.weight) else { continue }
+            let arcs = Set(candidate.stretches.map(\.arc))
+            let isDistinct = kept.allSatisfy { other in
+                let otherArcs = Set(other.stretches.map(\.arc))
+                let shared = candidate.stretches.filter { otherArcs.contains($0.arc) }.reduce(0) { $0 + $1.distance }
+                return shared <= 0.75 * candidate.distance && arcs != otherArcs
+            }
+            if isDistinct { kept.append(candidate) }
+        }
+        return kept.dropFirst().map { Route(mode: graph.mode, legs: [$0], waypoints: main.waypoints) }
+    }
+
     public mutating func routeLeg(from source: Snap, to target: Snap, algorithm: SearchAlgorithm) -> RouteLeg? {
         let sources = graph.sourceEndpoints(source), targets = graph.targetEndpoints(target)
         let result: SearchResult?

@@ -28,6 +28,8 @@ enum RouteCommand {
       --algorithm ch|astar|dijkstra search algorithm (default: ch where the graph has a contraction hierarchy, else
                                     astar; all give the same cost)
       --max-snap <metres>           how far a point may be from a road (default 5000)
+      --alternatives N              up to N (at most 3) other reasonable routes between two points, in text
+                                    (a summary line each) and json (more entries in routes)
       --continue-straight true|false
                                     pass via points without turning back there (default: true driving, false
                                     walking; OSRM's continue_straight)
@@ -36,7 +38,7 @@ enum RouteCommand {
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help"],
                                  options: ["--graph", "--mode", "--format", "--algorithm", "--max-snap", "--language",
-                                           "--units", "--continue-straight"])
+                                           "--units", "--continue-straight", "--alternatives"])
         if args.has("--help") { print(help); return .ok }
         let format: RouteFormat = try args.choice("--format", default: .text)
         let algorithm: SearchAlgorithm = try args.choice("--algorithm", default: .automatic)
@@ -58,6 +60,7 @@ enum RouteCommand {
             }
             router.maxSnapDistance = metres
         }
+        let alternativeCount = try args.integer("--alternatives", default: 0, range: 0...3)
         let continueStraight: Bool?
         switch args["--continue-straight"] {
         case nil: continueStraight = nil
@@ -68,9 +71,26 @@ enum RouteCommand {
         do {
             let route = try router.route(points, algorithm: algorithm, continueStraight: continueStraight)
             let directions = try Directions(route: route, graph: graph, options: options)
-            if format == .protobuf {
+            let others = try router.alternatives(to: route, count: alternativeCount).map {
+                ($0, try Directions(route: $0, graph: graph, options: options))
+            }
+            switch format {
+            case .protobuf:
                 FileHandle.standardOutput.write(Data(try ProtobufOutput.route(route, directions: directions, graph: graph)))
-            } else {
+            case .json:
+                print(OSRMRouteResponse.make(route, directions: directions, graph: graph, alternatives: others).serialized())
+            case .text:
+                print(render(route, directions, graph, format))
+                for (k, (other, otherDirections)) in others.enumerated() {
+                    // A summary line, and the two roads it uses most, to tell it apart.
+                    var byName: [String: Double] = [:]
+                    for s in other.legs.flatMap(\.stretches) where !s.name.isEmpty { byName[s.name, default: 0] += s.distance }
+                    let via = byName.sorted { $0.value > $1.value }.prefix(2).map(\.key)
+                    print("Alternative \(k + 1): " + otherDirections.phrases.summary(
+                        distance: other.distance, duration: other.duration, mode: graph.mode, units: options.units)
+                        + (via.isEmpty ? "" : " — " + via.joined(separator: ", ")))
+                }
+            default:
                 print(render(route, directions, graph, format))
             }
             return .ok

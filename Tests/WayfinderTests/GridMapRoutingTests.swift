@@ -81,6 +81,30 @@ import Testing
         #expect(try checkedRoute(graphs.walking, points, continueStraight: true).distance > 200)
     }
 
+    /// Alternatives: the lower road of a ladder, a little longer, shares only its ends with the main route.
+    @Test func alternativeRoutesDifferAndStayReasonable() throws {
+        let map = TestMap("""
+            s a                   b t
+              c                   d
+            """)
+        map.way("sabt", ["highway": "residential", "name": "Upper"])
+        map.way("acdb", ["highway": "residential", "name": "Lower"])
+        let graphs = try map.build()
+        var router = Router(graph: graphs.driving)
+        let main = try checkedRoute(graphs.driving, [map.position("s"), map.position("t")])
+        #expect(roadNames(main) == ["Upper"])
+        let others = router.alternatives(to: main, count: 2)
+        #expect(others.count == 1, "one other road")
+        let other = try #require(others.first)
+        #expect(roadNames(other) == ["Upper", "Lower", "Upper"] && other.weight > main.weight)
+        #expect(Double(other.weight) <= 1.3 * Double(main.weight))
+        let stretchSum = other.legs[0].stretches.reduce(0.0) { $0 + $1.duration }
+        #expect(abs(stretchSum - other.duration) < 0.0015, "the alternative's duration is its true one, not the penalised")
+        #expect(router.alternatives(to: main, count: 0).isEmpty)
+        let via = try checkedRoute(graphs.driving, [map.position("s"), map.position("c"), map.position("t")])
+        #expect(router.alternatives(to: via, count: 2).isEmpty, "only between two points, as in OSRM")
+    }
+
     @Test func trafficSignalsCostTwoSeconds() throws {
         func duration(signal: Bool) throws -> (Double, Double) {
             let map = TestMap("a     s     b")

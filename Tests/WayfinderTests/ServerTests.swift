@@ -119,6 +119,11 @@ import Testing
         let byDefault = try duration(""), straight = try duration("?continue_straight=true")
         let turning = try duration("?continue_straight=false"), profileDefault = try duration("?continue_straight=default")
         #expect(byDefault == straight && turning <= straight && profileDefault == straight)
+        let withAlternatives = try Self.json("\(server.base)/route/v1/driving/\(a);\(b)?alternatives=3")
+        let routes = try #require(withAlternatives.object["routes"] as? [[String: Any]])
+        let durations = routes.compactMap { $0["duration"] as? Double }
+        #expect(!routes.isEmpty && routes.count <= 4 && durations.count == routes.count)
+        #expect(durations.dropFirst().allSatisfy { $0 >= durations[0] && $0 <= 1.31 * durations[0] }, "\(durations)")
         // A bearing that only fits travel in one direction, and a radius.
         let filtered = try Self.json("\(server.base)/route/v1/foot/\(a);\(b)?radiuses=50;unlimited&bearings=;")
         #expect(filtered.object["code"] as? String == "Ok")
@@ -165,6 +170,7 @@ import Testing
         ("/route/v1/driving/24.9384,60.1699", "InvalidQuery"), ("/route/v1/driving/24.9384,60.1699;24.9412,60.1756?stepz=true", "InvalidOptions"),
         ("/route/v1/driving/24.9384,60.1699;24.9412,60.1756?steps=maybe", "InvalidValue"),
         ("/route/v1/driving/24.9384,60.1699;24.9412,60.1756?continue_straight=sometimes", "InvalidValue"),
+        ("/route/v1/driving/24.9384,60.1699;24.9412,60.1756?alternatives=9", "InvalidValue"),
         ("/route/v1/driving/24.9384,60.1699;24.9412,60.1756?radiuses=5", "InvalidOptions"),
         ("/route/v1/driving/24.9384,60.1699;2.35,48.85", "NoSegment"),
         ("/route/v1/driving/24.9384,60.1699;24.9412,60.1756?bearings=400,10;", "InvalidValue"),
