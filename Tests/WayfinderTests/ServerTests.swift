@@ -197,13 +197,11 @@ import Testing
         #expect(status == 414 || status == 400)
         #expect(String(decoding: body, as: UTF8.self).contains("TooBig"))
         // Many requests at once on the thread pool: all answered, all correct.
-        let statuses = Locked([Int]())
-        DispatchQueue.concurrentPerform(iterations: 64) { i in
+        let statuses = parallelMap(64, threads: 8, pool: Pool { () }) { _, i in
             let url = i % 2 == 0 ? "\(server.base)/route/v1/driving/\(a);\(b)?steps=true" : "\(server.base)/table/v1/foot/\(a);\(b);\(c)"
-            let status = (try? Self.get(url).status) ?? 0
-            statuses.mutate { $0.append(status) }
+            return (try? Self.get(url).status) ?? 0
         }
-        #expect(statuses.value.count == 64 && statuses.value.allSatisfy { $0 == 200 })
+        #expect(statuses.count == 64 && statuses.allSatisfy { $0 == 200 })
     }
 
     @Test func directionsFeedForRenderers() throws {
@@ -297,13 +295,4 @@ import Testing
         let png = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/page.png"))
         #expect(shot.status == 0 && png.count > 30_000, "a drawn map is not a blank page (\(png.count) bytes)")
     }
-}
-
-/// A value guarded by a lock, for tests that collect results from many threads.
-final class Locked<T>: @unchecked Sendable {
-    private var stored: T
-    private let lock = NSLock()
-    init(_ value: T) { stored = value }
-    var value: T { lock.lock(); defer { lock.unlock() }; return stored }
-    func mutate(_ body: (inout T) -> Void) { lock.lock(); body(&stored); lock.unlock() }
 }
