@@ -71,6 +71,7 @@ struct ModeGraphBuilder {
         findVertices(forced: viaNodes)
         buildEdges()
         buildArcs()
+        buildVertexEdges()
         var transitions = buildTransitions(viaNodeRules: restrictions.filter { $0.isViaNode })
         applyViaWayRestrictions(restrictions.filter { !$0.isViaNode }, transitions: &transitions)
         arrays.transitionStart = transitions.start
@@ -94,7 +95,6 @@ struct ModeGraphBuilder {
             arrays.stringBytes.append(contentsOf: Array(string.utf8))
             arrays.stringOffsets.append(UInt32(arrays.stringBytes.count))
         }
-        buildVertexEdges()
         let grid = SegmentGrid.build(into: &arrays)
         return (arrays, maxSpeed, UInt32(mainMinimum), grid)
     }
@@ -364,16 +364,12 @@ struct ModeGraphBuilder {
     /// and how many roads meet there (`TravelProfile.turnPenalty`).
     private func turnWeights(_ t: Transitions) -> [UInt32] {
         guard profile.mode == .driving else { return [UInt32](repeating: 0, count: t.targets.count) }
-        var roads = [UInt8](repeating: 0, count: arrays.vertexLatitudes.count)
-        for e in edgeTail.indices {
-            roads[Int(edgeTail[e])] &+= roads[Int(edgeTail[e])] < 255 ? 1 : 0
-            roads[Int(edgeHead[e])] &+= roads[Int(edgeHead[e])] < 255 ? 1 : 0
-        }
         var weights: [UInt32] = []
         weights.reserveCapacity(t.targets.count)
         for a in 0..<arrays.arcHead.count {
             let arriving = bearing(ofArc: UInt32(a), atTail: false)
-            let roadsHere = Int(roads[Int(arrays.arcHead[a])])
+            let head = Int(arrays.arcHead[a])
+            let roadsHere = Int(arrays.vertexEdgeStart[head + 1] - arrays.vertexEdgeStart[head])
             let baseA = arrays.arcEdge[Int(arrays.arcBase[a])]
             for i in Int(t.start[a])..<Int(t.start[a + 1]) {
                 let b = t.targets[i]
@@ -393,16 +389,11 @@ struct ModeGraphBuilder {
     private func bearing(ofArc arc: UInt32, atTail: Bool) -> Double {
         let packed = arrays.arcEdge[Int(arc)]
         let e = Int(packed >> 1), reversed = packed & 1 == 1
-        let lower = Int(arrays.edgeShapeStart[e]), upper = Int(arrays.edgeShapeStart[e + 1]) - 1
-        func point(_ k: Int) -> Coordinate {
-            Coordinate(fixedLatitude: arrays.shapeLatitudes[k], fixedLongitude: arrays.shapeLongitudes[k])
+        // From the junction end into the edge: the tail's end for leaving, the head's end (reversed) for arriving.
+        let away = Geo.bearing(intoLine: Int(arrays.edgeShapeStart[e])..<Int(arrays.edgeShapeStart[e + 1]),
+                               fromLast: atTail == reversed) {
+            Coordinate(fixedLatitude: arrays.shapeLatitudes[$0], fixedLongitude: arrays.shapeLongitudes[$0])
         }
-        // The end at the junction, and the next distinct point along the arc from it.
-        let junction = atTail != reversed ? lower : upper
-        let step = junction == lower ? 1 : -1
-        var k = junction + step
-        while k != (step == 1 ? upper : lower) && point(k) == point(junction) { k += step }
-        let away = Geo.bearing(from: point(junction), to: point(k))
         return atTail ? away : (away + 180).truncatingRemainder(dividingBy: 360)
     }
 

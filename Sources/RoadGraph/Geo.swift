@@ -41,6 +41,16 @@ public enum Geo {
     }
 
     /// Initial bearing from `a` to `b`, degrees clockwise from north in [0, 360).
+    /// The bearing from one end of a line into it (degrees): towards the first point that differs from the end, so
+    /// a repeated point at a junction does not decide it. `point(k)` gives the line's points over `range`.
+    public static func bearing(intoLine range: Range<Int>, fromLast: Bool, point: (Int) -> Coordinate) -> Double {
+        let origin = fromLast ? range.upperBound - 1 : range.lowerBound
+        let step = fromLast ? -1 : 1
+        var k = origin + step
+        while k != (fromLast ? range.lowerBound : range.upperBound - 1) && point(k) == point(origin) { k += step }
+        return bearing(from: point(origin), to: point(k))
+    }
+
     public static func bearing(from a: Coordinate, to b: Coordinate) -> Double {
         let toRadians = Double.pi / 180
         let lat1 = a.latitude * toRadians, lat2 = b.latitude * toRadians

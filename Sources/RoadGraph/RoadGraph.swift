@@ -338,13 +338,7 @@ public struct RoadGraph: @unchecked Sendable {
 
     /// Bearing of an edge leaving a vertex (from the vertex along the edge), degrees.
     public func bearing(ofEdge e: Int, leavingFromEnd atEnd: Bool) -> Double {
-        let range = shapeRange(ofEdge: e)
-        let origin = atEnd ? range.upperBound - 1 : range.lowerBound
-        let step = atEnd ? -1 : 1
-        var k = origin + step
-        // Skip repeated points; look a little way along so a kink right at the junction does not dominate.
-        while k != (atEnd ? range.lowerBound : range.upperBound - 1) && shapePoint(k) == shapePoint(origin) { k += step }
-        return Geo.bearing(from: shapePoint(origin), to: shapePoint(k))
+        Geo.bearing(intoLine: shapeRange(ofEdge: e), fromLast: atEnd, point: shapePoint)
     }
 
     /// Arcs copied for via-way restrictions, by the arc they copy. Copies follow all original arcs, so only the
