@@ -175,9 +175,7 @@ public struct Router {
         for _ in 0..<(count * 3) where kept.count <= count {
             guard let result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: heuristic,
                                                    penalties: penalties) else { break }
-            var candidate = assembleLeg(result, source: leg.source, target: leg.target)
-            // The leg's true weight: the pieces' own shares, without the penalties.
-            candidate.weight = UInt32((candidate.stretches.reduce(0) { $0 + $1.duration } * 1000).rounded())
+            let candidate = assembleLeg(result, source: leg.source, target: leg.target)
             penalise(candidate)
             guard Double(candidate.weight) <= 1.3 * Double(leg.weight) else { continue }
             let arcs = Set(candidate.stretches.map(\.arc))
@@ -208,7 +206,7 @@ public struct Router {
     }
 
     private func assembleLeg(_ result: SearchResult, source: Snap, target: Snap) -> RouteLeg {
-        // The travelled part of each arc, with its exact share of the search cost: the turn onto it, then its part.
+        // The travelled part of each arc, with its exact share of the cost: the turn onto it, then its part.
         var pieces: [(arc: UInt32, from: Double, to: Double, weight: UInt32, turn: UInt32)] = []
         let last = result.arcs.count - 1
         for (i, arc) in result.arcs.enumerated() {
@@ -248,7 +246,9 @@ public struct Router {
                                      distance: length, duration: Double(piece.weight) / 1000,
                                      coordinates: first...(coordinates.count - 1)))
         }
-        return RouteLeg(source: source, target: target, weight: result.cost,
+        // The pieces' shares add up to the search's cost, except where the search priced arcs differently (the
+        // penalties that look for alternatives): the leg's weight is what its pieces truly cost.
+        return RouteLeg(source: source, target: target, weight: pieces.reduce(0) { $0 + $1.weight },
                         distance: stretches.reduce(0) { $0 + $1.distance }, coordinates: coordinates,
                         stretches: stretches, settled: result.settled)
     }
