@@ -88,8 +88,8 @@ struct OSRMService {
         let filters = try self.filters(request)
         let mode = request.mode
         // OSRM's "default" leaves it to the profile: on for driving, off for walking.
-        let continueStraight: Bool? = request.options["continue_straight"] == "default" ? nil
-            : try request.options["continue_straight"].map { _ in try request.bool("continue_straight", default: true) }
+        let continueStraight: Bool? = [nil, "default"].contains(request.options["continue_straight"]) ? nil
+            : try request.bool("continue_straight", default: true)
         let result: HTTPResponse? = try engine.withRouter(mode) { router in
             do {
                 let route = try router.route(request.coordinates, filters: filters, continueStraight: continueStraight)

@@ -20,15 +20,13 @@ public final class RoutingEngine: @unchecked Sendable {
     /// The place index, where the graph directory has one.
     public let geocoder: Geocoder?
     private let routers: [TravelMode: Pool<Router>]
-    private let tables: [TravelMode: Pool<TableSearch>]
     private let tableScratch: [TravelMode: TableScratch]
 
     public init(graphs: [TravelMode: RoadGraph], geocoder: Geocoder? = nil) {
         self.graphs = graphs
         self.geocoder = geocoder
         routers = graphs.mapValues { graph in Pool { Router(graph: graph) } }
-        tables = graphs.mapValues { _ in Pool { TableSearch() } }
-        tableScratch = graphs.filter(\.value.hasHierarchy).mapValues { TableScratch(graph: $0) }
+        tableScratch = graphs.mapValues { TableScratch(graph: $0) }
     }
 
     public func withRouter<T>(_ mode: TravelMode, _ body: (inout Router) throws -> T) throws -> T? {
@@ -37,9 +35,9 @@ public final class RoutingEngine: @unchecked Sendable {
 
     public func withTableSearch<T>(_ mode: TravelMode, _ body: (inout TableSearch, RoadGraph) throws -> T) throws -> T? {
         guard let graph = graphs[mode] else { return nil }
-        return try tables[mode]?.with { try body(&$0, graph) }
+        return try tableScratch[mode]?.plain.with { try body(&$0, graph) }
     }
 
-    /// The hierarchy tables' scratch for a mode (nil without a hierarchy).
+    /// The tables' scratch for a mode.
     public func tableScratch(_ mode: TravelMode) -> TableScratch? { tableScratch[mode] }
 }
