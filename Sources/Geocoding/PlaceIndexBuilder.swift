@@ -217,19 +217,9 @@ struct AdminArea {
     var postcode: String
     var rings: [(outer: Bool, points: [Coordinate])]
     var bounds: BoundingBox
+}
 
-    init(kind: Kind, name: String, level: Int, iso: String, postcode: String,
-         rings: [(outer: Bool, points: [Coordinate])], bounds: BoundingBox)
-    {
-        self.kind = kind
-        self.name = name
-        self.level = level
-        self.iso = iso
-        self.postcode = postcode
-        self.rings = rings
-        self.bounds = bounds
-    }
-
+extension AdminArea {
     init?(_ feature: PlaceIndexBuilder.Feature) {
         let tags = feature.tags
         guard !feature.rings.isEmpty else { return nil }

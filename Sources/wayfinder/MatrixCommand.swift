@@ -93,7 +93,9 @@ enum MatrixCommand {
                 if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
                 // A header line (lat,lon) is allowed.
                 if n == 0 && trimmed.lowercased().hasPrefix("lat") { continue }
-                let fields = trimmed.split(separator: ",").count > 2 ? trimmed.split(separator: ",").prefix(2).joined(separator: ",") : trimmed
+                // lat,lon and extra columns, or a name (which may hold one comma: "Mannerheimintie 5, Helsinki").
+                let columns = trimmed.split(separator: ",")
+                let fields = columns.count > 2 ? columns.prefix(2).joined(separator: ",") : trimmed
                 do { points.append(try resolved(fields, resolver)) } catch let e as CommandError {
                     throw CommandError(message: "\(text) line \(n + 1): \(e.message)", code: e.code, osrmCode: e.osrmCode)
                 }
