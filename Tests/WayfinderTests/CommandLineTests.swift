@@ -159,6 +159,19 @@ import Testing
         #expect(missing.status == 2 && missing.stderr.split(separator: "\n").count == 1)
     }
 
+    @Test func alternativesAndContinueStraightOptions() throws {
+        let g = Self.graph.1, points = ["60.1675,24.9440", "60.1756,24.9412"]
+        for bad in [["--alternatives", "9"], ["--alternatives", "many"], ["--continue-straight", "maybe"]] {
+            let run = try Self.run(["route", "--graph", g] + bad + points)
+            #expect(run.status == 1 && run.stderr.contains(bad[0]), "\(bad): \(run.stderr)")
+        }
+        let json = try Self.run(["route", "--graph", g, "--alternatives", "2", "--format", "json"] + points)
+        let routes = (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["routes"] as? [Any]
+        #expect(json.status == 0 && (1...3).contains(routes?.count ?? 0))
+        let via = try Self.run(["route", "--graph", g, "--continue-straight", "false", "60.1675,24.9440", "60.1720,24.9450", "60.1756,24.9412"])
+        #expect(via.status == 0, "\(via.stderr)")
+    }
+
     @Test func unconnectedRoadsExitWithCodeThree() throws {
         let directory = try TemporaryDirectory()
         let map = TestMap("a    b" + String(repeating: "\n", count: 30) + "c    d")

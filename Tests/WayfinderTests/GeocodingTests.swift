@@ -121,6 +121,30 @@ import Testing
         #expect(Geo.distance(building.coordinate, middle) < 1, "the middle of the building")
     }
 
+    /// Interpolation lines with ends that give no numbers to place: nothing is invented, the import still succeeds.
+    @Test func badInterpolationLinesAddNothing() throws {
+        let map = TestMap("""
+            a     b     c     d
+              i   j   k   l   m   n
+            """, gridSize: 20)
+        map.way("abcd", ["highway": "residential", "name": "Kirkkokatu"])
+        map.tagNode("i", ["addr:street": "Kirkkokatu", "addr:housenumber": "A"])
+        map.tagNode("j", ["addr:street": "Kirkkokatu", "addr:housenumber": "9"])
+        map.way("ij", ["addr:interpolation": "odd"])  // a letter at one end
+        map.tagNode("k", ["addr:street": "Kirkkokatu", "addr:housenumber": "1"])
+        map.tagNode("l", ["addr:street": "Kirkkokatu", "addr:housenumber": "900001"])
+        map.way("kl", ["addr:interpolation": "all"])  // far more numbers than a street has
+        map.tagNode("m", ["addr:street": "Kirkkokatu", "addr:housenumber": "20"])
+        map.tagNode("n", ["addr:street": "Kirkkokatu", "addr:housenumber": "30"])
+        map.way("mn", ["addr:interpolation": "banana"])  // an unknown scheme
+        _ = try map.build()
+        let geocoder = try Geocoder(graphDirectory: map.graphDirectory)
+        for number in ["3", "5", "1000", "22", "25"] {
+            #expect(try geocoder.forward("Kirkkokatu \(number)").first?.subThoroughfare != number, "\(number)")
+        }
+        #expect(try geocoder.forward("Kirkkokatu 20").first?.subThoroughfare == "20", "the mapped ends stay")
+    }
+
     @Test func reverseGivesAddressThenStreetThenArea() throws {
         let (map, geocoder) = try Self.town()
         let atAddress = try #require(try geocoder.reverse(map.position("s")))
