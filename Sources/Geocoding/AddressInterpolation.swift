@@ -8,18 +8,15 @@ enum AddressInterpolation {
     static let maximumPerSegment = 500
 
     static func expand(lines: [PlaceIndexBuilder.Feature], features: [PlaceIndexBuilder.Feature],
-                       existing: [PlaceEntry], streets: NearestStreet) -> [PlaceEntry]
+                       known: Set<String>, streets: NearestStreet) -> [PlaceEntry]
     {
         guard !lines.isEmpty else { return [] }
         var anchors: [Int64: [String: String]] = [:]
         for feature in features where feature.kind == "n" && feature.tags["addr:housenumber"] != nil {
             anchors[feature.id] = feature.tags
         }
-        // A number mapped on its own wins over the interpolated one.
-        var known = Set<String>()
-        for entry in existing where entry.kind == .address || !entry.housenumber.isEmpty {
-            known.insert(key(entry.street, entry.housenumber))
-        }
+        // A number mapped on its own (`known`: street and number keys) wins over the interpolated one.
+        var known = known
         var entries: [PlaceEntry] = []
         for line in lines {
             let scheme = line.tags["addr:interpolation"] ?? "all"

@@ -24,7 +24,7 @@ public enum PlaceIndexBuilder {
         var id: Int64
         var tags: [String: String]
         var points: [Coordinate]
-        /// The node id of each point of a way (0 where unknown); interpolation lines need them.
+        /// The node id of each point of an interpolation line, whose ends are addressed nodes (empty otherwise).
         var nodeIDs: [Int64] = []
         var rings: [(outer: Bool, points: [Coordinate])]
     }
@@ -58,14 +58,16 @@ public enum PlaceIndexBuilder {
         // A guess that repeats a mapped address ("Dorfstrasse 43" where Dorfstrasse 43 is mapped) is a wrong guess.
         let mapped = Set(entries.filter { !$0.street.isEmpty && !$0.housenumber.isEmpty }
             .map { AddressInterpolation.key($0.street, $0.housenumber) })
+        var known = mapped
         for i in entries.indices where entries[i].street.isEmpty && !entries[i].housenumber.isEmpty {
             if let street = streets.name(near: entries[i].center),
                !mapped.contains(AddressInterpolation.key(street, entries[i].housenumber))
             {
                 entries[i].inferStreet(street)
+                known.insert(AddressInterpolation.key(street, entries[i].housenumber))
             }
         }
-        let interpolated = AddressInterpolation.expand(lines: interpolationLines, features: features, existing: entries,
+        let interpolated = AddressInterpolation.expand(lines: interpolationLines, features: features, known: known,
                                                        streets: streets)
         entries += interpolated
         // An administrative area is searchable by name unless a place node of that name lies inside it (the
@@ -163,7 +165,9 @@ public enum PlaceIndexBuilder {
             }
             features.append(Feature(kind: kind, id: d.feature_ids[f], tags: tags,
                                     points: kind == "a" ? [] : pointRange.map(point),
-                                    nodeIDs: kind == "w" ? pointRange.map { d.point_node_ids[$0] } : [], rings: rings))
+                                    nodeIDs: kind == "w" && tags["addr:interpolation"] != nil
+                                        ? pointRange.map { d.point_node_ids[$0] } : [],
+                                    rings: rings))
         }
         return features
     }
