@@ -71,17 +71,16 @@ enum RouteCommand {
         do {
             let route = try router.route(points, algorithm: algorithm, continueStraight: continueStraight)
             let directions = try Directions(route: route, graph: graph, options: options)
-            let others = try router.alternatives(to: route, count: alternativeCount).map {
-                ($0, try Directions(route: $0, graph: graph, options: options))
-            }
-            switch format {
-            case .protobuf:
+            // Only text and json show alternatives: the other formats carry one route.
+            let others = format == .text || format == .json
+                ? try router.alternatives(to: route, count: alternativeCount).map {
+                    ($0, try Directions(route: $0, graph: graph, options: options))
+                } : []
+            if format == .protobuf {
                 FileHandle.standardOutput.write(Data(try ProtobufOutput.route(route, directions: directions, graph: graph)))
-            case .json:
-                print(OSRMRouteResponse.make(route, directions: directions, graph: graph, alternatives: others).serialized())
-            case .text:
-                print(render(route, directions, graph, format))
-                for (k, (other, otherDirections)) in others.enumerated() {
+            } else {
+                print(render(route, directions, graph, format, alternatives: others))
+                for (k, (other, otherDirections)) in others.enumerated() where format == .text {
                     // A summary line, and the two roads it uses most, to tell it apart.
                     var byName: [String: Double] = [:]
                     for s in other.legs.flatMap(\.stretches) where !s.name.isEmpty { byName[s.name, default: 0] += s.distance }
@@ -90,8 +89,6 @@ enum RouteCommand {
                         distance: other.distance, duration: other.duration, mode: graph.mode, units: options.units)
                         + (via.isEmpty ? "" : " — " + via.joined(separator: ", ")))
                 }
-            default:
-                print(render(route, directions, graph, format))
             }
             return .ok
         } catch let error as RoutingError {
@@ -111,10 +108,11 @@ enum RouteCommand {
         return (resolved.map(\.0), resolved.map(\.1))
     }
 
-    static func render(_ route: Route, _ directions: Directions, _ graph: RoadGraph, _ format: RouteFormat) -> String {
+    static func render(_ route: Route, _ directions: Directions, _ graph: RoadGraph, _ format: RouteFormat,
+                       alternatives: [(Route, Directions)] = []) -> String {
         switch format {
         case .text: return RouteText.make(route, directions: directions)
-        case .json: return OSRMRouteResponse.make(route, directions: directions, graph: graph).serialized()
+        case .json: return OSRMRouteResponse.make(route, directions: directions, graph: graph, alternatives: alternatives).serialized()
         case .gpx: return RouteGPX.make(route, directions: directions)
         case .geojson: return RouteGeoJSON.make(route).serialized()
         case .polyline: return Polyline.encode(route.coordinates, precision: 5)
