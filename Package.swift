@@ -2,8 +2,8 @@
 import PackageDescription
 
 // One module per stage of the data's path:
-// OSMReaderShim (libosmium, C++) → GraphImport → RoadGraph → Routing → Guidance → RouteFormats → HTTPService
-// → wayfinder (CLI).
+// OSMReaderShim (libosmium, C++) → GraphImport → RoadGraph → Routing → Guidance → RouteFormats → Engine
+// (the facade every front end calls) → HTTPService → wayfinder (CLI).
 let package = Package(
     name: "Wayfinder",
     products: [
@@ -23,7 +23,8 @@ let package = Package(
             cxxSettings: [.headerSearchPath("."), .unsafeFlags(["-O2"])],
             linkerSettings: [.linkedLibrary("protobuf"), .linkedLibrary("pthread")]
         ),
-        .target(name: "RoadGraph"),
+        .target(name: "CRC32C", cSettings: [.unsafeFlags(["-O2"])]),
+        .target(name: "RoadGraph", dependencies: ["CRC32C"]),
         .target(name: "Contraction", dependencies: ["RoadGraph"]),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "Geocoding", dependencies: ["CSQLite", "OSMReaderShim", "RoadGraph"],
@@ -32,16 +33,18 @@ let package = Package(
         .target(name: "Routing", dependencies: ["RoadGraph"]),
         .target(name: "Guidance", dependencies: ["Routing", "RoadGraph"], resources: [.copy("Phrases")]),
         .target(name: "RouteFormats", dependencies: ["Guidance", "Routing", "RoadGraph", "WayfinderProto", "Geocoding"]),
+        .target(name: "Engine", dependencies: ["Geocoding", "Guidance", "RoadGraph", "Routing"]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
-        .target(name: "HTTPService", dependencies: ["CMicroHTTPD", "RouteFormats", "Guidance", "Routing", "RoadGraph", "Geocoding"],
+        .target(name: "HTTPService", dependencies: ["CMicroHTTPD", "Engine", "RouteFormats", "Guidance", "Routing", "RoadGraph",
+                                                    "Geocoding"],
                 resources: [.copy("Web")]),
         .executableTarget(name: "wayfinder",
                           dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats",
-                                         "HTTPService", "Geocoding"]),
+                                         "Engine", "HTTPService", "Geocoding"]),
         .testTarget(name: "WayfinderTests",
-                    dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats", "HTTPService",
-                                   "Geocoding", "wayfinder"]),
+                    dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats", "Engine",
+                                   "HTTPService", "Geocoding", "wayfinder"]),
     ],
     swiftLanguageModes: [.v5],
     cxxLanguageStandard: .cxx17

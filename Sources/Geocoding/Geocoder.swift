@@ -51,7 +51,7 @@ public enum GeocodingError: Error, CustomStringConvertible {
 
 /// Forward, reverse and local search over `places.sqlite`. Thread-safe (queries are serialised on one connection).
 public final class Geocoder: @unchecked Sendable {
-    public static let fileName = "places.sqlite"
+    public static let fileName = GraphDirectory.placesFileName
     let db: SQLiteDatabase
     private let areas: [AdminArea]
     private let categories: [String: [String]]
@@ -72,8 +72,9 @@ public final class Geocoder: @unchecked Sendable {
         }
     }
 
+    /// The place index of a graph directory's current generation.
     public convenience init(graphDirectory: String) throws {
-        let path = URL(fileURLWithPath: graphDirectory).appendingPathComponent(Self.fileName).path
+        let path = try GraphDirectory(graphDirectory).current().placesPath
         guard FileManager.default.fileExists(atPath: path) else { throw GeocodingError.noIndex(graphDirectory) }
         try self.init(path: path)
     }
@@ -129,26 +130,43 @@ public final class Geocoder: @unchecked Sendable {
         guard !tokens.isEmpty else { return [] }
         let numbers = tokens.filter { $0.first?.isNumber == true }
         // Try all words; then with misspelt words corrected; then without house numbers; then fewer words.
-        var attempts: [[String]] = [tokens]
-        let corrected = try tokens.map { try correct($0) }
-        if corrected != tokens { attempts.append(corrected) }
+        var corrections: [String: String] = [:]
+        let corrected = try tokens.map { token in
+            if let known = corrections[token] { return known }
+            let fixed = try correct(token)
+            corrections[token] = fixed
+            return fixed
+        }
         let words = corrected.filter { $0.first?.isNumber != true }
+        var attempts: [[String]] = [tokens]
+        if corrected != tokens { attempts.append(corrected) }
         if !words.isEmpty && words.count < corrected.count { attempts.append(words) }
-        var shorter = words
-        while shorter.count > 1 { shorter.removeLast(); attempts.append(shorter) }
-        for attempt in attempts {
-            let rows = try match(attempt, limit: 200)
-            if rows.isEmpty { continue }
+        func ranked(_ rows: [[SQLiteDatabase.Value]]) -> [Placemark] {
+            let queryWords = Set(corrected.filter { $0.first?.isNumber != true })
             var results = rows.map { row -> Placemark in
                 var p = placemark(row, language: language)
-                p.score = score(p, row: row, queryTokens: corrected, numbers: numbers, near: near)
+                p.score = score(p, row: row, queryTokens: corrected, words: queryWords, numbers: numbers, near: near)
                 if let near { p.distance = Geo.distance(near, p.coordinate); p.bearing = Geo.bearing(from: near, to: p.coordinate) }
                 return p
             }
             results.sort { $0.score > $1.score }
             return Array(results.prefix(limit))
         }
-        return []
+        for attempt in attempts {
+            if WorkBudget.exceeded() { return [] }
+            let rows = try match(attempt, limit: 200)
+            if !rows.isEmpty { return ranked(rows) }
+        }
+        // Fewer words: the longest leading run of words that still matches. A run that matches has every shorter
+        // one matching too (all words must be present), so a binary search finds it in log(n) queries.
+        var found: [[SQLiteDatabase.Value]] = []
+        var low = 1, high = words.count - 1
+        while low <= high, !WorkBudget.exceeded() {
+            let middle = (low + high) / 2
+            let rows = try match(Array(words.prefix(middle)), limit: 200)
+            if rows.isEmpty { high = middle - 1 } else { found = rows; low = middle + 1 }
+        }
+        return found.isEmpty ? [] : ranked(found)
     }
 
     /// Structured search: street, house number, city, postcode.
@@ -196,7 +214,8 @@ public final class Geocoder: @unchecked Sendable {
         return best?.0 ?? token
     }
 
-    private func score(_ p: Placemark, row: [SQLiteDatabase.Value], queryTokens: [String], numbers: [String], near: Coordinate?) -> Double {
+    private func score(_ p: Placemark, row: [SQLiteDatabase.Value], queryTokens: [String], words: Set<String>,
+                       numbers: [String], near: Coordinate?) -> Double {
         let bm25 = row.last?.double ?? 0
         var s = -bm25 + 3 * p.score
         // Every name variant counts: "Senate Square" is Senaatintori's name:en.
@@ -205,18 +224,18 @@ public final class Geocoder: @unchecked Sendable {
             // A POI with an address is also called by it: "Gässle 16" is the school at Gässle 16.
             + (p.kind != "street" && !p.thoroughfare.isEmpty ? ["\(p.thoroughfare) \(p.subThoroughfare)"] : [])
         let variantTokens = variants.map(TextNormalizer.tokens)
+        let variantSets = variantTokens.map(Set.init)
         let nameTokens = Set(variantTokens.joined())
         let streetTokens = Set(TextNormalizer.tokens(p.thoroughfare))
-        let words = queryTokens.filter { $0.first?.isNumber != true }
         if !words.isEmpty && words.allSatisfy({ nameTokens.contains($0) || streetTokens.contains($0) }) { s += 3 }
         // "Gässle 16" is on Gässle, not on Im Gässle.
-        if !words.isEmpty && Set(words) == streetTokens { s += 2 }
+        if !words.isEmpty && words == streetTokens { s += 2 }
         if variantTokens.contains(queryTokens) { s += 8 }
         // Of names holding every word, the one the words cover most: "Senate Square" is the square
         // ("Helsinki Senate Square") before the "Senate Square city bike station".
-        let coverage = variantTokens.map { v -> Double in
-            guard !v.isEmpty, words.allSatisfy(v.contains) else { return 0 }
-            return Double(queryTokens.filter(v.contains).count) / Double(v.count)
+        let coverage = zip(variantTokens, variantSets).map { tokens, set -> Double in
+            guard !tokens.isEmpty, words.isSubset(of: set) else { return 0 }
+            return Double(queryTokens.filter(set.contains).count) / Double(tokens.count)
         }.max() ?? 0
         s += 4 * coverage
         if !numbers.isEmpty {

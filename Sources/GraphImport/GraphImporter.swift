@@ -28,9 +28,9 @@ public struct ImportSummary: Sendable {
     public var seconds = 0.0
 }
 
-/// `wayfinder import`: OSM file → one graph file per mode in a directory. Everything is written to a temporary
-/// sibling directory that replaces the output only when complete, so a failed or interrupted import leaves
-/// either the previous graph or nothing.
+/// `wayfinder import`: OSM file → one graph file per mode in a directory. Everything is written into a staging
+/// directory that becomes current only when complete (`GraphDirectoryWriter`), so a failed or interrupted import
+/// leaves either the previous graph or nothing.
 public enum GraphImporter {
     public static func importGraphs(from input: String, to output: String, contract: Bool = true,
                                     report: @escaping (ImportEvent) -> Void = { _ in }) throws -> ImportSummary
@@ -46,25 +46,22 @@ public enum GraphImporter {
         guard crcOK != 0 else { throw ImportError.unreadableInput("cannot read \(input)") }
         let size = (try? fileManager.attributesOfItem(atPath: input)[.size] as? UInt64) ?? 0
 
-        // Optional so the OSM arrays can be released before the memory-hungry contraction.
-        var osm: OSMData? = try OSMData(reading: input) { pass, done, total in report(.reading(pass: pass, done: done, total: total)) }
-        var summary = ImportSummary(input: input, output: output)
-        summary.nodes = osm!.nodeCount
-        summary.ways = osm!.wayCount
-        summary.relations = osm!.relationCount
-        if osm!.wayCount == 0 { report(.warning("\(input) contains no highway ways: both graphs are empty")) }
-
-        let outputURL = URL(fileURLWithPath: output).standardizedFileURL
-        let parent = outputURL.deletingLastPathComponent()
-        let staging = parent.appendingPathComponent(".\(outputURL.lastPathComponent).importing-\(getpid())")
-        do {
-            try fileManager.createDirectory(at: parent, withIntermediateDirectories: true)
-            try? fileManager.removeItem(at: staging)
-            try fileManager.createDirectory(at: staging, withIntermediateDirectories: false)
-        } catch {
-            throw ImportError.cannotWrite("cannot create \(staging.path): \(error.localizedDescription)")
+        // The output is checked (and locked) before the long part, so a wrong --output fails at once.
+        let writer: GraphDirectoryWriter
+        do { writer = try GraphDirectoryWriter(output: output) } catch {
+            throw ImportError.cannotWrite("\(error)")
         }
+        let staging = URL(fileURLWithPath: writer.stagingPath)
+        var summary = ImportSummary(input: input, output: output)
         do {
+            // Optional so the OSM arrays can be released before the memory-hungry contraction.
+            var osm: OSMData? = try OSMData(reading: input) { pass, done, total in
+                report(.reading(pass: pass, done: done, total: total))
+            }
+            summary.nodes = osm!.nodeCount
+            summary.ways = osm!.wayCount
+            summary.relations = osm!.relationCount
+            if osm!.wayCount == 0 { report(.warning("\(input) contains no highway ways: both graphs are empty")) }
             var built: [(TravelMode, GraphArrays, GraphMetadata)] = []
             for mode in TravelMode.allCases {
                 report(.building(mode))
@@ -143,9 +140,9 @@ public enum GraphImporter {
                 summary.contraction[mode] = stats
                 report(.contracted(mode, stats))
             }
-            try replaceDirectory(at: outputURL, with: staging)
+            do { try writer.commit() } catch { throw ImportError.cannotWrite("\(error)") }
         } catch {
-            try? fileManager.removeItem(at: staging)
+            writer.abandon()
             throw error
         }
         summary.seconds = Date().timeIntervalSince(started)
@@ -168,24 +165,6 @@ public enum GraphImporter {
         stats.seconds = Date().timeIntervalSince(started)
         return (hierarchy, stats)
     }
-
-    private static func replaceDirectory(at destination: URL, with staging: URL) throws {
-        let fileManager = FileManager.default
-        let retired = destination.deletingLastPathComponent()
-            .appendingPathComponent(".\(destination.lastPathComponent).old-\(getpid())")
-        if fileManager.fileExists(atPath: destination.path) {
-            try? fileManager.removeItem(at: retired)
-            if rename(destination.path, retired.path) != 0 {
-                throw ImportError.cannotWrite("cannot replace \(destination.path): \(String(cString: strerror(errno)))")
-            }
-        }
-        if rename(staging.path, destination.path) != 0 {
-            let reason = String(cString: strerror(errno))
-            _ = rename(retired.path, destination.path)
-            throw ImportError.cannotWrite("cannot move the graph into \(destination.path): \(reason)")
-        }
-        try? fileManager.removeItem(at: retired)
-    }
 }
 
 extension GraphArrays {
@@ -196,13 +175,4 @@ extension GraphArrays {
         chDownStart = h.downStart; chDownSource = h.downSource; chDownWeight = h.downWeight
         chDownMiddle = h.downMiddle; chDownLength = h.downLength
     }
-}
-
-/// A value shared between threads behind a lock.
-final class Locked<T>: @unchecked Sendable {
-    private var stored: T
-    private let lock = NSLock()
-    init(_ value: T) { stored = value }
-    var value: T { lock.lock(); defer { lock.unlock() }; return stored }
-    func mutate(_ body: (inout T) -> Void) { lock.lock(); defer { lock.unlock() }; body(&stored) }
 }

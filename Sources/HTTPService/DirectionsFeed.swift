@@ -1,3 +1,4 @@
+import Engine
 import Foundation
 import Guidance
 import RoadGraph
@@ -8,58 +9,38 @@ import Routing
 /// end pins with titles, a point per step with its instruction — plus the region and Web-Mercator zoom that fit
 /// the route into the caller's viewport. Also accepts Apple Maps link parameters (`saddr`, `daddr`, `dirflg`).
 struct DirectionsFeed {
-    let engine: RoutingEngine
+    let engine: Engine
 
     func handle(_ request: HTTPRequest) throws -> HTTPResponse {
         guard let fromText = request.argument("from") ?? request.argument("saddr"),
               let toText = request.argument("to") ?? request.argument("daddr")
-        else { throw ServiceError("InvalidQuery", "directions need from and to (or saddr and daddr)") }
+        else { throw EngineError(.invalidQuery, "directions need from and to (or saddr and daddr)") }
         let mode: TravelMode
         if let flag = request.argument("dirflg") {
             switch flag {
             case "d": mode = .driving
             case "w": mode = .walking
-            default: throw ServiceError("InvalidValue", "dirflg '\(flag)' is not supported (d: driving, w: walking)")
+            default: throw EngineError(.invalidValue, "dirflg '\(flag)' is not supported (d: driving, w: walking)")
             }
         } else if let name = request.argument("mode") {
-            guard let parsed = TravelMode(profileName: name) else { throw ServiceError("InvalidValue", "unknown mode '\(name)'") }
+            guard let parsed = TravelMode(profileName: name) else { throw EngineError(.invalidValue, "unknown mode '\(name)'") }
             mode = parsed
         } else {
             mode = .driving
         }
         let width = try dimension(request, "width", default: 800), height = try dimension(request, "height", default: 600)
-        let from = try place(fromText), to = try place(toText)
-        let language = request.argument("language") ?? "en"
-        let response: HTTPResponse? = try engine.withRouter(mode) { router in
-            let route: Route
-            do { route = try router.route([from, to]) } catch let error as RoutingError { throw OSRMService.serviceError(error) }
-            let directions = try Directions(route: route, graph: router.graph, options: DirectionsOptions(language: language))
-            return .json(feed(route, directions, router.graph, width: width, height: height).serialized(),
-                         status: 200)
-        }
-        guard let response else { throw ServiceError("InvalidValue", "this server has no \(mode.rawValue) graph") }
-        return response
+        let from = try engine.resolve(fromText).coordinate
+        let to = try engine.resolve(toText, near: from).coordinate
+        var query = RouteQuery(mode: mode, points: [from, to])
+        query.directions = DirectionsOptions(language: request.argument("language") ?? "en")
+        let answer = try engine.route(query)
+        return .json(feed(answer.route, answer.directions, answer.graph, width: width, height: height).serialized())
     }
 
     private func dimension(_ request: HTTPRequest, _ key: String, default value: Int) throws -> Int {
         guard let text = request.argument(key) else { return value }
-        guard let n = Int(text), (16...16384).contains(n) else { throw ServiceError("InvalidValue", "\(key) must be 16 to 16384 pixels") }
+        guard let n = Int(text), (16...16384).contains(n) else { throw EngineError(.invalidValue, "\(key) must be 16 to 16384 pixels") }
         return n
-    }
-
-    /// `lat,lon` as a maps app writes it, or a place name from the graph's place index.
-    private func place(_ text: String) throws -> Coordinate {
-        let parts = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-        if parts.count == 2, let lat = parts[0], let lon = parts[1] {
-            return try OSRMRequest.checked(Coordinate(latitude: lat, longitude: lon))
-        }
-        guard let geocoder = engine.geocoder else {
-            throw ServiceError("InvalidValue", "'\(text)' is not a lat,lon coordinate, and this server has no place index")
-        }
-        guard let best = try geocoder.forward(text, limit: 1).first else {
-            throw ServiceError("NoSegment", "no place matches '\(text)'")
-        }
-        return best.coordinate
     }
 
     func feed(_ route: Route, _ directions: Directions, _ graph: RoadGraph, width: Int, height: Int) -> JSON {

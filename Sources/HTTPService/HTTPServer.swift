@@ -7,6 +7,18 @@ public struct HTTPRequest: Sendable {
     public var path: String
     /// Decoded query arguments in order (a key may repeat).
     public var query: [(key: String, value: String)]
+    /// The request target as the client sent it: path and query, still percent-encoded.
+    public var rawTarget: String
+
+    public init(method: String = "GET", path: String, query: [(key: String, value: String)] = [], rawTarget: String? = nil) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.rawTarget = rawTarget ?? path
+    }
+
+    /// Bytes of the target as sent: what a URL length limit counts.
+    public var rawLength: Int { rawTarget.utf8.count }
 
     public func argument(_ key: String) -> String? { query.first { $0.key == key }?.value }
 }
@@ -41,93 +53,260 @@ public enum HTTPServerError: Error, CustomStringConvertible {
     }
 }
 
-/// A libmicrohttpd daemon with a thread pool, calling one Swift handler for every request. The handler runs on
-/// the pool's threads in parallel.
+/// How a server listens and protects itself from slow or greedy clients.
+public struct HTTPServerOptions: Sendable {
+    public var host = "127.0.0.1"
+    public var port = 5000
+    public var threads = ProcessInfo.processInfo.activeProcessorCount
+    /// Seconds a connection may stay silent before it is closed.
+    public var idleTimeout = 30
+    /// Seconds a client has to send a complete request head, counted from the connection's opening or from the
+    /// previous answer on it. A client that trickles its headers a byte at a time is cut off here.
+    public var headerTimeout = 10
+    /// Open connections at most, and per client address.
+    public var maxConnections = 4096
+    public var maxConnectionsPerClient = 128
+    /// `Access-Control-Allow-Origin`; nil sends none.
+    public var allowOrigin: String? = "*"
+    /// One line per request on stderr.
+    public var log = true
+
+    public init() {}
+}
+
+/// A libmicrohttpd daemon with a thread pool (epoll), calling one Swift handler for every request; the handler
+/// runs on the pool's threads in parallel. Only GET and HEAD are served. A watchdog closes connections whose
+/// request head does not arrive in time, and `stop` lets requests in progress finish.
 public final class HTTPServer: @unchecked Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
     let handler: Handler
-    let log: Bool
+    let options: HTTPServerOptions
     private var daemon: OpaquePointer?
     public private(set) var port: Int = 0
+    let connections = ConnectionWatch()
+    private var watchdog: DispatchSourceTimer?
 
-    public init(handler: @escaping Handler, log: Bool = true) {
+    public init(handler: @escaping Handler, options: HTTPServerOptions = HTTPServerOptions()) {
         self.handler = handler
-        self.log = log
+        self.options = options
     }
 
-    public func start(host: String, port: Int, threads: Int, timeoutSeconds: Int = 30) throws {
+    public func start() throws {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_port = in_port_t(UInt16(options.port).bigEndian)
+        let host = options.host
         guard inet_pton(AF_INET, host == "localhost" ? "127.0.0.1" : host, &address.sin_addr) == 1 else {
             throw HTTPServerError.invalidHost(host)
         }
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue
+            | MHD_USE_ITC.rawValue
         let context = Unmanaged.passUnretained(self).toOpaque()
         daemon = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                wf_mhd_start(flags, UInt16(port), sa, UInt32(max(1, threads)), UInt32(timeoutSeconds), 256 * 1024,
-                             handleConnection, context)
+                wf_mhd_start(flags, UInt16(options.port), sa, UInt32(max(1, options.threads)), UInt32(options.idleTimeout),
+                             256 * 1024, UInt32(options.maxConnections), UInt32(options.maxConnectionsPerClient),
+                             handleRequest, logTarget, requestCompleted, connectionChanged, context)
             }
         }
-        guard let daemon else { throw HTTPServerError.cannotStart(host: host, port: port) }
-        self.port = Int(wf_mhd_bound_port(daemon))
+        guard let daemon else { throw HTTPServerError.cannotStart(host: host, port: options.port) }
+        port = Int(wf_mhd_bound_port(daemon))
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        let limit = UInt64(options.headerTimeout) * 1_000_000_000
+        timer.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250))
+        timer.setEventHandler { [connections] in connections.closeSlow(olderThan: limit) }
+        timer.resume()
+        watchdog = timer
     }
 
-    public func stop() {
-        if let daemon { MHD_stop_daemon(daemon) }
-        daemon = nil
+    /// Stops accepting connections, waits up to `grace` seconds for the requests in progress, then shuts down.
+    public func stop(grace: Double = 0) {
+        guard let daemon else { return }
+        _ = MHD_quiesce_daemon(daemon)
+        let deadline = Date().addingTimeInterval(grace)
+        while connections.requestsInProgress > 0 && Date() < deadline { usleep(10_000) }
+        watchdog?.cancel()
+        watchdog = nil
+        MHD_stop_daemon(daemon)
+        self.daemon = nil
     }
 
     deinit { stop() }
 
-    func respond(_ connection: OpaquePointer, method: String, url: String) -> MHD_Result {
+    func respond(_ connection: OpaquePointer, method: String, path: String, target: String) -> MHD_Result {
         let started = DispatchTime.now()
         var arguments: [(key: String, value: String)] = []
         withUnsafeMutablePointer(to: &arguments) { pointer in
             _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectArgument, pointer)
         }
-        let request = HTTPRequest(method: method, path: url, query: arguments)
-        let response = method == "GET" || method == "HEAD"
-            ? handler(request)
-            : HTTPResponse.json(#"{"code":"InvalidQuery","message":"only GET is supported"}"#, status: 405)
+        let request = HTTPRequest(method: method, path: path, query: arguments, rawTarget: target)
+        var response: HTTPResponse
+        if method == "GET" || method == "HEAD" {
+            response = handler(request)
+        } else {
+            response = .json(#"{"code":"InvalidQuery","message":"only GET and HEAD are supported"}"#, status: 405)
+            response.headers.append(("Allow", "GET, HEAD"))
+        }
+        let result = queue(response, on: connection)
+        if options.log {
+            let ms = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6
+            let line = String(format: "%@ %@ %d %.2f ms\n", Self.loggable(method), Self.loggable(target), response.status, ms)
+            FileHandle.standardError.write(Data(line.utf8))
+        }
+        return result
+    }
+
+    func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
         var body = response.body
         let mhdResponse = body.withUnsafeMutableBytes {
             MHD_create_response_from_buffer($0.count, $0.baseAddress, .RESPMEM_MUST_COPY)
         }
         _ = MHD_add_response_header(mhdResponse, "Content-Type", response.contentType)
-        _ = MHD_add_response_header(mhdResponse, "Access-Control-Allow-Origin", "*")
+        _ = MHD_add_response_header(mhdResponse, "X-Content-Type-Options", "nosniff")
+        if let origin = options.allowOrigin { _ = MHD_add_response_header(mhdResponse, "Access-Control-Allow-Origin", origin) }
         for (name, value) in response.headers { _ = MHD_add_response_header(mhdResponse, name, value) }
         let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
         MHD_destroy_response(mhdResponse)
-        if log {
-            let ms = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6
-            let query = arguments.isEmpty ? "" : "?" + arguments.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
-            FileHandle.standardError.write(Data(String(format: "%@ %@%@ %d %.2f ms\n", method, url, query, response.status, ms).utf8))
-        }
         return result
+    }
+
+    /// Text as it may go into a log line: control characters, spaces and non-ASCII bytes percent-encoded, so a
+    /// request cannot forge or break lines.
+    static func loggable(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            if byte > 0x20 && byte < 0x7F { out.unicodeScalars.append(Unicode.Scalar(byte)) } else {
+                out += String(format: "%%%02X", byte)
+            }
+        }
+        return out
     }
 }
 
-/// libmicrohttpd's access handler. A plain global function (never a closure in main.swift: that is main-actor
-/// code, and the library calls this from its own threads). The first call of a request only says "go on";
-/// answering on the second keeps the connection alive.
-private func handleConnection(context: UnsafeMutableRawPointer?, connection: OpaquePointer?, url: UnsafePointer<CChar>?,
-                              method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
-                              uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>?,
-                              state: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> MHD_Result
+/// One request on a connection: its target as sent, and whether its head has been handled.
+final class RequestContext {
+    let target: String
+    var headReceived = false
+    init(target: String) { self.target = target }
+}
+
+/// The server's open connections, for the request-head deadline and for counting requests in progress.
+final class ConnectionWatch: @unchecked Sendable {
+    final class Record {
+        let descriptor: Int32
+        /// When the connection began to wait for a request head (uptime nanoseconds); nil while one is served.
+        var waitingSince: UInt64?
+        var cutOff = false
+        init(descriptor: Int32) {
+            self.descriptor = descriptor
+            waitingSince = DispatchTime.now().uptimeNanoseconds
+        }
+    }
+
+    private let lock = NSLock()
+    private var records: [ObjectIdentifier: Record] = [:]
+    private var inProgress = 0
+
+    var requestsInProgress: Int { lock.withLock { inProgress } }
+
+    func opened(_ record: Record) { lock.withLock { records[ObjectIdentifier(record)] = record } }
+    func closed(_ record: Record) { lock.withLock { _ = records.removeValue(forKey: ObjectIdentifier(record)) } }
+
+    func headReceived(_ record: Record?) {
+        lock.withLock {
+            record?.waitingSince = nil
+            inProgress += 1
+        }
+    }
+
+    func requestEnded(_ record: Record?, counted: Bool) {
+        lock.withLock {
+            record?.waitingSince = DispatchTime.now().uptimeNanoseconds
+            if counted { inProgress -= 1 }
+        }
+    }
+
+    /// Shuts the sockets of connections that have waited too long for a request head; libmicrohttpd then closes
+    /// them. Runs under the lock that `closed` takes, and libmicrohttpd reports a connection closed before it
+    /// closes the socket, so a descriptor shut here is never one already reused.
+    func closeSlow(olderThan limit: UInt64) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        lock.withLock {
+            for record in records.values where !record.cutOff {
+                guard let since = record.waitingSince, now > since, now - since > limit else { continue }
+                record.cutOff = true
+                shutdown(record.descriptor, Int32(SHUT_RDWR))
+            }
+        }
+    }
+}
+
+/// libmicrohttpd's callbacks: plain global functions (never closures in main.swift: that is main-actor code, and
+/// the library calls these from its own threads).
+private func server(_ context: UnsafeMutableRawPointer?) -> HTTPServer? {
+    context.map { Unmanaged<HTTPServer>.fromOpaque($0).takeUnretainedValue() }
+}
+
+private func record(of connection: OpaquePointer) -> ConnectionWatch.Record? {
+    wf_mhd_socket_context(connection).map { Unmanaged<ConnectionWatch.Record>.fromOpaque($0).takeUnretainedValue() }
+}
+
+/// The first callback of a request: its target exactly as sent, kept as the request's context.
+private func logTarget(context: UnsafeMutableRawPointer?, uri: UnsafePointer<CChar>?, connection: OpaquePointer?)
+    -> UnsafeMutableRawPointer?
 {
-    guard let context, let connection, let url, let method, let state else { return .NO }
-    if state.pointee == nil {
-        state.pointee = UnsafeMutableRawPointer(bitPattern: 1)
-        return .YES
+    let target = uri.map { String(cString: $0) } ?? ""
+    return Unmanaged.passRetained(RequestContext(target: target)).toOpaque()
+}
+
+/// The access handler. The first call of a request only says "go on" (answering on the second keeps the
+/// connection alive); a method other than GET or HEAD is refused at once, without reading a body.
+private func handleRequest(context: UnsafeMutableRawPointer?, connection: OpaquePointer?, url: UnsafePointer<CChar>?,
+                           method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+                           uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>?,
+                           state: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> MHD_Result
+{
+    guard let server = server(context), let connection, let url, let method, let state else { return .NO }
+    if state.pointee == nil { state.pointee = Unmanaged.passRetained(RequestContext(target: String(cString: url))).toOpaque() }
+    let request = Unmanaged<RequestContext>.fromOpaque(state.pointee!).takeUnretainedValue()
+    let methodName = String(cString: method)
+    if !request.headReceived {
+        request.headReceived = true
+        server.connections.headReceived(record(of: connection))
+        if methodName == "GET" || methodName == "HEAD" { return .YES }
     }
     if let uploadSize, uploadSize.pointee > 0 {
-        uploadSize.pointee = 0  // request bodies are not used: drop them
+        uploadSize.pointee = 0
         return .YES
     }
-    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
-    return server.respond(connection, method: String(cString: method), url: String(cString: url))
+    return server.respond(connection, method: methodName, path: String(cString: url), target: request.target)
+}
+
+private func requestCompleted(context: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+                              state: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, reason: MHD_RequestTerminationCode)
+{
+    guard let server = server(context), let state, let pointer = state.pointee else { return }
+    let request = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
+    state.pointee = nil
+    server.connections.requestEnded(connection.flatMap(record(of:)), counted: request.headReceived)
+}
+
+private func connectionChanged(context: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+                               socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                               change: MHD_ConnectionNotificationCode)
+{
+    guard let server = server(context), let connection, let socketContext else { return }
+    switch change {
+    case .CONNECTION_NOTIFY_STARTED:
+        let record = ConnectionWatch.Record(descriptor: wf_mhd_connection_fd(connection))
+        socketContext.pointee = Unmanaged.passRetained(record).toOpaque()
+        server.connections.opened(record)
+    default:
+        guard let pointer = socketContext.pointee else { return }
+        let record = Unmanaged<ConnectionWatch.Record>.fromOpaque(pointer).takeRetainedValue()
+        socketContext.pointee = nil
+        server.connections.closed(record)
+    }
 }
 
 private func collectArgument(context: UnsafeMutableRawPointer?, kind: MHD_ValueKind, key: UnsafePointer<CChar>?,

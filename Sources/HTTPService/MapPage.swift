@@ -1,3 +1,4 @@
+import Engine
 import Foundation
 import RoadGraph
 import RouteFormats
@@ -5,7 +6,7 @@ import RouteFormats
 /// The map page at `/`, Leaflet served from Debian's libjs-leaflet (no CDN), and the graph's own roads as a light
 /// vector layer, since no basemap tiles exist offline.
 struct MapPage {
-    let engine: RoutingEngine
+    let engine: Engine
     static let leafletDirectory = ProcessInfo.processInfo.environment["WAYFINDER_LEAFLET_DIR"] ?? "/usr/share/javascript/leaflet"
     /// At most this many roads per `/roads` answer; beyond it the minor classes are left out.
     static let maxRoads = 20_000
@@ -13,7 +14,7 @@ struct MapPage {
     func page() -> HTTPResponse {
         guard let url = Bundle.module.url(forResource: "index", withExtension: "html", subdirectory: "Web"),
               let html = try? Data(contentsOf: url)
-        else { return ServiceError("InternalError", "the map page is missing from this build", status: 500).response }
+        else { return EngineError(.notFound, "the map page is missing from this build", status: 500).response }
         return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Array(html))
     }
 
@@ -22,23 +23,24 @@ struct MapPage {
         let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/")
         guard !name.contains(".."), name.unicodeScalars.allSatisfy(allowed.contains),
               let data = FileManager.default.contents(atPath: Self.leafletDirectory + "/" + name)
-        else { return ServiceError("NotFound", "no such file: \(path) (is libjs-leaflet installed?)", status: 404).response }
+        else { return EngineError(.notFound, "no such file: \(path) (is libjs-leaflet installed?)", status: 404).response }
         let type = name.hasSuffix(".js") ? "application/javascript" : name.hasSuffix(".css") ? "text/css"
             : name.hasSuffix(".png") ? "image/png" : "application/octet-stream"
         return HTTPResponse(status: 200, contentType: type, body: Array(data), headers: [("Cache-Control", "max-age=86400")])
     }
 
     func graphInfo() -> HTTPResponse {
+        let graphs = engine.current.graphs
         var bounds = BoundingBox.empty
-        for graph in engine.graphs.values where !graph.metadata.bounds.isEmpty {
+        for graph in graphs.values where !graph.metadata.bounds.isEmpty {
             let b = graph.metadata.bounds
             bounds.extend(Coordinate(latitude: b.minLatitude, longitude: b.minLongitude))
             bounds.extend(Coordinate(latitude: b.maxLatitude, longitude: b.maxLongitude))
         }
         if bounds.isEmpty { bounds = BoundingBox(minLatitude: 0, minLongitude: 0, maxLatitude: 0, maxLongitude: 0) }
-        let source = engine.graphs.values.first?.metadata.sourceName ?? ""
+        let source = graphs.values.first?.metadata.sourceName ?? ""
         return .json(JSON.object([
-            ("modes", .array(TravelMode.allCases.filter { engine.graphs[$0] != nil }.map { .string($0.rawValue) })),
+            ("modes", .array(TravelMode.allCases.filter { graphs[$0] != nil }.map { .string($0.rawValue) })),
             ("bounds", .array([bounds.minLongitude, bounds.minLatitude, bounds.maxLongitude, bounds.maxLatitude].map { .number($0, decimals: 6) })),
             ("source", .string(source)),
         ]).serialized())
@@ -47,10 +49,10 @@ struct MapPage {
     /// `/roads?bbox=w,s,e,n&zoom=z&mode=m`: the roads in a box, simplified to about a pixel at that zoom.
     func roads(_ request: HTTPRequest) throws -> HTTPResponse {
         let mode = TravelMode(profileName: request.argument("mode") ?? "driving") ?? .driving
-        guard let graph = engine.graphs[mode] else { throw ServiceError("InvalidValue", "this server has no \(mode.rawValue) graph") }
+        guard let graph = engine.current.graphs[mode] else { throw EngineError(.invalidValue, "this server has no \(mode.rawValue) graph") }
         let box = (request.argument("bbox") ?? "").split(separator: ",").compactMap { Double($0) }
         guard box.count == 4, box[0] <= box[2], box[1] <= box[3], box.allSatisfy({ $0.isFinite }) else {
-            throw ServiceError("InvalidValue", "bbox must be west,south,east,north")
+            throw EngineError(.invalidValue, "bbox must be west,south,east,north")
         }
         let zoom = min(22, max(0, Int(request.argument("zoom") ?? "16") ?? 16))
         let metresPerPixel = 40_075_016.7 / 256 / pow(2, Double(zoom))

@@ -1,19 +1,10 @@
+import Engine
 import Foundation
 import RoadGraph
 import RouteFormats
 
-/// An OSRM-style failure: its code (as OSRM spells it) and message; served as 400 with `{"code","message"}`.
-public struct ServiceError: Error, Sendable {
-    public var code: String
-    public var message: String
-    public var status = 400
-
-    public init(_ code: String, _ message: String, status: Int = 400) {
-        self.code = code
-        self.message = message
-        self.status = status
-    }
-
+extension EngineError {
+    /// OSRM's error body, `{"code": …, "message": …}`, with the error's HTTP status.
     var response: HTTPResponse {
         .json(OSRMRouteResponse.error(code: code, message: message).serialized(), status: status)
     }
@@ -32,14 +23,14 @@ struct OSRMRequest {
     init(path: String, query: [(key: String, value: String)]) throws {
         var parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         guard parts.count == 4 else {
-            throw ServiceError("InvalidUrl", "URL must look like /{service}/v1/{profile}/{coordinates}")
+            throw EngineError(.invalidURL, "URL must look like /{service}/v1/{profile}/{coordinates}")
         }
         guard Self.services.contains(parts[0]) else {
-            throw ServiceError("InvalidService", "service '\(parts[0])' is not supported (route, table, nearest)")
+            throw EngineError(.invalidService, "service '\(parts[0])' is not supported (route, table, nearest)")
         }
-        guard parts[1] == "v1" else { throw ServiceError("InvalidVersion", "version '\(parts[1])' is not supported (v1)") }
+        guard parts[1] == "v1" else { throw EngineError(.invalidVersion, "version '\(parts[1])' is not supported (v1)") }
         guard let mode = TravelMode(profileName: parts[2]) else {
-            throw ServiceError("InvalidValue", "unknown profile '\(parts[2])' (driving, car, walking, foot)")
+            throw EngineError(.invalidValue, "unknown profile '\(parts[2])' (driving, car, walking, foot)")
         }
         if parts[3].hasSuffix(".json") { parts[3].removeLast(5) }
         service = parts[0]
@@ -47,7 +38,7 @@ struct OSRMRequest {
         coordinates = try Self.parseCoordinates(parts[3])
         var options: [String: String] = [:]
         for (key, value) in query {
-            guard options[key] == nil else { throw ServiceError("InvalidOptions", "option '\(key)' is given twice") }
+            guard options[key] == nil else { throw EngineError(.invalidOptions, "option '\(key)' is given twice") }
             options[key] = value
         }
         self.options = options
@@ -59,14 +50,14 @@ struct OSRMRequest {
             let precision = text.hasPrefix("polyline6(") ? 6 : 5
             let encoded = String(text.drop { $0 != "(" }.dropFirst().dropLast())
             guard let decoded = Polyline.decode(encoded, precision: precision), !decoded.isEmpty else {
-                throw ServiceError("InvalidUrl", "the polyline of coordinates does not decode")
+                throw EngineError(.invalidURL, "the polyline of coordinates does not decode")
             }
             return try decoded.map(checked)
         }
         return try text.split(separator: ";", omittingEmptySubsequences: false).map { pair in
             let numbers = pair.split(separator: ",", omittingEmptySubsequences: false)
             guard numbers.count == 2, let lon = Double(numbers[0]), let lat = Double(numbers[1]) else {
-                throw ServiceError("InvalidUrl", "'\(pair)' is not a coordinate: expected lon,lat")
+                throw EngineError(.invalidURL, "'\(pair)' is not a coordinate: expected lon,lat")
             }
             return try checked(Coordinate(latitude: lat, longitude: lon))
         }
@@ -74,7 +65,7 @@ struct OSRMRequest {
 
     static func checked(_ c: Coordinate) throws -> Coordinate {
         guard c.latitude.isFinite, c.longitude.isFinite, abs(c.latitude) <= 90, abs(c.longitude) <= 180 else {
-            throw ServiceError("InvalidValue", "coordinate \(c.longitude),\(c.latitude) is out of range (lon ±180, lat ±90)")
+            throw EngineError(.invalidValue, "coordinate \(c.longitude),\(c.latitude) is out of range (lon ±180, lat ±90)")
         }
         return c
     }
@@ -86,7 +77,7 @@ struct OSRMRequest {
                                       "format", "fallback_speed",
                                       "fallback_coordinate", "scale_factor", "language"]
         for key in options.keys where !keys.contains(key) && !tolerated.contains(key) {
-            throw ServiceError("InvalidOptions", "unknown option '\(key)' for the \(service) service")
+            throw EngineError(.invalidOptions, "unknown option '\(key)' for the \(service) service")
         }
     }
 
@@ -95,13 +86,13 @@ struct OSRMRequest {
         case nil: return value
         case "true": return true
         case "false": return false
-        case let other?: throw ServiceError("InvalidValue", "\(key) must be true or false, not '\(other)'")
+        case let other?: throw EngineError(.invalidValue, "\(key) must be true or false, not '\(other)'")
         }
     }
 
     func choice<T: RawRepresentable>(_ key: String, default value: T) throws -> T where T.RawValue == String {
         guard let text = options[key] else { return value }
-        guard let parsed = T(rawValue: text) else { throw ServiceError("InvalidValue", "invalid value '\(text)' for \(key)") }
+        guard let parsed = T(rawValue: text) else { throw EngineError(.invalidValue, "invalid value '\(text)' for \(key)") }
         return parsed
     }
 
@@ -110,7 +101,7 @@ struct OSRMRequest {
         guard let text = options[key] else { return nil }
         let items = text.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
         guard items.count == coordinates.count else {
-            throw ServiceError("InvalidOptions", "\(key) has \(items.count) entries for \(coordinates.count) coordinates")
+            throw EngineError(.invalidOptions, "\(key) has \(items.count) entries for \(coordinates.count) coordinates")
         }
         return items
     }
@@ -120,7 +111,7 @@ struct OSRMRequest {
         guard let text = options[key], text != "all" else { return Array(coordinates.indices) }
         return try text.split(separator: ";", omittingEmptySubsequences: false).map {
             guard let i = Int($0), coordinates.indices.contains(i) else {
-                throw ServiceError("InvalidValue", "\(key) must list coordinate indices from 0 to \(coordinates.count - 1)")
+                throw EngineError(.invalidValue, "\(key) must list coordinate indices from 0 to \(coordinates.count - 1)")
             }
             return i
         }

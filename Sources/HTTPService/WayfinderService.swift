@@ -1,21 +1,22 @@
+import Engine
 import Foundation
 import RoadGraph
 
 /// Every HTTP endpoint, dispatched by path. Handlers never throw past here: every failure is an OSRM error body.
 public struct WayfinderService: Sendable {
-    let engine: RoutingEngine
-    let limits: ServiceLimits
+    let engine: Engine
+    /// Longest accepted request target (path and query as sent, before percent-decoding), bytes.
+    let maxURLLength: Int
 
-    public init(engine: RoutingEngine, limits: ServiceLimits = ServiceLimits()) {
+    public init(engine: Engine, maxURLLength: Int = 8192) {
         self.engine = engine
-        self.limits = limits
+        self.maxURLLength = maxURLLength
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         do {
-            let length = request.path.utf8.count + request.query.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 2 }
-            guard length <= limits.maxURLLength else {
-                throw ServiceError("TooBig", "the URL is longer than \(limits.maxURLLength) bytes", status: 414)
+            guard request.rawLength <= maxURLLength else {
+                throw EngineError(.tooBig, "the URL is longer than \(maxURLLength) bytes", status: 414)
             }
             let page = MapPage(engine: engine)
             switch request.path {
@@ -28,12 +29,12 @@ public struct WayfinderService: Sendable {
             case let path where path.hasPrefix("/leaflet/"): return page.leaflet(path)
             default:
                 let osrm = try OSRMRequest(path: request.path, query: request.query)
-                return try OSRMService(engine: engine, limits: limits).handle(osrm)
+                return try OSRMService(engine: engine).handle(osrm)
             }
-        } catch let error as ServiceError {
+        } catch let error as EngineError {
             return error.response
         } catch {
-            return ServiceError("InvalidQuery", "\(error)").response
+            return EngineError(.invalidQuery, "\(error)").response
         }
     }
 }

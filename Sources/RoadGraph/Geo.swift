@@ -107,3 +107,12 @@ public struct BoundingBox: Equatable, Sendable {
             && c.longitude <= maxLongitude
     }
 }
+
+/// A value shared between threads behind a lock.
+public final class Locked<T>: @unchecked Sendable {
+    private var stored: T
+    private let lock = NSLock()
+    public init(_ value: T) { stored = value }
+    public var value: T { lock.lock(); defer { lock.unlock() }; return stored }
+    public func mutate(_ body: (inout T) -> Void) { lock.lock(); defer { lock.unlock() }; body(&stored) }
+}

@@ -1,3 +1,4 @@
+import CRC32C
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -5,21 +6,88 @@ import Glibc
 
 /// The on-disk format of one mode's graph (`graphs/<name>/<mode>.wfgraph`), little-endian:
 ///
-///     header (fixed 512 bytes)                 section table (sectionCount × 24 bytes)        sections…
+///     header (fixed 512 bytes)                 section table (sectionCount × 32 bytes)        sections…
 ///     magic "WAYFGRPH", format version,        id u32, element size u32, offset u64,          each at an offset
-///     mode, source CRC-32 and size, bounds,    element count u64                              that is a multiple
-///     max speed, grid geometry, source name                                                   of 64
+///     mode, checksum of header and table,      element count u64, CRC-32C u32, 0 u32          that is a multiple
+///     source CRC-32 and size, bounds, max                                                     of 64
+///     speed, grid geometry, build time,
+///     source name
 ///
-/// Loading maps the file and points typed buffers at the sections: no parsing, no copying.
+/// Loading maps the file, checks every checksum (CRC-32C, one pass over the file, sections in parallel) and the
+/// arrays' structure, and points typed buffers at the sections: no parsing, no copying. A damaged file is refused,
+/// never used.
 public enum GraphFormat {
     public static let magic: [UInt8] = Array("WAYFGRPH".utf8)
-    public static let version: UInt32 = 5
+    public static let version: UInt32 = 6
     static let headerSize = 512
+    static let sectionEntrySize = 32
+    /// Where the header's own checksum sits (it covers the header, with these bytes zero, and the section table).
+    static let headerChecksumOffset = 20
+    static let buildTimeOffset = 128
     static let sourceNameCapacity = 256
     static let sourceNameOffset = 512 - 256
     static let sectionAlignment = 64
 
     public static func fileName(for mode: TravelMode) -> String { "\(mode.rawValue).wfgraph" }
+
+    public static func checksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
+        bytes.isEmpty ? crc : wf_crc32c(crc, bytes.baseAddress, bytes.count)
+    }
+
+    /// The checksum the header should carry: over the header with its checksum field zero, then the table.
+    static func headerChecksum(_ file: UnsafeRawBufferPointer, sectionCount: Int) -> UInt32 {
+        var crc = checksum(UnsafeRawBufferPointer(rebasing: file[0..<headerChecksumOffset]))
+        crc = checksum(UnsafeRawBufferPointer(start: [UInt8](repeating: 0, count: 4), count: 4), continuing: crc)
+        let tableEnd = headerSize + sectionCount * sectionEntrySize
+        return checksum(UnsafeRawBufferPointer(rebasing: file[(headerChecksumOffset + 4)..<tableEnd]), continuing: crc)
+    }
+
+    /// Recomputes every checksum of a graph file's bytes in place: how tests and the fuzzer make a damaged file
+    /// that the checksums would pass, to exercise the structural checks behind them. Sections whose table entry
+    /// points outside the file are left as they are.
+    public static func reseal(_ bytes: inout [UInt8]) {
+        guard bytes.count >= headerSize else { return }
+        bytes.withUnsafeMutableBytes { file in
+            let sectionCount = Int(file.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
+            guard sectionCount <= maxSections, headerSize + sectionCount * sectionEntrySize <= file.count else { return }
+            for i in 0..<sectionCount {
+                let at = headerSize + i * sectionEntrySize
+                let entry = SectionEntry(file: UnsafeRawBufferPointer(file), at: at)
+                guard let range = entry.byteRange(fileSize: file.count) else { continue }
+                let crc = checksum(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(file)[range]))
+                file.storeBytes(of: crc.littleEndian, toByteOffset: at + 24, as: UInt32.self)
+            }
+            let crc = headerChecksum(UnsafeRawBufferPointer(file), sectionCount: sectionCount)
+            file.storeBytes(of: crc.littleEndian, toByteOffset: headerChecksumOffset, as: UInt32.self)
+        }
+    }
+
+    static let maxSections = 1024
+}
+
+/// One entry of the section table.
+struct SectionEntry {
+    var id: UInt32
+    var elementSize: Int
+    var offset: Int
+    var count: Int
+    var checksum: UInt32
+
+    init(file: UnsafeRawBufferPointer, at: Int) {
+        id = file.loadUnaligned(fromByteOffset: at, as: UInt32.self)
+        elementSize = Int(file.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self))
+        offset = Int(truncatingIfNeeded: file.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self))
+        count = Int(truncatingIfNeeded: file.loadUnaligned(fromByteOffset: at + 16, as: UInt64.self))
+        checksum = file.loadUnaligned(fromByteOffset: at + 24, as: UInt32.self)
+    }
+
+    /// The section's bytes, if they lie within the file (computed without overflow, whatever the entry says).
+    func byteRange(fileSize: Int) -> Range<Int>? {
+        guard offset >= 0, count >= 0, elementSize > 0 else { return nil }
+        let (length, overflow) = count.multipliedReportingOverflow(by: elementSize)
+        guard !overflow, offset <= fileSize, length <= fileSize - offset else { return nil }
+        return offset..<(offset + length)
+    }
 }
 
 public enum GraphFileError: Error, CustomStringConvertible, Equatable {
@@ -75,13 +143,12 @@ public final class MappedFile: @unchecked Sendable {
 
 struct GraphFileSections {
     let file: MappedFile
-    var table: [UInt32: (elementSize: Int, offset: Int, count: Int)] = [:]
+    var table: [UInt32: SectionEntry] = [:]
 
     func buffer<T>(_ id: SectionID) throws -> UnsafeBufferPointer<T> {
         guard let entry = table[id.rawValue] else { throw GraphFileError.corrupt("graph file lacks section \(id)") }
         guard entry.elementSize == MemoryLayout<T>.stride, entry.offset % MemoryLayout<T>.alignment == 0,
-              entry.count >= 0, entry.offset >= 0,
-              entry.offset + entry.count * entry.elementSize <= file.size
+              entry.byteRange(fileSize: file.size) != nil
         else { throw GraphFileError.corrupt("graph file section \(id) is damaged or truncated") }
         let start = (file.base + entry.offset).assumingMemoryBound(to: T.self)
         return UnsafeBufferPointer(start: start, count: entry.count)
@@ -102,6 +169,13 @@ extension RoadGraph {
         func u32() -> UInt32 { defer { cursor += 4 }; return file.load(cursor, as: UInt32.self) }
         func u64() -> UInt64 { defer { cursor += 8 }; return file.load(cursor, as: UInt64.self) }
         func f64() -> Double { defer { cursor += 8 }; return file.load(cursor, as: Double.self) }
+        let bytes = UnsafeRawBufferPointer(start: file.base, count: file.size)
+        guard sectionCount <= GraphFormat.maxSections,
+              GraphFormat.headerSize + sectionCount * GraphFormat.sectionEntrySize <= file.size
+        else { throw GraphFileError.corrupt("graph file \(path) is truncated") }
+        guard GraphFormat.headerChecksum(bytes, sectionCount: sectionCount)
+                == file.load(GraphFormat.headerChecksumOffset, as: UInt32.self)
+        else { throw GraphFileError.corrupt("graph file \(path) is damaged (its header fails its checksum): re-run wayfinder import") }
         let checksum = u32()
         _ = u32()
         let sourceSize = u64()
@@ -110,25 +184,36 @@ extension RoadGraph {
         let grid = GridGeometry(originLatitude: f64(), originLongitude: f64(), cellHeight: f64(), cellWidth: f64(),
                                 rows: u32(), columns: u32())
         let mainMinimum = u32()
+        let buildTime = file.load(GraphFormat.buildTimeOffset, as: Int64.self)
         let nameBytes = (0..<GraphFormat.sourceNameCapacity).map {
             file.load(GraphFormat.sourceNameOffset + $0, as: UInt8.self)
         }
         let sourceName = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
         let metadata = GraphMetadata(mode: mode, sourceName: sourceName, sourceChecksum: checksum,
                                      sourceSize: sourceSize, bounds: bounds, maxSpeed: maxSpeed,
-                                     mainComponentMinimumSize: mainMinimum, grid: grid)
+                                     mainComponentMinimumSize: mainMinimum, grid: grid, buildTime: buildTime)
 
-        guard sectionCount <= 1024, GraphFormat.headerSize + sectionCount * 24 <= file.size else {
-            throw GraphFileError.corrupt("graph file \(path) is truncated")
-        }
         var sections = GraphFileSections(file: file)
+        var entries: [SectionEntry] = []
         for i in 0..<sectionCount {
-            let at = GraphFormat.headerSize + i * 24
-            let id = file.load(at, as: UInt32.self)
-            let elementSize = Int(file.load(at + 4, as: UInt32.self))
-            let offset = Int(truncatingIfNeeded: file.load(at + 8, as: UInt64.self))
-            let count = Int(truncatingIfNeeded: file.load(at + 16, as: UInt64.self))
-            sections.table[id] = (elementSize, offset, count)
+            let entry = SectionEntry(file: bytes, at: GraphFormat.headerSize + i * GraphFormat.sectionEntrySize)
+            guard entry.byteRange(fileSize: file.size) != nil else {
+                throw GraphFileError.corrupt("graph file \(path) is truncated or damaged (section \(entry.id))")
+            }
+            sections.table[entry.id] = entry
+            entries.append(entry)
+        }
+        // One pass over the file: every section against its checksum, the large ones on every core.
+        let damaged = Locked<UInt32?>(nil)
+        DispatchQueue.concurrentPerform(iterations: entries.count) { i in
+            let entry = entries[i]
+            let range = entry.byteRange(fileSize: file.size)!
+            if GraphFormat.checksum(UnsafeRawBufferPointer(rebasing: bytes[range])) != entry.checksum {
+                damaged.mutate { $0 = $0 ?? entry.id }
+            }
+        }
+        if let id = damaged.value {
+            throw GraphFileError.corrupt("graph file \(path) is damaged (section \(id) fails its checksum): re-run wayfinder import")
         }
         try self.init(file: file, metadata: metadata, sections: sections)
     }
@@ -138,6 +223,7 @@ extension RoadGraph {
 public enum GraphFileWriter {
     public static func write(_ arrays: GraphArrays, metadata: GraphMetadata, to path: String) throws {
         typealias BytesProvider = ((UnsafeRawBufferPointer) -> Void) -> Void
+        let written = Date()
         var sections: [(id: SectionID, elementSize: Int, count: Int, bytes: BytesProvider)] = []
         func add<T>(_ id: SectionID, _ array: [T]) {
             sections.append((id, MemoryLayout<T>.stride, array.count, { body in array.withUnsafeBytes(body) }))
@@ -214,32 +300,40 @@ public enum GraphFileWriter {
         put(metadata.grid.cellHeight); put(metadata.grid.cellWidth)
         put(metadata.grid.rows); put(metadata.grid.columns)
         put(metadata.mainComponentMinimumSize)
-        precondition(cursor <= GraphFormat.sourceNameOffset)
+        precondition(cursor <= GraphFormat.buildTimeOffset)
+        cursor = GraphFormat.buildTimeOffset
+        put(Int64(written.timeIntervalSince1970))
         let name = Array(metadata.sourceName.utf8.prefix(GraphFormat.sourceNameCapacity - 1))
         for (i, b) in name.enumerated() { header[GraphFormat.sourceNameOffset + i] = b }
-        header.withUnsafeBytes { emit($0) }
 
-        // Section table, then the sections at aligned offsets.
+        // Section table, then the sections at aligned offsets; the header's checksum covers the table.
         let align = GraphFormat.sectionAlignment
-        var offset = GraphFormat.headerSize + sections.count * 24
+        var offset = GraphFormat.headerSize + sections.count * GraphFormat.sectionEntrySize
         offset = (offset + align - 1) / align * align
         var table: [UInt8] = []
         var offsets: [Int] = []
-        for (id, size, count, _) in sections {
+        for (id, size, count, bytes) in sections {
             offsets.append(offset)
-            for v in [UInt64(id.rawValue) | UInt64(size) << 32, UInt64(offset), UInt64(count)] {
+            var crc: UInt32 = 0
+            bytes { crc = GraphFormat.checksum($0) }
+            for v in [UInt64(id.rawValue) | UInt64(size) << 32, UInt64(offset), UInt64(count), UInt64(crc)] {
                 withUnsafeBytes(of: v.littleEndian) { table.append(contentsOf: $0) }
             }
             offset = (offset + size * count + align - 1) / align * align
         }
+        let headerCRC = (header + table).withUnsafeBytes { GraphFormat.headerChecksum($0, sectionCount: sections.count) }
+        withUnsafeBytes(of: headerCRC.littleEndian) { crc in
+            for (i, b) in crc.enumerated() { header[GraphFormat.headerChecksumOffset + i] = b }
+        }
+        header.withUnsafeBytes { emit($0) }
         table.withUnsafeBytes { emit($0) }
-        var written = GraphFormat.headerSize + table.count
+        var position = GraphFormat.headerSize + table.count
         let zeros = [UInt8](repeating: 0, count: align)
         for (i, section) in sections.enumerated() {
-            let padding = offsets[i] - written
+            let padding = offsets[i] - position
             zeros.withUnsafeBytes { emit(UnsafeRawBufferPointer(rebasing: $0[0..<padding])) }
             section.bytes { emit($0) }
-            written += padding + section.elementSize * section.count
+            position += padding + section.elementSize * section.count
         }
         if fflush(out) != 0 { failed = true }
         if fclose(out) != 0 { failed = true }

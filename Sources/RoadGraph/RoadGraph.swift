@@ -58,10 +58,14 @@ public struct GraphMetadata: Equatable, Sendable {
     /// Arcs in connected components at least this large form the main network that snapping prefers.
     public var mainComponentMinimumSize: UInt32
     public var grid: GridGeometry
+    /// When the import wrote the graph, seconds since 1970 (0 until written).
+    public var buildTime: Int64
 
     public init(mode: TravelMode, sourceName: String, sourceChecksum: UInt32, sourceSize: UInt64,
-                bounds: BoundingBox, maxSpeed: Double, mainComponentMinimumSize: UInt32, grid: GridGeometry)
+                bounds: BoundingBox, maxSpeed: Double, mainComponentMinimumSize: UInt32, grid: GridGeometry,
+                buildTime: Int64 = 0)
     {
+        self.buildTime = buildTime
         self.mode = mode
         self.sourceName = sourceName
         self.sourceChecksum = sourceChecksum
@@ -218,50 +222,85 @@ public struct RoadGraph: @unchecked Sendable {
         try validate()
     }
 
-    /// Cheap structural checks, so a damaged file fails at load instead of crashing a search.
+    /// The most one arc may cost, milliseconds (74 hours): sums along any path then stay far from overflow.
+    public static let maxArcWeight: UInt32 = 1 << 28
+
+    /// Structural checks behind the checksums, so that even a file with valid checksums but inconsistent arrays
+    /// (a bug, or a file made by hand) is refused at load instead of trapping a search: every index in range, every
+    /// CSR table non-decreasing, every number finite, and hierarchy ranks that make shortcut unpacking terminate.
     private func validate() throws {
-        let edges = edgeLength.count, arcs = arcHead.count
+        let edges = edgeLength.count, arcs = arcHead.count, vertices = vertexLatitudes.count
         func require(_ condition: Bool, _ what: String) throws {
             if !condition { throw GraphFileError.corrupt("inconsistent graph file: \(what)") }
         }
-        try require(vertexLongitudes.count == vertexLatitudes.count, "vertex arrays")
+        /// A CSR start table: `count + 1` entries from 0, non-decreasing, ending at `total`.
+        func requireTable(_ start: UnsafeBufferPointer<UInt32>, _ count: Int, _ total: Int, _ what: String) throws {
+            try require(start.count == count + 1 && start[0] == 0 && Int(start[count]) == total
+                        && zip(start, start.dropFirst()).allSatisfy { $0 <= $1 }, what)
+        }
+        let m = metadata
+        try require([m.bounds.minLatitude, m.bounds.minLongitude, m.bounds.maxLatitude, m.bounds.maxLongitude,
+                     m.grid.originLatitude, m.grid.originLongitude].allSatisfy(\.isFinite), "bounds")
+        try require(m.maxSpeed.isFinite && m.maxSpeed >= 0 && m.maxSpeed <= 300 && (arcs == 0 || m.maxSpeed >= 0.1), "top speed")
+        try require(m.grid.cellHeight.isFinite && m.grid.cellWidth.isFinite && m.grid.cellHeight >= 1e-6
+                    && m.grid.cellWidth >= 1e-6 && m.grid.rows >= 1 && m.grid.columns >= 1, "grid geometry")
+        let (cells, overflow) = Int(m.grid.rows).multipliedReportingOverflow(by: Int(m.grid.columns))
+        try require(!overflow && cells <= 1 << 31, "grid size")
+        try require(vertexLongitudes.count == vertices, "vertex arrays")
         try require(shapeLongitudes.count == shapeLatitudes.count, "shape arrays")
-        try require(edgeShapeStart.count == edges + 1 && Int(edgeShapeStart[edges]) == shapeLatitudes.count,
-                    "edge shapes")
+        try requireTable(edgeShapeStart, edges, shapeLatitudes.count, "edge shapes")
+        try require(zip(edgeShapeStart, edgeShapeStart.dropFirst()).allSatisfy { $1 - $0 >= 2 }, "edge shape lengths")
         try require([edgeLabel.count, edgeRef.count, edgeClass.count, edgeFlags.count, edgeForwardArc.count,
                      edgeBackwardArc.count]
             .allSatisfy { $0 == edges }, "edge arrays")
+        try require(edgeLength.allSatisfy { $0.isFinite && $0 >= 0 }, "edge lengths")
+        try require(edgeForwardArc.allSatisfy { $0 == noIndex || Int($0) < arcs }
+                    && edgeBackwardArc.allSatisfy { $0 == noIndex || Int($0) < arcs }, "edge arcs")
         try require([arcEdge.count, arcWeight.count, arcBase.count, arcComponent.count, arcInCore.count].allSatisfy { $0 == arcs },
                     "arc arrays")
-        try require(transitionStart.count == arcs + 1 && Int(transitionStart[arcs]) == transitionTargets.count,
-                    "transitions")
+        try require(arcWeight.allSatisfy { $0 <= Self.maxArcWeight }, "arc weights")
+        try require(arcBase.allSatisfy { Int($0) < arcs }, "arc copies")
+        try requireTable(transitionStart, arcs, transitionTargets.count, "transitions")
         let strings = stringOffsets.count - 1
-        try require(strings >= 1 && Int(stringOffsets[strings]) == stringBytes.count, "strings")
-        try require(zip(stringOffsets, stringOffsets.dropFirst()).allSatisfy { $0 <= $1 }, "string offsets")
+        try requireTable(stringOffsets, strings, stringBytes.count, "strings")
+        try require(strings >= 1, "string table")
         let labels = labelStart.count - 1
         try require(labels >= 0 && Int(labelStart[labels]) * 2 == labelEntries.count, "labels")
+        try requireTable(labelStart, labels, labelEntries.count / 2, "label table")
         try require(labelEntries.allSatisfy { Int($0) < strings }, "label strings")
         try require(edgeLabel.allSatisfy { Int($0) < labels } && edgeRef.allSatisfy { Int($0) < strings }, "edge names")
-        try require(vertexEdgeStart.count == vertexLatitudes.count + 1
-                    && Int(vertexEdgeStart[vertexLatitudes.count]) == vertexEdges.count, "vertex edges")
+        try requireTable(vertexEdgeStart, vertices, vertexEdges.count, "vertex edges")
         try require(vertexEdges.allSatisfy { Int($0 >> 1) < edges }, "vertex edge indices")
-        let cells = Int(metadata.grid.rows) * Int(metadata.grid.columns)
-        try require(gridCellStart.count == cells + 1 && Int(gridCellStart[cells]) == gridSegments.count, "grid")
-        try require(arcHead.allSatisfy { Int($0) < vertexLatitudes.count }, "arc heads")
+        try requireTable(gridCellStart, cells, gridSegments.count, "grid")
+        try require(arcHead.allSatisfy { Int($0) < vertices }, "arc heads")
         try require(transitionTargets.allSatisfy { Int($0) < arcs }, "transition targets")
         try require(transitionWeight.count == transitionTargets.count && transitionWeight.allSatisfy { $0 <= Self.maxTurnWeight },
                     "turn weights")
         try require(arcEdge.allSatisfy { Int($0 >> 1) < edges }, "arc edges")
         try require(arcComponent.allSatisfy { Int($0) < componentSize.count }, "components")
         if !chRank.isEmpty {
-            try require(chRank.count == arcs && chUpStart.count == arcs + 1 && chDownStart.count == arcs + 1, "hierarchy")
+            try require(chRank.count == arcs, "hierarchy")
             let up = chUpTarget.count, down = chDownSource.count
-            try require(Int(chUpStart[arcs]) == up && Int(chDownStart[arcs]) == down, "hierarchy edges")
+            try requireTable(chUpStart, arcs, up, "hierarchy edges up")
+            try requireTable(chDownStart, arcs, down, "hierarchy edges down")
             try require([chUpWeight.count, chUpMiddle.count, chUpLength.count].allSatisfy { $0 == up }
                         && [chDownWeight.count, chDownMiddle.count, chDownLength.count].allSatisfy { $0 == down }, "hierarchy arrays")
             try require(chUpTarget.allSatisfy { Int($0) < arcs } && chDownSource.allSatisfy { Int($0) < arcs }, "hierarchy nodes")
             try require(chUpMiddle.allSatisfy { $0 == noIndex || Int($0) < arcs }
                         && chDownMiddle.allSatisfy { $0 == noIndex || Int($0) < arcs }, "hierarchy shortcuts")
+            try require(chUpLength.allSatisfy(\.isFinite) && chDownLength.allSatisfy(\.isFinite), "hierarchy lengths")
+            // Edges go up in rank, and a shortcut skips an arc ranked below both its ends: unpacking ends.
+            for u in 0..<arcs {
+                let rank = chRank[u]
+                for k in Int(chUpStart[u])..<Int(chUpStart[u + 1]) {
+                    let v = Int(chUpTarget[k]), middle = chUpMiddle[k]
+                    try require(chRank[v] > rank && (middle == noIndex || chRank[Int(middle)] < rank), "hierarchy ranks")
+                }
+                for k in Int(chDownStart[u])..<Int(chDownStart[u + 1]) {
+                    let v = Int(chDownSource[k]), middle = chDownMiddle[k]
+                    try require(chRank[v] > rank && (middle == noIndex || chRank[Int(middle)] < rank), "hierarchy ranks")
+                }
+            }
         }
         try require(gridSegments.allSatisfy { Int($0) + 1 < shapeLatitudes.count }, "grid segments")
     }

@@ -165,6 +165,11 @@ public enum OSRMRouteResponse {
         ])
     }
 
+    /// A table's waypoints; `null` for a point that found no road (its row or column is all nulls).
+    public static func waypoints(_ snaps: [Snap?], graph: RoadGraph) -> JSON {
+        .array(snaps.map { $0.map { waypoint($0, name: graph.name(ofEdge: $0.edge)) } ?? .null })
+    }
+
     /// `[longitude, latitude]`, six decimals, as OSRM and GeoJSON order them.
     public static func location(_ c: Coordinate) -> JSON {
         .array([.number(c.longitude, decimals: 6), .number(c.latitude, decimals: 6)])

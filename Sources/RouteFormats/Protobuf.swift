@@ -62,10 +62,14 @@ public enum ProtobufOutput {
         }
     }
 
-    public static func matrixHeader(mode: TravelMode, sources: [Snap], destinations: [Snap], graph: RoadGraph) throws -> [UInt8] {
+    /// A point with no road nearby is a waypoint at NaN, NaN with a NaN distance (its cells are NaN too).
+    public static func matrixHeader(mode: TravelMode, sources: [Snap?], destinations: [Snap?], graph: RoadGraph) throws -> [UInt8] {
         let strings = CStrings()
-        let s = sources.map { waypoint($0, name: graph.name(ofEdge: $0.edge), strings: strings) }
-        let d = destinations.map { waypoint($0, name: graph.name(ofEdge: $0.edge), strings: strings) }
+        func point(_ snap: Snap?) -> wf_pb_waypoint {
+            guard let snap else { return wf_pb_waypoint(latitude: .nan, longitude: .nan, distance: .nan, name: strings.make("")) }
+            return waypoint(snap, name: graph.name(ofEdge: snap.edge), strings: strings)
+        }
+        let s = sources.map(point), d = destinations.map(point)
         return try take { out, size in
             wf_pb_encode_matrix_header(mode.rawValue, s, s.count, d, d.count, UInt32(destinations.count), out, size)
         }

@@ -63,7 +63,10 @@ public struct HierarchyMatrix: @unchecked Sendable {
 
     /// Rows for `sources`, computed on `threads` threads.
     public func rows(for sources: [Snap], threads: Int = ProcessInfo.processInfo.activeProcessorCount) -> [[TableCell?]] {
-        parallelMap(sources.count, threads: threads, pool: scratch.upward) { search, i in row(for: sources[i], search: &search) }
+        parallelMap(sources.count, threads: threads, pool: scratch.upward) { search, i in
+            // Past a request's CPU budget the remaining rows are left empty; the caller reports the timeout.
+            WorkBudget.exceeded() ? [TableCell?](repeating: nil, count: targets.count) : row(for: sources[i], search: &search)
+        }
     }
 
     private func row(for source: Snap, search: inout UpwardSearch) -> [TableCell?] {

@@ -132,6 +132,8 @@ public struct PathSearch {
                 let d = distance[a]
                 if d &+ estimate[a] != key { continue }  // stale entry: the arc was reached more cheaply since
                 settled += 1
+                // A request's CPU budget (the server's) ends a search that would run on.
+                if settled & 0x3FFF == 0 && WorkBudget.exceeded() { best = .max; break }
                 for i in Int(start[a])..<Int(start[a + 1]) {
                     let b = next[i]
                     let base = arcBase[Int(b)]

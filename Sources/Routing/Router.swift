@@ -63,17 +63,11 @@ public struct Router {
 
     /// Candidates per waypoint; throws `noSegment` for a point with no usable road nearby.
     public func snapWaypoints(_ points: [Coordinate], filters: [WaypointFilter]? = nil) throws -> [Snap] {
-        var candidates: [WaypointCandidates] = []
-        for (i, p) in points.enumerated() {
-            let filter = filters?[i] ?? WaypointFilter()
-            guard let c = graph.snap(p, maxDistance: maxSnapDistance, filter: filter) else {
-                throw RoutingError.noSegment(index: i, coordinate: p, maxDistance: filter.radius ?? maxSnapDistance)
-            }
-            candidates.append(c)
+        let snaps = graph.snapPoints(points, maxDistance: maxSnapDistance, filters: filters)
+        if let i = snaps.firstIndex(where: { $0 == nil }) {
+            throw RoutingError.noSegment(index: i, coordinate: points[i], maxDistance: filters?[i].radius ?? maxSnapDistance)
         }
-        // All on one island (or all on the main network): keep the nearest roads. Otherwise leave islands.
-        if Set(candidates.map(\.nearest.component)).count == 1 { return candidates.map(\.nearest) }
-        return candidates.map { $0.mainNetwork ?? $0.nearest }
+        return snaps.map { $0! }
     }
 
     /// The fastest route through `points` in order. With `continueStraight` (OSRM's `continue_straight`; by
@@ -114,7 +108,8 @@ public struct Router {
         if continueStraight && snaps.count > 2 { return straightThroughLegs(snaps, algorithm: algorithm) }
         var legs: [RouteLeg] = []
         for i in 0..<(snaps.count - 1) {
-            guard let leg = routeLeg(from: snaps[i], to: snaps[i + 1], algorithm: algorithm) else {
+            guard !WorkBudget.exceeded(),
+                  let leg = routeLeg(from: snaps[i], to: snaps[i + 1], algorithm: algorithm) else {
                 return .failure(.noRoute(fromWaypoint: i, toWaypoint: i + 1))
             }
             legs.append(leg)
@@ -141,22 +136,32 @@ public struct Router {
             return result.isEmpty ? [snap] : result
         }
         let states = snaps.indices.map { i in i == 0 || i == snaps.count - 1 ? [snaps[i]] : directions(snaps[i]) }
-        // best[i][k]: the cheapest way to reach state k of waypoint i, and the legs taken.
-        var best: [[(weight: UInt64, legs: [RouteLeg])?]] = [[(0, [])]]
+        // reached[i][k]: the cheapest way to state k of waypoint i, as its weight, the state of waypoint i - 1 it
+        // came from and the leg between them. Legs are kept once each, and the route read back at the end, so
+        // memory grows with the number of waypoints, not with its square.
+        var reached: [[(weight: UInt64, from: Int, leg: RouteLeg?)?]] = [[(0, 0, nil)]]
         for i in 0..<(snaps.count - 1) {
-            var next = [(weight: UInt64, legs: [RouteLeg])?](repeating: nil, count: states[i + 1].count)
+            if WorkBudget.exceeded() { return .failure(.noRoute(fromWaypoint: i, toWaypoint: i + 1)) }
+            var next = [(weight: UInt64, from: Int, leg: RouteLeg?)?](repeating: nil, count: states[i + 1].count)
             for (u, from) in states[i].enumerated() {
-                guard let reached = best[i][u] else { continue }
+                guard let here = reached[i][u] else { continue }
                 for (v, to) in states[i + 1].enumerated() {
                     guard let leg = routeLeg(from: from, to: to, algorithm: algorithm) else { continue }
-                    let weight = reached.weight + UInt64(leg.weight)
-                    if weight < next[v]?.weight ?? .max { next[v] = (weight, reached.legs + [leg]) }
+                    let weight = here.weight + UInt64(leg.weight)
+                    if weight < next[v]?.weight ?? .max { next[v] = (weight, u, leg) }
                 }
             }
             guard next.contains(where: { $0 != nil }) else { return .failure(.noRoute(fromWaypoint: i, toWaypoint: i + 1)) }
-            best.append(next)
+            reached.append(next)
         }
-        return .success(best[snaps.count - 1][0]!.legs)
+        var legs: [RouteLeg] = []
+        var state = 0
+        for i in stride(from: snaps.count - 1, to: 0, by: -1) {
+            let step = reached[i][state]!
+            legs.append(step.leg!)
+            state = step.from
+        }
+        return .success(legs.reversed())
     }
 
     /// Up to `count` other reasonable routes between two points, besides `main`: each found by making the roads of
@@ -173,7 +178,7 @@ public struct Router {
         }
         penalise(leg)
         for _ in 0..<(count * 3) where kept.count <= count {
-            guard let result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: heuristic,
+            guard !WorkBudget.exceeded(), let result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: heuristic,
                                                    penalties: penalties) else { break }
             let candidate = assembleLeg(result, source: leg.source, target: leg.target)
             penalise(candidate)

@@ -47,7 +47,11 @@ public func parallelMap<State, Result>(_ count: Int, threads: Int, pool: Pool<St
 {
     let results = UnsafeMutableBufferPointer<Result?>.allocate(capacity: count)
     results.initialize(repeating: nil)
-    defer { results.deallocate() }
+    // The rows must be released before the buffer goes: deallocating alone leaked every row of every table.
+    defer {
+        results.deinitialize()
+        results.deallocate()
+    }
     let workers = max(1, min(threads, count))
     DispatchQueue.concurrentPerform(iterations: workers) { worker in
         pool.with { state in

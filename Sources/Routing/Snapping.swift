@@ -45,7 +45,8 @@ public enum RoutingError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noSegment(let i, let c, let d):
-            return "NoSegment: no road usable by this mode within \(Int(d)) m of waypoint \(i + 1) (\(c))"
+            return "NoSegment: no road usable by this mode" + (d.isFinite ? " within \(Int(d)) m" : "")
+                + " of waypoint \(i + 1) (\(c))"
         case .noRoute(let a, let b): return "NoRoute: no route between waypoint \(a + 1) and waypoint \(b + 1)"
         case .tooFewWaypoints: return "InvalidQuery: a route needs at least two waypoints"
         }
@@ -92,6 +93,17 @@ extension RoadGraph {
             self.isMainNetwork(edge: self.edge(ofSegmentStartingAt: segment)) && self.matches(segment, filter)
         }.map { makeSnap(point, $0, filter) }
         return WaypointCandidates(nearest: nearest, mainNetwork: main)
+    }
+
+    /// Each point on its road, nil where no usable road is within reach. Points that do not all share one island
+    /// leave islands for the main network where it is within reach too.
+    public func snapPoints(_ points: [Coordinate], maxDistance: Double, filters: [WaypointFilter]? = nil) -> [Snap?] {
+        let candidates = points.enumerated().map { i, p in
+            snap(p, maxDistance: maxDistance, filter: filters?[i] ?? WaypointFilter())
+        }
+        let components = Set(candidates.compactMap { $0?.nearest.component })
+        if components.count <= 1 { return candidates.map { $0?.nearest } }
+        return candidates.map { $0.map { $0.mainNetwork ?? $0.nearest } }
     }
 
     /// Up to `count` roads nearest to the point, one snap per edge, nearest first (OSRM's `nearest` service).

@@ -33,7 +33,10 @@ public struct TableSearch {
         for (t, endpoints) in targetEndpoints.enumerated() {
             for e in endpoints { targetsOnArc[e.arc, default: []].append((t, e)) }
         }
-        return sources.map { row(in: graph, from: $0, targets: targets, targetsOnArc: targetsOnArc) }
+        return sources.map {
+            WorkBudget.exceeded() ? [TableCell?](repeating: nil, count: targets.count)
+                : row(in: graph, from: $0, targets: targets, targetsOnArc: targetsOnArc)
+        }
     }
 
     private mutating func prepare(_ arcCount: Int) {

@@ -1,3 +1,4 @@
+import Engine
 import Foundation
 import RoadGraph
 
@@ -87,29 +88,57 @@ struct Arguments {
     }
 }
 
-/// `lat,lon` as a maps app writes it.
+/// `lat,lon` as a maps app writes it (never a place name).
 func parseCoordinate(_ text: String) throws -> Coordinate {
-    let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-        .map { $0.trimmingCharacters(in: .whitespaces) }
-    guard parts.count == 2, let lat = Double(parts[0]), let lon = Double(parts[1]), lat.isFinite, lon.isFinite else {
-        throw CommandError.badInput("'\(text)' is not a coordinate: expected lat,lon such as 60.1699,24.9384")
-    }
-    guard abs(lat) <= 90, abs(lon) <= 180 else {
-        throw CommandError.badInput("'\(text)' is out of range: latitude must be within ±90 and longitude within ±180")
-    }
-    return Coordinate(latitude: lat, longitude: lon)
+    do { return try PointText.coordinate(text) } catch let error as EngineError { throw CommandError(error) }
 }
 
-/// Loads `graphs/<name>/<mode>.wfgraph`, turning every failure into a one-line message.
-func loadGraph(directory: String?, mode: TravelMode) throws -> RoadGraph {
-    guard let directory else { throw CommandError.usage("--graph is required (a directory made by wayfinder import)") }
-    let path = URL(fileURLWithPath: directory).appendingPathComponent(GraphFormat.fileName(for: mode)).path
-    guard FileManager.default.fileExists(atPath: path) else {
-        throw CommandError.badInput("no \(mode.rawValue) graph in \(directory): run 'wayfinder import <file.osm.pbf> --output \(directory)' first")
+extension CommandError {
+    /// An engine failure as the CLI reports it: `NoRoute` exits 3, the rest 2.
+    init(_ error: EngineError) {
+        self.init(message: error.message, code: error.kind == .noRoute ? .noRoute : .badInput, osrmCode: error.code)
+    }
+}
+
+extension EngineLimits {
+    /// The CLI's limits: those of a batch job run by the graph's owner, so larger than a server's.
+    static var commandLine: EngineLimits {
+        var limits = EngineLimits()
+        limits.maxRouteWaypoints = 10_000
+        limits.maxTableLocations = 1_000_000
+        return limits
+    }
+
+    /// The options that change a limit, for the commands that take them.
+    static let options: Set<String> = ["--max-waypoints", "--max-table-size", "--max-query-length", "--max-query-words"]
+
+    /// These limits with any of `options` the command line sets.
+    func configured(by args: Arguments) throws -> EngineLimits {
+        var limits = self
+        limits.maxRouteWaypoints = try args.integer("--max-waypoints", default: maxRouteWaypoints, range: 2...1_000_000)
+        limits.maxTableLocations = try args.integer("--max-table-size", default: maxTableLocations, range: 2...10_000_000)
+        limits.maxQueryLength = try args.integer("--max-query-length", default: maxQueryLength, range: 1...1_000_000)
+        limits.maxQueryWords = try args.integer("--max-query-words", default: maxQueryWords, range: 1...100_000)
+        return limits
+    }
+}
+
+/// The engine over `--graph <dir>`, with the graphs of `modes` loaded (and verified) now and the place index on
+/// first use; every failure becomes a one-line message.
+func openEngine(_ args: Arguments, modes: [TravelMode] = TravelMode.allCases, limits: EngineLimits? = nil) throws -> Engine {
+    guard let directory = args["--graph"] else {
+        throw CommandError.usage("--graph is required (a directory made by wayfinder import)")
     }
     do {
-        return try RoadGraph(contentsOf: path)
+        return try Engine(directory: directory, modes: modes, limits: limits ?? EngineLimits.commandLine.configured(by: args))
+    } catch let error as CommandError {
+        throw error
     } catch {
         throw CommandError.badInput("\(error)")
     }
+}
+
+/// Runs an engine call, turning its errors into the CLI's.
+func engineCall<T>(_ body: () throws -> T) throws -> T {
+    do { return try body() } catch let error as EngineError { throw CommandError(error) }
 }

@@ -1,3 +1,4 @@
+import Engine
 import Foundation
 import RoadGraph
 import Routing
@@ -28,7 +29,7 @@ enum BenchCommand {
         let matrixSizes = try sizes(args["--matrix"])
         let baselineSizes = try sizes(args["--matrix-baseline"])
         let loadStart = DispatchTime.now()
-        let graph = try loadGraph(directory: args["--graph"], mode: mode)
+        let graph = try openEngine(args, modes: [mode]).current.graphs[mode]!
         let loadMs = milliseconds(since: loadStart)
         guard let largest = graph.componentSize.indices.max(by: { graph.componentSize[$0] < graph.componentSize[$1] }) else {
             throw CommandError.badInput("the \(mode.rawValue) graph is empty")

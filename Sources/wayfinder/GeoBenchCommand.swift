@@ -19,9 +19,7 @@ enum GeoBenchCommand {
         let limit = try args.integer("--limit", default: 100_000, range: 1...10_000_000)
         let showMisses = try args.integer("--show-misses", default: 0, range: 0...10_000)
         var addressMisses: [String] = []
-        guard let directory = args["--graph"] else { throw CommandError.usage("--graph is required") }
-        let geocoder: Geocoder
-        do { geocoder = try Geocoder(graphDirectory: directory) } catch { throw CommandError.badInput("\(error)") }
+        let geocoder = try engineCall { try openEngine(args, modes: []).placeIndex() }
         let addresses = Array(try geocoder.allAddresses().prefix(limit))
         var forwardTimes: [Double] = [], reverseTimes: [Double] = []
         var found = 0, streetOK = 0, ambiguous = 0, foundAmongUnique = 0, foundWithLocality = 0
@@ -70,7 +68,7 @@ enum GeoBenchCommand {
             }
         }
         func rate(_ a: Int, _ b: Int) -> String { b == 0 ? "n/a" : String(format: "%.2f%% (%d/%d)", 100 * Double(a) / Double(b), a, b) }
-        print("place index \(directory)")
+        print("place index \(args["--graph"]!)")
         for miss in addressMisses { print("missed: \(miss)") }
         print("addresses: \"street housenumber\" finds the address first within 30 m: \(rate(found, addresses.count)); "
             + "\(ambiguous) share their street and number with another address; among the others: \(rate(foundAmongUnique, addresses.count - ambiguous)); "

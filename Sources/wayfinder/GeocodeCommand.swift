@@ -1,3 +1,4 @@
+import Engine
 import Foundation
 import Geocoding
 import RoadGraph
@@ -22,10 +23,8 @@ enum GeocodeCommand {
     bearing. json is GeocodeJSON (as Photon and Nominatim return); geojson is a FeatureCollection of map pins.
     """
 
-    static func open(_ args: Arguments) throws -> Geocoder {
-        guard let directory = args["--graph"] else { throw CommandError.usage("--graph is required") }
-        do { return try Geocoder(graphDirectory: directory) } catch { throw CommandError.badInput("\(error)") }
-    }
+    /// The engine for place queries: no routing graph is needed.
+    static func open(_ args: Arguments) throws -> Engine { try openEngine(args, modes: []) }
 
     static func output(_ places: [Placemark], _ format: PlaceFormat, query: String) {
         switch format {
@@ -37,20 +36,23 @@ enum GeocodeCommand {
 
     static func geocode(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help"], options: ["--graph", "--near", "--limit", "--language", "--format",
-                                                                   "--street", "--housenumber", "--city", "--postcode"])
+                                                                   "--street", "--housenumber", "--city", "--postcode",
+                                                                   "--max-query-length", "--max-query-words"])
         if args.has("--help") { print(help); return .ok }
         let format: PlaceFormat = try args.choice("--format", default: .text)
         let limit = try args.integer("--limit", default: 5, range: 1...100)
         let near = try args["--near"].map(parseCoordinate)
-        let geocoder = try open(args)
+        let engine = try open(args)
         let structured = ["--street", "--housenumber", "--city", "--postcode"].contains { args[$0] != nil }
         guard structured || args.positional.count == 1 else { throw CommandError.usage("geocode takes one quoted query") }
         let query = structured ? ["--street", "--housenumber", "--postcode", "--city"].compactMap { args[$0] }.joined(separator: " ")
             : args.positional[0]
-        let places = structured
-            ? try geocoder.structured(street: args["--street"], housenumber: args["--housenumber"], city: args["--city"],
-                                      postcode: args["--postcode"], near: near, limit: limit, language: args["--language"])
-            : try geocoder.forward(query, near: near, limit: limit, language: args["--language"])
+        let places = try engineCall {
+            structured
+                ? try engine.geocode(street: args["--street"], housenumber: args["--housenumber"], city: args["--city"],
+                                     postcode: args["--postcode"], near: near, limit: limit, language: args["--language"])
+                : try engine.geocode(query, near: near, limit: limit, language: args["--language"])
+        }
         output(places, format, query: query)
         return places.isEmpty ? .badInput : .ok
     }
@@ -62,8 +64,8 @@ enum GeocodeCommand {
         guard args.positional.count == 1 else { throw CommandError.usage("reverse takes one lat,lon") }
         let point = try parseCoordinate(args.positional[0])
         let radius = try distance(args["--radius"] ?? "50")
-        let geocoder = try open(args)
-        guard let place = try geocoder.reverse(point, radius: radius, language: args["--language"]) else {
+        let engine = try open(args)
+        guard let place = try engineCall({ try engine.reverse(point, radius: radius, language: args["--language"]) }) else {
             output([], format, query: args.positional[0])
             throw CommandError.badInput("nothing known at \(args.positional[0])")
         }
@@ -84,15 +86,18 @@ enum GeocodeCommand {
     }
 
     static func search(_ raw: [String]) throws -> ExitCode {
-        let args = try Arguments(raw, flags: ["--help"], options: ["--graph", "--near", "--radius", "--limit", "--language", "--format"])
+        let args = try Arguments(raw, flags: ["--help"], options: ["--graph", "--near", "--radius", "--limit", "--language", "--format",
+                                                                   "--max-query-length", "--max-query-words"])
         if args.has("--help") { print(help); return .ok }
         let format: PlaceFormat = try args.choice("--format", default: .text)
         guard args.positional.count == 1 else { throw CommandError.usage("search takes one quoted query") }
         guard let near = try args["--near"].map(parseCoordinate) else { throw CommandError.usage("search needs --near lat,lon") }
         let radius = try distance(args["--radius"] ?? "2km")
-        let geocoder = try open(args)
-        let places = try geocoder.search(args.positional[0], near: near, radius: radius,
-                                         limit: try args.integer("--limit", default: 10, range: 1...200), language: args["--language"])
+        let engine = try open(args)
+        let limit = try args.integer("--limit", default: 10, range: 1...200)
+        let places = try engineCall {
+            try engine.search(args.positional[0], near: near, radius: radius, limit: limit, language: args["--language"])
+        }
         output(places, format, query: args.positional[0])
         return .ok
     }

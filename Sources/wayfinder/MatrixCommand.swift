@@ -1,3 +1,4 @@
+import Engine
 import Foundation
 import RoadGraph
 import RouteFormats
@@ -21,57 +22,57 @@ enum MatrixCommand {
       json       OSRM's table response: durations, distances, sources, destinations
       protobuf   a wayfinder.Matrix message (proto/wayfinder.proto), written in row blocks
     Uses the contraction hierarchy with every core (--threads); --algorithm dijkstra runs one Dijkstra per source.
+    A point with no road within --radius (metres or 'unlimited'; default 5000) is named on stderr and its row and
+    column are null: the rest of the table still comes out.
     """
 
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help"],
-                                 options: ["--graph", "--mode", "--sources", "--destinations", "--format", "--threads",
-                                           "--algorithm"])
+                                 options: (["--graph", "--mode", "--sources", "--destinations", "--format", "--threads",
+                                           "--algorithm", "--radius"] as Set<String>).union(EngineLimits.options))
         if args.has("--help") { print(help); return .ok }
         let mode = try args.mode()
         let format: MatrixFormat = try args.choice("--format", default: .csv)
         let threads = try args.integer("--threads", default: ProcessInfo.processInfo.activeProcessorCount, range: 1...256)
         guard let sourceText = args["--sources"] else { throw CommandError.usage("matrix needs --sources") }
-        let resolver = PlaceResolver(graphDirectory: args["--graph"])
-        let sourcePoints = try readPoints(sourceText, resolver: resolver)
-        let destinationPoints = try args["--destinations"].map { try readPoints($0, resolver: resolver) } ?? sourcePoints
-        let graph = try loadGraph(directory: args["--graph"], mode: mode)
         let useHierarchy: Bool
         switch args["--algorithm"] ?? "ch" {
-        case "ch":
-            guard graph.hasHierarchy else {
-                throw CommandError.badInput("the \(mode.rawValue) graph has no contraction hierarchy: re-import without --no-contraction, or use --algorithm dijkstra")
-            }
-            useHierarchy = true
+        case "ch": useHierarchy = true
         case "dijkstra": useHierarchy = false
         case let other: throw CommandError.usage("invalid value '\(other)' for --algorithm (ch, dijkstra)")
         }
-        let router = Router(graph: graph)
-        let sources: [Snap], destinations: [Snap]
-        do {
-            sources = try router.snapWaypoints(sourcePoints)
-            destinations = try router.snapWaypoints(destinationPoints)
-        } catch let error as RoutingError {
-            throw CommandError(message: error.description, code: .badInput, osrmCode: error.code)
+        let engine = try openEngine(args, modes: [mode])
+        let resolver = PointReader(engine: engine)
+        let sourcePoints = try readPoints(sourceText, resolver: resolver)
+        let destinationPoints = try args["--destinations"].map { try readPoints($0, resolver: resolver) }
+        var query = TableQuery(mode: mode, points: sourcePoints + (destinationPoints ?? []),
+                               sources: Array(sourcePoints.indices),
+                               destinations: destinationPoints.map { Array(sourcePoints.count..<(sourcePoints.count + $0.count)) })
+        query.snapRadius = try RouteCommand.snapRadius(args)
+        query.unsnappedPointsAreNull = true
+        query.useHierarchy = useHierarchy
+        query.threads = threads
+        let table = try engineCall { try engine.table(query) }
+        // One unsnappable point must not cost the batch: its row and column are null, and it is named here.
+        for i in table.unsnapped {
+            let side = i < sourcePoints.count ? "source \(i)" : "destination \(i - sourcePoints.count)"
+            let limit = query.snapRadius ?? engine.limits.defaultSnapRadius
+            FileHandle.standardError.write(Data(("wayfinder: \(side) (\(query.points[i])) has no road usable by \(mode.rawValue)"
+                + (limit.isFinite ? " within \(Int(limit)) m" : "") + ": its cells are null\n").utf8))
         }
 
         let out = OutputBuffer()
-        let writer = MatrixWriter(format: format, graph: graph, mode: mode, sources: sources, destinations: destinations, out: out)
+        let writer = MatrixWriter(format: format, graph: table.graph, mode: mode, sources: table.sources,
+                                  destinations: table.destinations, out: out)
         try writer.begin()
-        let matrix = useHierarchy ? HierarchyMatrix(graph: graph, targets: destinations) : nil
         // Blocks of about four million cells keep memory flat however large the table.
-        let blockRows = max(1, min(sources.count, 4_000_000 / max(1, destinations.count)))
+        let rowCount = table.sources.count
+        let blockRows = max(1, min(rowCount, 4_000_000 / max(1, table.destinations.count)))
         var first = 0
-        while first < sources.count {
-            let block = Array(sources[first..<min(sources.count, first + blockRows)])
-            let rows: [[TableCell?]]
-            if let matrix {
-                rows = matrix.rows(for: block, threads: threads)
-            } else {
-                rows = TableSearch.rows(in: graph, sources: block, targets: destinations, threads: threads)
-            }
-            try writer.write(rows, firstRow: first)
-            first += block.count
+        while first < rowCount {
+            let end = min(rowCount, first + blockRows)
+            try writer.write(try engineCall { try table.rows(first..<end) }, firstRow: first)
+            first = end
         }
         try writer.end()
         out.flush()
@@ -80,7 +81,7 @@ enum MatrixCommand {
 
     /// Points from a file (CSV lat,lon lines or GeoJSON points) or inline `lat,lon;lat,lon`; in a CSV file or
     /// inline, a place name stands for the place's coordinate ("Kamppi;Senate Square").
-    static func readPoints(_ text: String, resolver: PlaceResolver) throws -> [Coordinate] {
+    static func readPoints(_ text: String, resolver: PointReader) throws -> [Coordinate] {
         if FileManager.default.fileExists(atPath: text) {
             guard let data = FileManager.default.contents(atPath: text) else { throw CommandError.badInput("cannot read \(text)") }
             let content = String(decoding: data, as: UTF8.self)
@@ -110,10 +111,10 @@ enum MatrixCommand {
     }
 
     /// A point, with the place a name stood for reported on stderr (stdout is the table).
-    static func resolved(_ text: String, _ resolver: PlaceResolver) throws -> Coordinate {
-        let (point, place) = try resolver.resolve(text)
-        if let place { FileHandle.standardError.write(Data("'\(text)': \(place.name) (\(point))\n".utf8)) }
-        return point
+    static func resolved(_ text: String, _ resolver: PointReader) throws -> Coordinate {
+        let point = try resolver.resolve(text)
+        if let place = point.place { FileHandle.standardError.write(Data("'\(text)': \(place.name) (\(point.coordinate))\n".utf8)) }
+        return point.coordinate
     }
 
     static func geoJSONPoints(_ data: Data, file: String) throws -> [Coordinate] {
@@ -128,6 +129,19 @@ enum MatrixCommand {
             else { throw CommandError.badInput("\(file): feature \(i) is not a Point with [lon, lat]") }
             return Coordinate(latitude: c[1], longitude: c[0])
         }
+    }
+}
+
+/// Reads points one after another: a place name is searched near the point before it.
+final class PointReader {
+    let engine: Engine
+    private var previous: Coordinate?
+    init(engine: Engine) { self.engine = engine }
+
+    func resolve(_ text: String) throws -> ResolvedPoint {
+        let point = try engineCall { try engine.resolve(text, near: previous) }
+        previous = point.coordinate
+        return point
     }
 }
 
@@ -150,12 +164,12 @@ final class MatrixWriter {
     let format: MatrixFormat
     let graph: RoadGraph
     let mode: TravelMode
-    let sources: [Snap], destinations: [Snap]
+    let sources: [Snap?], destinations: [Snap?]
     let out: OutputBuffer
     private var distances: [Float] = []
     private var wroteRow = false
 
-    init(format: MatrixFormat, graph: RoadGraph, mode: TravelMode, sources: [Snap], destinations: [Snap], out: OutputBuffer) {
+    init(format: MatrixFormat, graph: RoadGraph, mode: TravelMode, sources: [Snap?], destinations: [Snap?], out: OutputBuffer) {
         self.format = format
         self.graph = graph
         self.mode = mode
@@ -206,9 +220,7 @@ final class MatrixWriter {
             let row = distances[(i * columns)..<((i + 1) * columns)]
             out.write((i > 0 ? ",[" : "[") + row.map { $0.isNaN ? "null" : JSON.format((Double($0) * 10).rounded() / 10) }.joined(separator: ",") + "]")
         }
-        let waypoints = { (snaps: [Snap]) in
-            JSON.array(snaps.map { OSRMRouteResponse.waypoint($0, name: self.graph.name(ofEdge: $0.edge)) }).serialized()
-        }
+        let waypoints = { (snaps: [Snap?]) in OSRMRouteResponse.waypoints(snaps, graph: self.graph).serialized() }
         out.write("],\"sources\":\(waypoints(sources)),\"destinations\":\(waypoints(destinations))}\n")
     }
 }

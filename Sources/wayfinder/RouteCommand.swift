@@ -1,3 +1,4 @@
+import Engine
 import Foundation
 import Geocoding
 import Guidance
@@ -27,85 +28,87 @@ enum RouteCommand {
       --units metric|imperial       distances in instructions (default metric)
       --algorithm ch|astar|dijkstra search algorithm (default: ch where the graph has a contraction hierarchy, else
                                     astar; all give the same cost)
-      --max-snap <metres>           how far a point may be from a road (default 5000)
+      --radius <metres>|unlimited   how far a point may be from its road (default 5000)
       --alternatives N              up to N (at most 3) other reasonable routes between two points, in text
                                     (a summary line each) and json (more entries in routes)
       --continue-straight true|false
                                     pass via points without turning back there (default: true driving, false
                                     walking; OSRM's continue_straight)
+      --max-waypoints N             most points in a route (default 10000)
+      --max-query-length N, --max-query-words N
+                                    longest place name accepted for a point (default 512 bytes, 32 words)
     """
 
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help"],
-                                 options: ["--graph", "--mode", "--format", "--algorithm", "--max-snap", "--language",
-                                           "--units", "--continue-straight", "--alternatives"])
+                                 options: (["--graph", "--mode", "--format", "--algorithm", "--max-snap", "--radius", "--language",
+                                           "--units", "--continue-straight", "--alternatives"] as Set<String>).union(EngineLimits.options))
         if args.has("--help") { print(help); return .ok }
         let format: RouteFormat = try args.choice("--format", default: .text)
-        let algorithm: SearchAlgorithm = try args.choice("--algorithm", default: .automatic)
         let mode = try args.mode()
-        let options = DirectionsOptions(language: args["--language"] ?? "en", units: try args.choice("--units", default: .metric))
         guard args.positional.count >= 2 else { throw CommandError.usage("route needs at least two points (lat,lon or a place name)") }
-        let (points, places) = try resolvePoints(args.positional, graphDirectory: args["--graph"], language: options.language)
-        for (i, place) in places.enumerated() where place != nil && format == .text {
-            print("\(i == 0 ? "From" : i == places.count - 1 ? "To" : "Via"): \(place!.name) (\(place!.coordinate))")
-        }
-        let graph = try loadGraph(directory: args["--graph"], mode: mode)
-        if algorithm == .ch && !graph.hasHierarchy {
-            throw CommandError.badInput("the \(mode.rawValue) graph has no contraction hierarchy (imported with --no-contraction)")
-        }
-        var router = Router(graph: graph)
-        if let text = args["--max-snap"] {
-            guard let metres = Double(text), metres > 0, metres.isFinite else {
-                throw CommandError.usage("--max-snap must be a positive number of metres")
-            }
-            router.maxSnapDistance = metres
-        }
-        let alternativeCount = try args.integer("--alternatives", default: 0, range: 0...3)
-        let continueStraight: Bool?
+        var query = RouteQuery(mode: mode, points: [])
+        query.algorithm = try args.choice("--algorithm", default: .automatic)
+        query.directions = DirectionsOptions(language: args["--language"] ?? "en", units: try args.choice("--units", default: .metric))
+        query.snapRadius = try snapRadius(args)
+        query.alternatives = try args.integer("--alternatives", default: 0, range: 0...Engine.maxAlternatives)
         switch args["--continue-straight"] {
-        case nil: continueStraight = nil
-        case "true": continueStraight = true
-        case "false": continueStraight = false
+        case nil: break
+        case "true": query.continueStraight = true
+        case "false": query.continueStraight = false
         case let other?: throw CommandError.usage("invalid value '\(other)' for --continue-straight (true, false)")
         }
-        do {
-            let route = try router.route(points, algorithm: algorithm, continueStraight: continueStraight)
-            let directions = try Directions(route: route, graph: graph, options: options)
-            // Only text and json show alternatives: the other formats carry one route.
-            let others = format == .text || format == .json
-                ? try router.alternatives(to: route, count: alternativeCount).map {
-                    ($0, try Directions(route: $0, graph: graph, options: options))
-                } : []
-            if format == .protobuf {
-                FileHandle.standardOutput.write(Data(try ProtobufOutput.route(route, directions: directions, graph: graph)))
-            } else {
-                print(render(route, directions, graph, format, alternatives: others))
-                for (k, (other, otherDirections)) in others.enumerated() where format == .text {
-                    // A summary line, and the two roads it uses most, to tell it apart.
-                    var byName: [String: Double] = [:]
-                    for s in other.legs.flatMap(\.stretches) where !s.name.isEmpty { byName[s.name, default: 0] += s.distance }
-                    let via = byName.sorted { $0.value > $1.value }.prefix(2).map(\.key)
-                    print("Alternative \(k + 1): " + otherDirections.phrases.summary(
-                        distance: other.distance, duration: other.duration, mode: graph.mode, units: options.units)
-                        + (via.isEmpty ? "" : " — " + via.joined(separator: ", ")))
-                }
-            }
-            return .ok
-        } catch let error as RoutingError {
-            if format == .json { print(OSRMRouteResponse.error(code: error.code, message: error.description).serialized()) }
-            switch error {
-            case .noRoute: throw CommandError(message: error.description, code: .noRoute, osrmCode: error.code)
-            default: throw CommandError(message: error.description, code: .badInput, osrmCode: error.code)
-            }
+        let engine = try openEngine(args, modes: [mode])
+        let places = try resolve(args.positional, engine: engine, language: query.directions.language)
+        query.points = places.map(\.coordinate)
+        for (i, place) in places.enumerated() where format == .text {
+            guard let found = place.place else { continue }
+            print("\(i == 0 ? "From" : i == places.count - 1 ? "To" : "Via"): \(found.name) (\(found.coordinate))")
         }
+        // Only text and json show alternatives: the other formats carry one route.
+        if format != .text && format != .json { query.alternatives = 0 }
+        let answer: RouteAnswer
+        do { answer = try engine.route(query) } catch let error as EngineError {
+            if format == .json { print(OSRMRouteResponse.error(code: error.code, message: error.message).serialized()) }
+            throw CommandError(error)
+        }
+        let (route, directions, graph) = (answer.route, answer.directions, answer.graph)
+        if format == .protobuf {
+            FileHandle.standardOutput.write(Data(try ProtobufOutput.route(route, directions: directions, graph: graph)))
+            return .ok
+        }
+        let others = answer.alternatives.map { ($0.route, $0.directions) }
+        print(render(route, directions, graph, format, alternatives: others))
+        for (k, (other, otherDirections)) in others.enumerated() where format == .text {
+            // A summary line, and the two roads it uses most, to tell it apart.
+            var byName: [String: Double] = [:]
+            for s in other.legs.flatMap(\.stretches) where !s.name.isEmpty { byName[s.name, default: 0] += s.distance }
+            let via = byName.sorted { $0.value > $1.value }.prefix(2).map(\.key)
+            print("Alternative \(k + 1): " + otherDirections.phrases.summary(
+                distance: other.distance, duration: other.duration, mode: graph.mode, units: query.directions.units)
+                + (via.isEmpty ? "" : " — " + via.joined(separator: ", ")))
+        }
+        return .ok
     }
 
-    static func resolvePoints(_ texts: [String], graphDirectory: String?, language: String)
-        throws -> ([Coordinate], [Placemark?])
-    {
-        let resolver = PlaceResolver(graphDirectory: graphDirectory, language: language)
-        let resolved = try texts.map(resolver.resolve)
-        return (resolved.map(\.0), resolved.map(\.1))
+    /// `--radius METRES|unlimited` (`--max-snap` is its older name): how far a point may be from its road.
+    static func snapRadius(_ args: Arguments) throws -> Double? {
+        guard let text = args["--radius"] ?? args["--max-snap"] else { return nil }
+        if text == "unlimited" { return .infinity }
+        guard let metres = Double(text), metres > 0, metres.isFinite else {
+            throw CommandError.usage("--radius must be a positive number of metres or 'unlimited'")
+        }
+        return metres
+    }
+
+    /// Each text as a point: a coordinate, or a place name (searched near the point before it).
+    static func resolve(_ texts: [String], engine: Engine, language: String) throws -> [ResolvedPoint] {
+        var previous: Coordinate?
+        return try texts.map { text in
+            let point = try engineCall { try engine.resolve(text, near: previous, language: language) }
+            previous = point.coordinate
+            return point
+        }
     }
 
     static func render(_ route: Route, _ directions: Directions, _ graph: RoadGraph, _ format: RouteFormat,
@@ -126,8 +129,11 @@ enum InfoCommand {
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help"], options: ["--graph"])
         if args.has("--help") { print("Usage: wayfinder info --graph <dir>\n\nDescribes the graphs in <dir>."); return .ok }
+        let engine = try openEngine(args)
+        let set = engine.current
+        if let name = set.generation?.name { print("\(args["--graph"]!): \(name)") }
         for mode in TravelMode.allCases {
-            let graph = try loadGraph(directory: args["--graph"], mode: mode)
+            guard let graph = set.graphs[mode] else { continue }
             let m = graph.metadata
             let b = m.bounds
             print("""

@@ -1,3 +1,4 @@
+import Engine
 import Foundation
 
 /// Entry point: dispatch to a command, print errors on stderr, exit with the documented code.
@@ -50,6 +51,9 @@ do {
     case "geobench": status = try GeoBenchCommand.run(rest)
     default: throw CommandError.usage("unknown command '\(command)'; see 'wayfinder --help'")
     }
+} catch let error as EngineError {
+    writeError(error.message)
+    status = CommandError(error).code
 } catch let error as CommandError {
     writeError(error.message)
     if error.code == .usage { FileHandle.standardError.write(Data("Run 'wayfinder --help' for usage.\n".utf8)) }

@@ -175,7 +175,7 @@ import Testing
         let (map, geocoder) = try Self.town()
         let from = try #require(try geocoder.forward("Kallion koulu").first)
         let to = try #require(try geocoder.forward("Mannerheimintie").first)
-        let graph = try RoadGraph(contentsOf: map.graphDirectory + "/walking.wfgraph")
+        let graph = try RoadGraph(contentsOf: try graphFile(map.graphDirectory, .walking))
         let route = try checkedRoute(graph, [from.coordinate, to.coordinate])
         #expect(route.distance > 0)
     }

@@ -20,7 +20,7 @@ import Testing
         let summary = try GraphImporter.importGraphs(from: input.path, to: directory.path + "/g")
         #expect(summary.ways > 0)
         for mode in TravelMode.allCases {
-            let graph = try RoadGraph(contentsOf: directory.path + "/g/" + GraphFormat.fileName(for: mode))
+            let graph = try RoadGraph(contentsOf: try graphFile(directory.path + "/g", mode))
             #expect(graph.edgeCount > 0, "\(name) has \(mode.rawValue) roads")
             // A route between two vertices of the main network must exist and match the oracle.
             let main = (0..<UInt32(graph.arcCount)).filter { graph.isMainNetwork(arc: $0) }
@@ -50,7 +50,7 @@ import Testing
         #expect(throws: ImportError.self) {
             try GraphImporter.importGraphs(from: directory.path + "/bad.osm.pbf", to: directory.path + "/g")
         }
-        let graph = try RoadGraph(contentsOf: directory.path + "/g/driving.wfgraph")
+        let graph = try RoadGraph(contentsOf: try graphFile(directory.path + "/g", .driving))
         #expect(graph.edgeCount == 1)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["bad.osm.pbf", "g", "good.osm"])
     }
@@ -79,7 +79,7 @@ import Testing
         let driving = try #require(summary.modes.first { $0.mode == .driving })
         #expect(driving.restrictionsViaNode > 20, "Helsinki has 45 restriction relations")
         #expect(driving.droppedNodeReferences > 0, "the clipped extract references missing nodes")
-        let graph = try RoadGraph(contentsOf: directory.path + "/g/driving.wfgraph")
+        let graph = try RoadGraph(contentsOf: try graphFile(directory.path + "/g", .driving))
         #expect(graph.metadata.sourceName == "helsinki.osm.pbf")
         #expect(graph.metadata.bounds.contains(Coordinate(latitude: 60.1699, longitude: 24.9384)))
     }
@@ -93,7 +93,7 @@ import Testing
         map.way("bde", ["highway": "primary"])
         try map.xml().write(toFile: directory.path + "/m.osm", atomically: true, encoding: .utf8)
         _ = try GraphImporter.importGraphs(from: directory.path + "/m.osm", to: directory.path + "/g")
-        return (directory, directory.path + "/g/driving.wfgraph")
+        return (directory, try graphFile(directory.path + "/g", .driving))
     }
 
     @Test func roundTripsMetadataAndNames() throws {

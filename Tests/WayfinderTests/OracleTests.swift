@@ -14,8 +14,8 @@ import Testing
     static func graphs(for input: URL) throws -> (TemporaryDirectory, RoadGraph, RoadGraph) {
         let directory = try TemporaryDirectory()
         _ = try GraphImporter.importGraphs(from: input.path, to: directory.path + "/g")
-        return (directory, try RoadGraph(contentsOf: directory.path + "/g/driving.wfgraph"),
-                try RoadGraph(contentsOf: directory.path + "/g/walking.wfgraph"))
+        return (directory, try RoadGraph(contentsOf: try graphFile(directory.path + "/g", .driving)),
+                try RoadGraph(contentsOf: try graphFile(directory.path + "/g", .walking)))
     }
 
     static func checkRandomPairs(_ graph: RoadGraph, count: Int, seed: UInt64) throws -> (routed: Int, unroutable: Int) {

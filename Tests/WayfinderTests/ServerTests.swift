@@ -75,7 +75,7 @@ import Testing
         let (status, body) = try Self.json("\(server.base)/route/v1/driving/\(a);\(b)?overview=full&steps=true")
         #expect(status == 200 && body["code"] as? String == "Ok")
         let route = try #require((body["routes"] as? [[String: Any]])?.first)
-        let graph = try RoadGraph(contentsOf: CommandLineTests.graph.1 + "/driving.wfgraph")
+        let graph = try RoadGraph(contentsOf: try graphFile(CommandLineTests.graph.1, .driving))
         let expected = try checkedRoute(graph, [Coordinate(latitude: 60.1699, longitude: 24.9384), Coordinate(latitude: 60.1756, longitude: 24.9412)])
         #expect(abs((route["duration"] as? Double ?? 0) - expected.duration) < 0.06)
         #expect(abs((route["distance"] as? Double ?? 0) - expected.distance) < 0.06)
@@ -172,7 +172,7 @@ import Testing
         ("/route/v1/driving/24.9384,60.1699;24.9412,60.1756?continue_straight=sometimes", "InvalidValue"),
         ("/route/v1/driving/24.9384,60.1699;24.9412,60.1756?alternatives=9", "InvalidValue"),
         ("/route/v1/driving/24.9384,60.1699;24.9412,60.1756?radiuses=5", "InvalidOptions"),
-        ("/route/v1/driving/24.9384,60.1699;2.35,48.85", "NoSegment"),
+        ("/route/v1/driving/24.9384,60.1699;2.35,48.85?radiuses=;5000", "NoSegment"),
         ("/route/v1/driving/24.9384,60.1699;24.9412,60.1756?bearings=400,10;", "InvalidValue"),
         ("/table/v1/driving/24.9384,60.1699;24.9412,60.1756?sources=7", "InvalidValue"),
         ("/table/v1/driving/24.9384,60.1699;24.9412,60.1756;24.945,60.172;24.94,60.17", "TooBig"),

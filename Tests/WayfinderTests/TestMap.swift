@@ -114,10 +114,15 @@ final class TestMap {
         let input = directory.path + "/map.osm"
         try xml().write(toFile: input, atomically: true, encoding: .utf8)
         _ = try GraphImporter.importGraphs(from: input, to: directory.path + "/graph")
-        let driving = try RoadGraph(contentsOf: directory.path + "/graph/driving.wfgraph")
-        let walking = try RoadGraph(contentsOf: directory.path + "/graph/walking.wfgraph")
+        let driving = try RoadGraph(contentsOf: try graphFile(directory.path + "/graph", .driving))
+        let walking = try RoadGraph(contentsOf: try graphFile(directory.path + "/graph", .walking))
         return (driving, walking)
     }
+}
+
+/// The file of a mode's graph in the current generation of a graph directory.
+func graphFile(_ directory: String, _ mode: TravelMode) throws -> String {
+    try GraphDirectory(directory).current().graphPath(for: mode)
 }
 
 /// A directory under the system temp dir, removed when the last reference goes.

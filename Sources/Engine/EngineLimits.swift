@@ -1,0 +1,29 @@
+import RoadGraph
+
+/// How much one request may ask for. Every limit is configurable (`serve` and the CLI commands take options of
+/// the same names) and documented in README.md; a request over one gets a `TooBig` error naming it.
+public struct EngineLimits: Sendable {
+    /// Most coordinates in a route (via points included).
+    public var maxRouteWaypoints = 50
+    /// Most locations in a table: sources plus destinations, as OSRM counts them.
+    public var maxTableLocations = 1000
+    public var maxNearestResults = 100
+    /// Longest free-text place query, in UTF-8 bytes, and most words in it.
+    public var maxQueryLength = 512
+    public var maxQueryWords = 32
+    /// CPU time one request may take, milliseconds; nil for no limit (the CLI's default).
+    public var maxComputeMilliseconds: Double?
+    /// How far a point may be from its road when the request does not say (OSRM's `radiuses`): the CLI's 5 km;
+    /// the server has no limit, as OSRM.
+    public var defaultSnapRadius: Double = RoadGraph.defaultSnapDistance
+
+    public init() {}
+
+    /// A server's limits: OSRM's defaults, no snapping limit, and two seconds of CPU per request.
+    public static var server: EngineLimits {
+        var limits = EngineLimits()
+        limits.defaultSnapRadius = .infinity
+        limits.maxComputeMilliseconds = 2000
+        return limits
+    }
+}

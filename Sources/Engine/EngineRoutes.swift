@@ -1,0 +1,81 @@
+import Foundation
+import Guidance
+import RoadGraph
+import Routing
+
+/// A route request, whatever front end it came from.
+public struct RouteQuery: Sendable {
+    public var mode: TravelMode
+    public var points: [Coordinate]
+    /// Per point: how far it may be from its road, and the direction of travel there (OSRM's `radiuses`, `bearings`).
+    public var filters: [WaypointFilter]?
+    /// How far any point may be from its road when its filter does not say; nil for the engine's default.
+    public var snapRadius: Double?
+    /// OSRM's `continue_straight`; nil for the mode's default (on for driving).
+    public var continueStraight: Bool?
+    public var alternatives = 0
+    public var algorithm = SearchAlgorithm.automatic
+    public var directions = DirectionsOptions()
+
+    public init(mode: TravelMode, points: [Coordinate]) {
+        self.mode = mode
+        self.points = points
+    }
+}
+
+public struct RouteAnswer: Sendable {
+    public let graph: RoadGraph
+    public let route: Route
+    public let directions: Directions
+    public let alternatives: [(route: Route, directions: Directions)]
+}
+
+extension Engine {
+    public static let maxAlternatives = 3
+
+    public func route(_ query: RouteQuery) throws -> RouteAnswer {
+        let set = current
+        let graph = try graph(set, query.mode)
+        guard query.points.count >= 2 else { throw EngineError(.invalidQuery, "a route needs at least two points") }
+        guard query.points.count <= limits.maxRouteWaypoints else {
+            throw EngineError(.tooBig, "a route may have at most \(limits.maxRouteWaypoints) points (--max-waypoints)")
+        }
+        guard (0...Self.maxAlternatives).contains(query.alternatives) else {
+            throw EngineError(.invalidValue, "at most \(Self.maxAlternatives) alternatives")
+        }
+        if query.algorithm == .ch && !graph.hasHierarchy {
+            throw EngineError(.invalidValue, "the \(query.mode.rawValue) graph has no contraction hierarchy (imported with --no-contraction)")
+        }
+        return try withinBudget {
+            try set.routers[query.mode]!.with { router in
+                router.maxSnapDistance = query.snapRadius ?? limits.defaultSnapRadius
+                do {
+                    let route = try router.route(query.points, algorithm: query.algorithm, filters: query.filters,
+                                                 continueStraight: query.continueStraight)
+                    let directions = try Directions(route: route, graph: graph, options: query.directions)
+                    let others = try router.alternatives(to: route, count: query.alternatives).map {
+                        (route: $0, directions: try Directions(route: $0, graph: graph, options: query.directions))
+                    }
+                    return RouteAnswer(graph: graph, route: route, directions: directions, alternatives: others)
+                } catch let error as RoutingError {
+                    throw EngineError.from(error)
+                }
+            }
+        }
+    }
+
+    /// Up to `count` roads nearest to a point, nearest first (OSRM's `nearest`).
+    public func nearest(mode: TravelMode, point: Coordinate, count: Int, radius: Double? = nil) throws -> (RoadGraph, [Snap]) {
+        let graph = try graph(current, mode)
+        guard (1...limits.maxNearestResults).contains(count) else {
+            throw EngineError(.invalidValue, "number must be from 1 to \(limits.maxNearestResults)")
+        }
+        let limit = radius ?? limits.defaultSnapRadius
+        let snaps = graph.nearestRoads(to: point, count: count, maxDistance: limit)
+        guard !snaps.isEmpty else {
+            throw EngineError(.noSegment, "no road usable by \(mode.rawValue)"
+                + (limit.isFinite ? " within \(Int(limit)) m" : "") + " of \(point)")
+        }
+        return (graph, snaps)
+    }
+}
