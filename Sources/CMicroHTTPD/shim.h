@@ -16,9 +16,12 @@ static inline struct MHD_Daemon *wf_mhd_start(unsigned int flags, uint16_t port,
                                               unsigned int per_client_limit, MHD_AccessHandlerCallback handler,
                                               wf_mhd_uri_logger uri_logger, MHD_RequestCompletedCallback completed,
                                               MHD_NotifyConnectionCallback connections, void *context) {
+    // One thread is the polling thread alone: asking for a pool of one (or zero) only earns a warning.
+    unsigned int pool = threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_CONNECTION_LIMIT;
+    unsigned int pool_value = threads > 1 ? threads : connection_limit;
     return MHD_start_daemon(flags, port, NULL, NULL, handler, context,
                             MHD_OPTION_SOCK_ADDR, address,
-                            MHD_OPTION_THREAD_POOL_SIZE, threads,
+                            pool, pool_value,
                             MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,

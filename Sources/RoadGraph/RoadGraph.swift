@@ -239,8 +239,9 @@ public struct RoadGraph: @unchecked Sendable {
                         && zip(start, start.dropFirst()).allSatisfy { $0 <= $1 }, what)
         }
         let m = metadata
-        try require([m.bounds.minLatitude, m.bounds.minLongitude, m.bounds.maxLatitude, m.bounds.maxLongitude,
-                     m.grid.originLatitude, m.grid.originLongitude].allSatisfy(\.isFinite), "bounds")
+        try require(m.bounds == .empty || [m.bounds.minLatitude, m.bounds.minLongitude, m.bounds.maxLatitude,
+                                           m.bounds.maxLongitude].allSatisfy(\.isFinite), "bounds")
+        try require(m.grid.originLatitude.isFinite && m.grid.originLongitude.isFinite, "grid origin")
         try require(m.maxSpeed.isFinite && m.maxSpeed >= 0 && m.maxSpeed <= 300 && (arcs == 0 || m.maxSpeed >= 0.1), "top speed")
         try require(m.grid.cellHeight.isFinite && m.grid.cellWidth.isFinite && m.grid.cellHeight >= 1e-6
                     && m.grid.cellWidth >= 1e-6 && m.grid.rows >= 1 && m.grid.columns >= 1, "grid geometry")

@@ -57,9 +57,10 @@ struct Arguments {
         }
     }
 
+    /// `-33.9,151.2`, `-inf,5`: a negative coordinate, not an option (Wayfinder's options all start with `--`).
     private static func looksNumeric(_ s: String) -> Bool {
         guard let c = s.dropFirst().first else { return false }
-        return c.isNumber || c == "."
+        return c.isNumber || c == "." || (c != "-" && s.contains(","))
     }
 
     subscript(_ name: String) -> String? { options[name] }

@@ -212,11 +212,8 @@ import Testing
         #expect(try Self.run(["matrix", "--graph", Self.graph.1, "--sources", "/nonexistent.csv"]).status == 2)
     }
 
-    @Test func protobufDecodesIndependently() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/protoc") else {
-            print("skipping the protobuf decode check: apt-get install protobuf-compiler to run it")
-            return
-        }
+    @Test(.enabled(if: Available.protoc, "needs protoc (apt-get install protobuf-compiler)"))
+    func protobufDecodesIndependently() throws {
         let directory = try TemporaryDirectory()
         let proto = OracleTests.packageRoot.appendingPathComponent("proto").path
         func decode(_ message: String, _ bytes: String) throws -> String {

@@ -7,10 +7,6 @@ import Testing
 /// Directions on real extracts: contiguous steps that add up to the route, no empty steps, complete instructions.
 @Suite struct GuidanceRealDataTests {
     func check(_ extract: URL, pairs: Int) throws {
-        guard FileManager.default.fileExists(atPath: extract.path) else {
-            print("skipping guidance checks on \(extract.lastPathComponent): absent")
-            return
-        }
         let (directory, driving, walking) = try OracleTests.graphs(for: extract)
         defer { _ = directory }
         for graph in [driving, walking] {
@@ -51,7 +47,8 @@ import Testing
         try check(OracleTests.packageRoot.appendingPathComponent("graphs/helsinki.osm.pbf"), pairs: 150)
     }
 
-    @Test func porto() throws {
+    @Test(.enabled(if: Available.portoCentre, "needs ../shared/data/vh-bench-porto.osm.pbf"))
+    func porto() throws {
         try check(OracleTests.sharedData.appendingPathComponent("vh-bench-porto.osm.pbf"), pairs: 150)
     }
 }

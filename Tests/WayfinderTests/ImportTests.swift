@@ -8,14 +8,11 @@ import Testing
 @Suite struct ImportTests {
     static let odd = OracleTests.sharedData.appendingPathComponent("odd")
 
-    @Test(arguments: ["bautzen.osm", "west-oakland.osm.bz2", "moscow-unsorted.osm.gz", "columbus-unsorted.osm.pbf",
+    @Test(.enabled(if: Available.oddFiles, "needs ../shared/data/odd"),
+          arguments: ["bautzen.osm", "west-oakland.osm.bz2", "moscow-unsorted.osm.gz", "columbus-unsorted.osm.pbf",
                       "portland-negative-ids.osm.pbf"])
     func importsOddButValidFiles(name: String) throws {
         let input = Self.odd.appendingPathComponent(name)
-        guard FileManager.default.fileExists(atPath: input.path) else {
-            print("skipping \(name): \(input.path) is absent")
-            return
-        }
         let directory = try TemporaryDirectory()
         let summary = try GraphImporter.importGraphs(from: input.path, to: directory.path + "/g")
         #expect(summary.ways > 0)
@@ -32,9 +29,9 @@ import Testing
         if unsorted { #expect(summary.nodes > 1000) }
     }
 
-    @Test func truncatedFileFailsCleanlyAndLeavesNoGraph() throws {
+    @Test(.enabled(if: Available.oddFiles, "needs ../shared/data/odd"))
+    func truncatedFileFailsCleanlyAndLeavesNoGraph() throws {
         let input = Self.odd.appendingPathComponent("helsinki-truncated.osm.pbf")
-        guard FileManager.default.fileExists(atPath: input.path) else { print("skipping: \(input.path) is absent"); return }
         let directory = try TemporaryDirectory()
         #expect(throws: ImportError.self) { try GraphImporter.importGraphs(from: input.path, to: directory.path + "/g") }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "no graph, no staging directory left")

@@ -48,9 +48,9 @@ import Testing
         }
     }
 
-    @Test func portoMatrixMatchesDijkstra() throws {
+    @Test(.enabled(if: Available.porto, "needs ../shared/data/r5-porto_portugal.osm.pbf"))
+    func portoMatrixMatchesDijkstra() throws {
         let porto = OracleTests.sharedData.appendingPathComponent("r5-porto_portugal.osm.pbf")
-        guard FileManager.default.fileExists(atPath: porto.path) else { print("skipping Porto matrix test: absent"); return }
         let (directory, driving, _) = try OracleTests.graphs(for: porto)
         defer { _ = directory }
         let snaps = try randomSnaps(driving, count: 60, seed: 9)

@@ -70,12 +70,9 @@ import Testing
         #expect(car.routed > 400 && foot.routed > 450, "most random pairs are routable: \(car), \(foot)")
     }
 
-    @Test func portoAStarAndCHMatchDijkstra() throws {
+    @Test(.enabled(if: Available.porto, "needs ../shared/data/r5-porto_portugal.osm.pbf"))
+    func portoAStarAndCHMatchDijkstra() throws {
         let porto = Self.sharedData.appendingPathComponent("r5-porto_portugal.osm.pbf")
-        guard FileManager.default.fileExists(atPath: porto.path) else {
-            print("skipping Porto oracle test: \(porto.path) is absent")
-            return
-        }
         let (directory, driving, walking) = try Self.graphs(for: porto)
         defer { _ = directory }
         let car = try Self.checkRandomPairs(driving, count: 500, seed: 3)

@@ -13,14 +13,17 @@ import Testing
         let process = Process()
         let base: String
         private let errors = Pipe()
+        private let log = Locked("")
 
-        init(extra: [String] = []) throws {
+        init(extra: [String] = [], graph: String? = nil, quiet: Bool = true) throws {
             process.executableURL = URL(fileURLWithPath: CommandLineTests.binary)
-            process.arguments = ["serve", "--graph", CommandLineTests.graph.1, "--port", "0", "--quiet"] + extra
+            process.arguments = ["serve", "--graph", graph ?? CommandLineTests.graph.1, "--port", "0"]
+                + (quiet ? ["--quiet"] : []) + extra
             process.standardError = errors
             process.standardOutput = FileHandle.nullDevice
             try process.run()
-            // The first stderr line names the port it got.
+            // The first stderr line names the port it got; the rest is kept (read as it comes, so the server never
+            // blocks on a full pipe).
             var line = ""
             let handle = errors.fileHandleForReading
             while !line.contains("\n") {
@@ -32,7 +35,18 @@ import Testing
                 throw OracleMismatch(message: "server did not start: \(line)")
             }
             base = String(line[range])
+            let rest = String(line[line.index(after: line.firstIndex(of: "\n")!)...])
+            log.mutate { $0 = rest }
+            handle.readabilityHandler = { [log] h in
+                let data = h.availableData
+                if !data.isEmpty { log.mutate { $0 += String(decoding: data, as: UTF8.self) } }
+            }
         }
+
+        var port: Int { Int(base.split(separator: ":").last!)! }
+        /// What the server wrote to stderr after its first line.
+        var stderr: String { log.value }
+        var pid: Int32 { process.processIdentifier }
 
         /// SIGTERM, then up to ten seconds for a clean exit; a server that does not stop is killed and reported.
         func stop() -> Int32 {
@@ -42,8 +56,10 @@ import Testing
             if process.isRunning {
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
+                errors.fileHandleForReading.readabilityHandler = nil
                 return -1
             }
+            errors.fileHandleForReading.readabilityHandler = nil
             return process.terminationStatus
         }
     }
@@ -249,26 +265,19 @@ import Testing
         #expect((graph.object["bounds"] as? [Double])?.count == 4)
         let roads = try Self.json("\(server.base)/roads?mode=walking&zoom=16&bbox=24.935,60.165,24.945,60.172")
         #expect(((roads.object["features"] as? [Any])?.count ?? 0) > 100)
-        if FileManager.default.fileExists(atPath: "/usr/share/javascript/leaflet/leaflet.js") {
-            let script = try Self.get("\(server.base)/leaflet/leaflet.js")
-            #expect(script.status == 200 && script.body.count > 10_000)
-        } else {
-            print("skipping the Leaflet file check: libjs-leaflet is not installed")
-        }
         #expect(try Self.get("\(server.base)/leaflet/../../etc/passwd").status != 200)
     }
 
-    @Test func realOSRMClient() throws {
-        let check = Process()
-        check.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        check.arguments = ["python3", "-c", "import routingpy, polyline"]
-        check.standardError = FileHandle.nullDevice
-        try check.run()
-        check.waitUntilExit()
-        guard check.terminationStatus == 0 else {
-            print("skipping the routingpy client check: pip install routingpy polyline to run it")
-            return
-        }
+    @Test(.enabled(if: Available.leaflet, "needs libjs-leaflet"))
+    func leafletIsServed() throws {
+        let server = try Server()
+        defer { _ = server.stop() }
+        let script = try Self.get("\(server.base)/leaflet/leaflet.js")
+        #expect(script.status == 200 && script.body.count > 10_000)
+    }
+
+    @Test(.enabled(if: Available.routingpy, "needs the PyPI packages routingpy and polyline"))
+    func realOSRMClient() throws {
         let server = try Server()
         defer { _ = server.stop() }
         let script = OracleTests.packageRoot.appendingPathComponent("Tests/clients/osrm_client_check.py").path
@@ -277,11 +286,9 @@ import Testing
         #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("ok") }.count >= 18)
     }
 
-    @Test func pageDrawsARouteInAHeadlessBrowser() throws {
-        guard let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first(where: FileManager.default.isExecutableFile) else {
-            print("skipping the browser check: apt-get install chromium to run it")
-            return
-        }
+    @Test(.enabled(if: Available.chromium != nil, "needs chromium"))
+    func pageDrawsARouteInAHeadlessBrowser() throws {
+        let chromium = Available.chromium!
         let server = try Server()
         defer { _ = server.stop() }
         let directory = try TemporaryDirectory()
