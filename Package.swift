@@ -8,6 +8,7 @@ let package = Package(
     name: "Wayfinder",
     products: [
         .executable(name: "wayfinder", targets: ["wayfinder"]),
+        .executable(name: "wayfinder-fuzz", targets: ["FuzzTargets"]),
     ],
     targets: [
         .target(
@@ -42,6 +43,10 @@ let package = Package(
         .executableTarget(name: "wayfinder",
                           dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats",
                                          "Engine", "HTTPService", "Geocoding"]),
+        // libFuzzer targets for every parser of outside input (scripts/fuzz.sh builds them with coverage).
+        .executableTarget(name: "FuzzTargets",
+                          dependencies: ["Engine", "Geocoding", "GraphImport", "HTTPService", "RoadGraph", "RouteFormats",
+                                         "Routing"]),
         .testTarget(name: "WayfinderTests",
                     dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats", "Engine",
                                    "HTTPService", "Geocoding", "wayfinder"]),

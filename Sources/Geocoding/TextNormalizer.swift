@@ -52,7 +52,7 @@ public enum TextNormalizer {
     static func isCJKToken(_ token: String) -> Bool { token.unicodeScalars.first.map(isCJK) ?? false }
 
     /// Levenshtein distance, bounded: returns `limit + 1` as soon as it must exceed `limit`.
-    static func editDistance(_ a: [Character], _ b: [Character], limit: Int) -> Int {
+    public static func editDistance(_ a: [Character], _ b: [Character], limit: Int) -> Int {
         if abs(a.count - b.count) > limit { return limit + 1 }
         var previous = Array(0...b.count)
         for i in 1...max(1, a.count) where !a.isEmpty {

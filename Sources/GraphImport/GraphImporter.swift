@@ -149,6 +149,17 @@ public enum GraphImporter {
         return summary
     }
 
+    /// Reads an extract and builds both modes' graphs in memory, writing nothing: the importer's reading and
+    /// building on their own, for the fuzzer that feeds them damaged files.
+    public static func buildInMemory(osmXML bytes: [UInt8]) throws -> [ModeGraphStatistics] {
+        let osm = try OSMData(bytes: bytes, format: "osm")
+        return TravelMode.allCases.map { mode in
+            var builder = ModeGraphBuilder(osm: osm, profile: .for(mode))
+            _ = builder.build()
+            return builder.statistics
+        }
+    }
+
     /// Above this many arcs (both modes together) the modes are contracted one after the other.
     static let parallelContractionLimit = 3_000_000
 

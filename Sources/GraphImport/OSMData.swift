@@ -14,7 +14,7 @@ final class OSMData {
 
     static let missingCoordinate = Int32.min
 
-    init(reading path: String, progress: ((Int, UInt64, UInt64) -> Void)?) throws {
+    convenience init(reading path: String, progress: ((Int, UInt64, UInt64) -> Void)?) throws {
         var error = [CChar](repeating: 0, count: 512)
         final class ProgressBox { let report: ((Int, UInt64, UInt64) -> Void)?; init(_ r: ((Int, UInt64, UInt64) -> Void)?) { report = r } }
         let box = ProgressBox(progress)
@@ -28,6 +28,20 @@ final class OSMData {
         guard let result else {
             throw ImportError.unreadableInput(String(cString: error))
         }
+        self.init(result)
+    }
+
+    /// OSM data in memory, in libosmium's `format` ("osm" for XML, "pbf").
+    convenience init(bytes: [UInt8], format: String) throws {
+        var error = [CChar](repeating: 0, count: 512)
+        let result = bytes.withUnsafeBytes {
+            wf_osm_read_buffer($0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count, format, &error, error.count)
+        }
+        guard let result else { throw ImportError.unreadableInput(String(cString: error)) }
+        self.init(result)
+    }
+
+    private init(_ result: UnsafeMutablePointer<wf_osm_data>) {
         raw = result
         let d = result.pointee
         nodeCount = d.node_count

@@ -1,5 +1,7 @@
 import Engine
 import Foundation
+import Guidance
+import Routing
 import RoadGraph
 import RouteFormats
 
@@ -10,17 +12,32 @@ extension EngineError {
     }
 }
 
-/// `/{service}/v1/{profile}/{coordinates}?…` taken apart and checked.
-struct OSRMRequest {
-    var service: String
-    var mode: TravelMode
+/// `/{service}/v1/{profile}/{coordinates}?…` taken apart and checked, and turned into the engine's queries. All
+/// of OSRM's URL grammar lives here, so it can be tested (and fuzzed) without a graph.
+public struct OSRMRequest {
+    public var service: String
+    public var mode: TravelMode
     /// As the client gave them: OSRM URLs say `lon,lat`.
-    var coordinates: [Coordinate]
-    var options: [String: String]
+    public var coordinates: [Coordinate]
+    public var options: [String: String]
 
     static let services: Set<String> = ["route", "table", "nearest"]
 
-    init(path: String, query: [(key: String, value: String)]) throws {
+    /// From a request target as sent (`/route/v1/driving/…?steps=true`): path and arguments percent-decoded as
+    /// the HTTP server decodes them.
+    public init(target: String) throws {
+        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        func decode<S: StringProtocol>(_ text: S) -> String {
+            String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
+        }
+        let query = parts.count > 1 ? parts[1].split(separator: "&").map { pair -> (key: String, value: String) in
+            let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (decode(kv[0]), kv.count > 1 ? decode(kv[1]) : "")
+        } : []
+        try self.init(path: String(parts[0]).removingPercentEncoding ?? String(parts[0]), query: query)
+    }
+
+    public init(path: String, query: [(key: String, value: String)]) throws {
         var parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         guard parts.count == 4 else {
             throw EngineError(.invalidURL, "URL must look like /{service}/v1/{profile}/{coordinates}")
@@ -114,6 +131,94 @@ struct OSRMRequest {
                 throw EngineError(.invalidValue, "\(key) must list coordinate indices from 0 to \(coordinates.count - 1)")
             }
             return i
+        }
+    }
+
+    /// The route service's query, and how its answer is to be written.
+    public func routeQuery() throws -> (RouteQuery, OSRMRouteResponse.Options) {
+        try allowOnly(["steps", "overview", "geometries", "annotations", "radiuses", "bearings", "continue_straight",
+                       "alternatives"])
+        var query = RouteQuery(mode: mode, points: coordinates)
+        // OSRM: true asks for one alternative, a number for up to that many (here at most 3); only between two points.
+        switch options["alternatives"] {
+        case nil, "false": break
+        case "true": query.alternatives = 1
+        case let text?:
+            guard let n = Int(text), (0...Engine.maxAlternatives).contains(n) else {
+                throw EngineError(.invalidValue, "alternatives must be true, false or a number from 0 to \(Engine.maxAlternatives)")
+            }
+            query.alternatives = n
+        }
+        var output = OSRMRouteResponse.Options()
+        output.steps = try bool("steps", default: false)
+        output.overview = try choice("overview", default: .simplified)
+        output.geometries = try choice("geometries", default: .polyline)
+        output.includeWaypoints = !(try bool("skip_waypoints", default: false))
+        switch options["annotations"] {
+        case nil, "false": break
+        case "true": output.annotations = OSRMRouteResponse.Annotation.allCases
+        case let list?:
+            output.annotations = try list.split(separator: ",").compactMap {
+                if $0 == "nodes" || $0 == "datasources" { return nil }  // not kept by Wayfinder's graphs
+                guard let kind = OSRMRouteResponse.Annotation(rawValue: String($0)) else {
+                    throw EngineError(.invalidValue, "unknown annotation '\($0)'")
+                }
+                return kind
+            }
+        }
+        query.directions = DirectionsOptions(language: options["language"] ?? "en")
+        query.filters = try filters()
+        // OSRM's "default" leaves it to the profile: on for driving, off for walking.
+        if ![nil, "default"].contains(options["continue_straight"]) {
+            query.continueStraight = try bool("continue_straight", default: true)
+        }
+        return (query, output)
+    }
+
+    /// The table service's query, and the annotations asked for (`duration`, `distance`).
+    public func tableQuery() throws -> (TableQuery, Set<String>) {
+        try allowOnly(["sources", "destinations", "annotations", "radiuses", "bearings"])
+        var query = TableQuery(mode: mode, points: coordinates, sources: try indices("sources"),
+                               destinations: try indices("destinations"))
+        let wanted = Set((options["annotations"] ?? "duration").split(separator: ",").map(String.init))
+        guard !wanted.isEmpty, wanted.isSubset(of: ["duration", "distance"]) else {
+            throw EngineError(.invalidValue, "annotations for a table are duration, distance or both")
+        }
+        query.filters = try filters()
+        return (query, wanted)
+    }
+
+    /// The nearest service's point, how many roads to return, and how far to look.
+    public func nearestQuery() throws -> (point: Coordinate, count: Int, radius: Double?) {
+        try allowOnly(["number", "radiuses", "bearings"])
+        guard coordinates.count == 1 else { throw EngineError(.invalidQuery, "nearest takes exactly one coordinate") }
+        guard let number = Int(options["number"] ?? "1") else {
+            throw EngineError(.invalidValue, "number must be a whole number")
+        }
+        return (coordinates[0], number, try filters()?.first?.radius)
+    }
+
+    /// `radiuses` and `bearings`, one entry per coordinate.
+    func filters() throws -> [WaypointFilter]? {
+        let radiuses = try perCoordinate("radiuses")
+        let bearings = try perCoordinate("bearings")
+        if radiuses == nil && bearings == nil { return nil }
+        return try coordinates.indices.map { i in
+            var filter = WaypointFilter()
+            if let r = radiuses?[i], !r.isEmpty, r != "unlimited" {
+                guard let metres = Double(r), metres >= 0, metres.isFinite else {
+                    throw EngineError(.invalidValue, "radius '\(r)' must be a non-negative number or 'unlimited'")
+                }
+                filter.radius = metres
+            }
+            if let b = bearings?[i], !b.isEmpty {
+                let parts = b.split(separator: ",").compactMap { Double($0) }
+                guard parts.count == 2, (0...360).contains(parts[0]), (0...180).contains(parts[1]) else {
+                    throw EngineError(.invalidValue, "bearing '\(b)' must be value,range with value 0-360 and range 0-180")
+                }
+                filter.bearing = (parts[0], parts[1])
+            }
+            return filter
         }
     }
 }

@@ -110,9 +110,8 @@ struct NodeHandler : public osmium::handler::Handler {
 };
 
 template <typename Handler>
-void read_pass(const char *path, osmium::osm_entity_bits::type entities, Handler &handler, int pass,
+void read_pass(const osmium::io::File &file, osmium::osm_entity_bits::type entities, Handler &handler, int pass,
                wf_progress_fn progress, void *context) {
-    osmium::io::File file{path};
     osmium::io::Reader reader{file, entities};
     const uint64_t total = reader.file_size();
     while (osmium::memory::Buffer buffer = reader.read()) {
@@ -164,17 +163,14 @@ void publish(Data &d) {
     v.owner = &d;
 }
 
-
-}  // namespace
-
-extern "C" wf_osm_data *wf_osm_read(const char *path, wf_progress_fn progress, void *context, char *error,
-                                    size_t error_size) {
+// Both passes over one file (on disk or in memory).
+wf_osm_data *read_both_passes(const osmium::io::File &file, wf_progress_fn progress, void *context, char *error,
+                              size_t error_size) {
     Data *data = nullptr;
     try {
         data = new Data();
         WayHandler ways{*data};
-        read_pass(path, osmium::osm_entity_bits::way | osmium::osm_entity_bits::relation, ways, 1, progress,
-                  context);
+        read_pass(file, osmium::osm_entity_bits::way | osmium::osm_entity_bits::relation, ways, 1, progress, context);
         map_way_nodes(*data);
         // One tag table: the ways' tags, then the relations', then the nodes'; each kind's ranges start at its part.
         const uint64_t relations_start = data->tags.size();
@@ -183,7 +179,7 @@ extern "C" wf_osm_data *wf_osm_read(const char *path, wf_progress_fn progress, v
         for (auto &offset : data->relation_tag_offsets) offset += relations_start;
         data->tagged_node_tag_offsets = {data->tags.size()};
         NodeHandler nodes{*data};
-        read_pass(path, osmium::osm_entity_bits::node, nodes, 2, progress, context);
+        read_pass(file, osmium::osm_entity_bits::node, nodes, 2, progress, context);
         publish(*data);
         return &data->view;
     } catch (const std::exception &e) {
@@ -192,6 +188,28 @@ extern "C" wf_osm_data *wf_osm_read(const char *path, wf_progress_fn progress, v
         set_error(error, error_size, "unknown error while reading the OSM file");
     }
     delete data;
+    return nullptr;
+}
+
+}  // namespace
+
+extern "C" wf_osm_data *wf_osm_read(const char *path, wf_progress_fn progress, void *context, char *error,
+                                    size_t error_size) {
+    try {
+        return read_both_passes(osmium::io::File{path}, progress, context, error, error_size);
+    } catch (const std::exception &e) {
+        set_error(error, error_size, e.what());
+    }
+    return nullptr;
+}
+
+extern "C" wf_osm_data *wf_osm_read_buffer(const char *buffer, size_t size, const char *format, char *error,
+                                           size_t error_size) {
+    try {
+        return read_both_passes(osmium::io::File{buffer, size, format}, nullptr, nullptr, error, error_size);
+    } catch (const std::exception &e) {
+        set_error(error, error_size, e.what());
+    }
     return nullptr;
 }
 

@@ -136,6 +136,18 @@ public final class MappedFile: @unchecked Sendable {
         base = UnsafeRawPointer(mapped)
     }
 
+    /// A copy of `bytes` in memory of its own, mapped like a file (what the fuzzer loads: no file per input).
+    public init(bytes: [UInt8]) throws {
+        let count = bytes.count
+        size = count
+        guard count >= GraphFormat.headerSize else { throw GraphFileError.notAGraph("the bytes") }
+        guard let mapped = mmap(nil, count, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+              mapped != MAP_FAILED else { throw GraphFileError.cannotOpen("memory for the bytes") }
+        bytes.withUnsafeBytes { mapped.copyMemory(from: $0.baseAddress!, byteCount: count) }
+        mprotect(mapped, count, PROT_READ)
+        base = UnsafeRawPointer(mapped)
+    }
+
     deinit { munmap(UnsafeMutableRawPointer(mutating: base), size) }
 
     func load<T>(_ offset: Int, as type: T.Type) -> T { base.loadUnaligned(fromByteOffset: offset, as: T.self) }
@@ -158,7 +170,11 @@ struct GraphFileSections {
 extension RoadGraph {
     /// Maps a graph file. Throws for anything that is not a complete graph of this format version.
     public init(contentsOf path: String) throws {
-        let file = try MappedFile(path: path)
+        try self.init(mapping: try MappedFile(path: path), path: path)
+    }
+
+    /// A graph whose file is already mapped; `path` names it in errors.
+    public init(mapping file: MappedFile, path: String) throws {
         let magic = (0..<8).map { file.load($0, as: UInt8.self) }
         guard magic == GraphFormat.magic else { throw GraphFileError.notAGraph(path) }
         let version = file.load(8, as: UInt32.self)
@@ -203,9 +219,10 @@ extension RoadGraph {
             sections.table[entry.id] = entry
             entries.append(entry)
         }
-        // One pass over the file: every section against its checksum, the large ones on every core.
+        // One pass over the file: every section against its checksum, on every core for a large file.
         let damaged = Locked<UInt32?>(nil)
-        DispatchQueue.concurrentPerform(iterations: entries.count) { i in
+        let threads = file.size > 1 << 24 ? ProcessInfo.processInfo.activeProcessorCount : 1
+        parallelFor(entries.count, threads: threads) { i in
             let entry = entries[i]
             let range = entry.byteRange(fileSize: file.size)!
             if GraphFormat.checksum(UnsafeRawBufferPointer(rebasing: bytes[range])) != entry.checksum {
@@ -217,6 +234,12 @@ extension RoadGraph {
         }
         try self.init(file: file, metadata: metadata, sections: sections)
     }
+}
+
+/// `body(i)` for i in 0..<count on up to `threads` threads (inline on this one when it is one).
+func parallelFor(_ count: Int, threads: Int, _ body: (Int) -> Void) {
+    if threads <= 1 { for i in 0..<count { body(i) }; return }
+    DispatchQueue.concurrentPerform(iterations: count, execute: body)
 }
 
 /// Writes a graph file. Callers write into a temporary directory and rename it into place when all modes are done.

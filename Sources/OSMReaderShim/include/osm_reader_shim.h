@@ -67,6 +67,9 @@ typedef void (*wf_progress_fn)(void *context, int pass, uint64_t done, uint64_t 
 /// Reads `path` (.osm.pbf, .osm, .osm.gz, .osm.bz2, ...). Returns NULL on failure with a one-line reason in `error`.
 wf_osm_data *wf_osm_read(const char *path, wf_progress_fn progress, void *context, char *error, size_t error_size);
 
+/// The same from bytes in memory, in `format` ("osm" for XML, "pbf"): what the fuzzer feeds.
+wf_osm_data *wf_osm_read_buffer(const char *buffer, size_t size, const char *format, char *error, size_t error_size);
+
 void wf_osm_free(wf_osm_data *data);
 
 /// CRC-32 (zlib) of a whole file, or 0 with `*ok` false when it cannot be read.

@@ -1,0 +1,100 @@
+import Engine
+import Foundation
+import Geocoding
+import GraphImport
+import HTTPService
+import RoadGraph
+import RouteFormats
+import Routing
+
+/// libFuzzer targets for every parser of outside input: `wayfinder-fuzz <target> [libFuzzer options] [corpus…]`.
+/// `scripts/fuzz.sh` builds this with coverage and AddressSanitizer and runs each target; a plain build only
+/// prints how. A target must never trap, whatever the bytes: errors are fine, crashes and hangs are findings.
+enum FuzzTarget: String, CaseIterable {
+    /// OSRM request targets: `/route/v1/driving/…?…`, and the route, table and nearest queries built from them.
+    case url
+    /// Google encoded polylines, precision 5 and 6.
+    case polyline
+    /// What a user types for a point: `lat,lon` or a place name.
+    case point
+    /// The geocoder's query normaliser: folding and tokens, and the bounded edit distance.
+    case query
+    /// Graph files: a mutated small graph, resealed half the time so the structural checks are reached, then
+    /// routed on if it loads.
+    case graph
+    /// OSM XML: read and built into both modes' graphs.
+    case osmxml
+
+    func run(_ bytes: UnsafeBufferPointer<UInt8>) {
+        switch self {
+        case .url:
+            guard let request = try? OSRMRequest(target: String(decoding: bytes, as: UTF8.self)) else { return }
+            _ = try? request.routeQuery()
+            _ = try? request.tableQuery()
+            _ = try? request.nearestQuery()
+        case .polyline:
+            let text = String(decoding: bytes, as: UTF8.self)
+            for precision in [5, 6] {
+                if let line = Polyline.decode(text, precision: precision) { _ = Polyline.encode(line, precision: precision) }
+            }
+        case .point:
+            _ = try? PointText.parse(String(decoding: bytes, as: UTF8.self))
+        case .query:
+            let text = String(decoding: bytes, as: UTF8.self)
+            let tokens = TextNormalizer.tokens(text)
+            _ = TextNormalizer.fold(text)
+            if tokens.count >= 2 {
+                _ = TextNormalizer.editDistance(Array(tokens[0]), Array(tokens[1]), limit: 2)
+            }
+        case .graph:
+            guard let flags = bytes.first else { return }
+            var image = Array(bytes.dropFirst())
+            if flags & 1 == 1 { GraphFormat.reseal(&image) }
+            guard let file = try? MappedFile(bytes: image), let graph = try? RoadGraph(mapping: file, path: "input") else { return }
+            var router = Router(graph: graph)
+            let b = graph.metadata.bounds
+            guard !b.isEmpty else { return }
+            let points = [Coordinate(latitude: b.minLatitude, longitude: b.minLongitude),
+                          Coordinate(latitude: b.maxLatitude, longitude: b.maxLongitude)]
+            for algorithm in [SearchAlgorithm.automatic, .astar] { _ = try? router.route(points, algorithm: algorithm) }
+            _ = graph.nearestRoads(to: points[0], count: 3)
+        case .osmxml:
+            _ = try? GraphImporter.buildInMemory(osmXML: Array(bytes))
+        }
+    }
+
+    /// The target this process runs (set before libFuzzer starts).
+    nonisolated(unsafe) static var selected = FuzzTarget.url
+}
+
+#if FUZZING
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzer(_ argc: UnsafeMutablePointer<Int32>,
+               _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+               _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
+#endif
+
+@main enum FuzzMain {
+    static func main() {
+        let arguments = CommandLine.arguments
+        guard arguments.count >= 2, let target = FuzzTarget(rawValue: arguments[1]) else {
+            print("usage: wayfinder-fuzz <\(FuzzTarget.allCases.map(\.rawValue).joined(separator: "|"))> [libFuzzer options] [corpus…]")
+            exit(1)
+        }
+        FuzzTarget.selected = target
+        #if FUZZING
+        // libFuzzer gets the arguments without the target's name.
+        var argv = CommandLine.unsafeArgv
+        argv[1] = argv[0]
+        var argc = CommandLine.argc - 1
+        var shifted = argv + 1
+        exit(runFuzzer(&argc, &shifted) { data, size in
+            FuzzTarget.selected.run(UnsafeBufferPointer(start: data, count: size))
+            return 0
+        })
+        #else
+        print("this build has no fuzzer: run scripts/fuzz.sh, which builds with -sanitize-coverage and AddressSanitizer")
+        exit(1)
+        #endif
+    }
+}
