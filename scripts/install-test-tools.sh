@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Optional tools some tests use, which skip with a message without them: a headless browser for the map page
-# check, and the PyPI OSRM client (routingpy) with the polyline package for the real-client check.
-# Failing to install them is not fatal: those checks then skip.
+# Optional tools some tests use, which are marked skipped without them: a headless browser for the map page
+# check, strace for killing an import at its renames, and the PyPI OSRM client (routingpy) with the polyline
+# package for the real-client check. Failing to install them is not fatal: those tests then show as skipped.
 set -u
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"
-if ! command -v chromium >/dev/null; then
-    { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium; } \
-        || echo "could not install chromium: the browser check will skip"
+missing=()
+command -v chromium >/dev/null || missing+=(chromium)
+command -v strace >/dev/null || missing+=(strace)
+if [ ${#missing[@]} -gt 0 ]; then
+    { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"; } \
+        || echo "could not install ${missing[*]}: the tests that need them will skip"
 fi
 python3 -c "import routingpy, polyline" 2>/dev/null || python3 -m pip install -q routingpy polyline \
     || echo "could not install routingpy/polyline: the client check will skip"

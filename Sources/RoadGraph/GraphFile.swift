@@ -37,7 +37,7 @@ public enum GraphFormat {
     /// The checksum the header should carry: over the header with its checksum field zero, then the table.
     static func headerChecksum(_ file: UnsafeRawBufferPointer, sectionCount: Int) -> UInt32 {
         var crc = checksum(UnsafeRawBufferPointer(rebasing: file[0..<headerChecksumOffset]))
-        crc = checksum(UnsafeRawBufferPointer(start: [UInt8](repeating: 0, count: 4), count: 4), continuing: crc)
+        crc = withUnsafeBytes(of: UInt32(0)) { checksum($0, continuing: crc) }
         let tableEnd = headerSize + sectionCount * sectionEntrySize
         return checksum(UnsafeRawBufferPointer(rebasing: file[(headerChecksumOffset + 4)..<tableEnd]), continuing: crc)
     }

@@ -391,7 +391,7 @@ import Testing
     /// SIGTERM while a request is being computed: it is answered, then the server exits cleanly.
     @Test func sigtermLetsRequestsInProgressFinish() throws {
         let server = try ServerTests.Server(extra: ["--max-compute-ms", "0", "--max-waypoints", "3000",
-                                                    "--max-url-length", "1000000", "--threads", "2"])
+                                                    "--max-url-length", "1000000", "--threads", "2", "--grace", "120"])
         var random = SplitMix64(seed: 8)
         let coordinates = (0..<2500).map { _ in
             String(format: "%.5f,%.5f", 24.935 + Double(random.next() % 1000) / 1000 * 0.015,
@@ -405,7 +405,7 @@ import Testing
         }
         client.start()
         usleep(300_000)
-        let status = server.stop()
+        let status = server.stop(wait: 120)
         while !client.isFinished { usleep(10_000) }
         #expect(result.value?.status == 200, "the request in progress was answered")
         #expect(status == 0)

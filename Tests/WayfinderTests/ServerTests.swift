@@ -48,10 +48,10 @@ import Testing
         var stderr: String { log.value }
         var pid: Int32 { process.processIdentifier }
 
-        /// SIGTERM, then up to ten seconds for a clean exit; a server that does not stop is killed and reported.
-        func stop() -> Int32 {
+        /// SIGTERM, then up to `wait` seconds for a clean exit; a server that does not stop is killed and reported.
+        func stop(wait: Double = 10) -> Int32 {
             process.terminate()
-            let deadline = Date().addingTimeInterval(10)
+            let deadline = Date().addingTimeInterval(wait)
             while process.isRunning && Date() < deadline { usleep(20_000) }
             if process.isRunning {
                 kill(process.processIdentifier, SIGKILL)
