@@ -28,4 +28,7 @@ enum Available {
     }
 
     static let routingpy = python("routingpy, polyline")
+
+    /// Memory figures mean nothing under AddressSanitizer (shadow memory, quarantine): set by scripts/sanitize.sh.
+    static let plainMemory = ProcessInfo.processInfo.environment["ASAN_OPTIONS"] == nil
 }

@@ -196,7 +196,8 @@ import Testing
     }
 
     /// Thousands of via points: legs kept once each (before, every waypoint copied the legs so far).
-    @Test func manyViaPointsRouteInBoundedMemory() throws {
+    @Test(.enabled(if: Available.plainMemory, "memory is not measured under AddressSanitizer"))
+    func manyViaPointsRouteInBoundedMemory() throws {
         let graph = try RoadGraph(contentsOf: try graphFile(CommandLineTests.graph.1, .driving))
         var random = SplitMix64(seed: 11)
         let main = (0..<UInt32(graph.arcCount)).filter { graph.arcInCore[Int($0)] == 1 }
@@ -257,7 +258,8 @@ import Testing
     // MARK: Leaks
 
     /// RSS after 200 tables stays within 10 % of the RSS after 20 (the server leaked every table's rows).
-    @Test func tablesDoNotLeak() throws {
+    @Test(.enabled(if: Available.plainMemory, "memory is not measured under AddressSanitizer"))
+    func tablesDoNotLeak() throws {
         let server = try ServerTests.Server(extra: ["--max-table-size", "400", "--threads", "1"])
         defer { _ = server.stop() }
         var random = SplitMix64(seed: 3)
