@@ -5,13 +5,20 @@ import RoadGraph
 /// shortcut wherever a shortest path ran through the contracted arc and no witness path avoids it.
 ///
 /// For each arc `u`: `up` lists edges u→v with rank(v) > rank(u); `down` lists edges v→u with rank(v) > rank(u),
-/// stored at u as v. `middle` is the contracted arc a shortcut skips (`noIndex` for an original transition).
+/// stored at u as v. `middle` is the contracted arc a shortcut skips (`noIndex` for an original transition). Each
+/// edge carries the weight the search minimises, and the duration and length of that path.
+///
+/// Exclusion (avoid tolls, motorways, ferries): every edge also carries the `mask` of the excludable classes of
+/// the arcs it skips. A witness proves a shortcut unnecessary only if its own arcs' classes are a subset of the
+/// shortcut's, and edges between the same arcs are kept side by side when neither is both cheaper and of fewer
+/// classes. So for any set of classes, the edges and arcs without them form a hierarchy of the graph without
+/// them: one hierarchy answers every exclusion exactly (OSRM builds one per exclusion set instead).
 public struct HierarchyArrays: Sendable {
     public var rank: [UInt32] = []
     public var upStart: [UInt32] = [0], upTarget: [UInt32] = [], upWeight: [UInt32] = [], upMiddle: [UInt32] = []
-    public var upLength: [Float] = []
+    public var upLength: [Float] = [], upDuration: [UInt32] = [], upMask: [UInt8] = []
     public var downStart: [UInt32] = [0], downSource: [UInt32] = [], downWeight: [UInt32] = [], downMiddle: [UInt32] = []
-    public var downLength: [Float] = []
+    public var downLength: [Float] = [], downDuration: [UInt32] = [], downMask: [UInt8] = []
     public init() {}
 }
 
@@ -27,6 +34,9 @@ public struct HierarchyBuilder {
         var weight: UInt32
         var middle: UInt32
         var length: Float
+        var duration: UInt32
+        /// Excludable classes of the arcs the edge skips (not of its ends).
+        var mask: UInt8 = 0
         /// Original transitions this edge stands for.
         var hops: UInt32 = 1
     }
@@ -43,11 +53,14 @@ public struct HierarchyBuilder {
     private var heap = WitnessHeap()
     /// Witness searches give up after settling this many arcs (a missed witness only costs an extra shortcut).
     let settleLimit: Int
+    /// Per arc: its excludable classes (see `HierarchyArrays`).
+    private let classes: [UInt8]
 
     /// The base graph: arcs, and for arc `a` the transitions `transitionStart[a]..<transitionStart[a+1]` to
     /// `transitionTargets[i]`, costing `transitionWeight[i] + arcWeight[target]`.
     public init(arcCount: Int, transitionStart: [UInt32], transitionTargets: [UInt32], transitionWeight: [UInt32],
-                arcWeight: [UInt32], arcLength: [Float], settleLimit: Int = 400)
+                arcWeight: [UInt32], arcDuration: [UInt32], arcLength: [Float], arcClasses: [UInt8]? = nil,
+                settleLimit: Int = 400)
     {
         outEdges = Array(repeating: [], count: arcCount)
         inEdges = Array(repeating: [], count: arcCount)
@@ -55,17 +68,20 @@ public struct HierarchyBuilder {
             for i in Int(transitionStart[a])..<Int(transitionStart[a + 1]) {
                 let b = Int(transitionTargets[i])
                 guard b != a else { continue }  // a loop never shortens a path
-                let edge = Edge(node: UInt32(b), weight: transitionWeight[i] + arcWeight[b], middle: noIndex, length: arcLength[b])
+                let edge = Edge(node: UInt32(b), weight: transitionWeight[i] + arcWeight[b], middle: noIndex, length: arcLength[b],
+                                duration: transitionWeight[i] + arcDuration[b])
+                var reverse = edge
+                reverse.node = UInt32(a)
                 if let k = outEdges[a].firstIndex(where: { $0.node == UInt32(b) }) {
                     if edge.weight < outEdges[a][k].weight {
                         outEdges[a][k] = edge
                         let j = inEdges[b].firstIndex { $0.node == UInt32(a) }!
-                        inEdges[b][j] = Edge(node: UInt32(a), weight: edge.weight, middle: noIndex, length: edge.length)
+                        inEdges[b][j] = reverse
                     }
                     continue
                 }
                 outEdges[a].append(edge)
-                inEdges[b].append(Edge(node: UInt32(a), weight: edge.weight, middle: noIndex, length: edge.length))
+                inEdges[b].append(reverse)
             }
         }
         contracted = Array(repeating: false, count: arcCount)
@@ -74,6 +90,7 @@ public struct HierarchyBuilder {
         witnessDistance = Array(repeating: 0, count: arcCount)
         witnessStamp = Array(repeating: 0, count: arcCount)
         self.settleLimit = settleLimit
+        self.classes = arcClasses ?? Array(repeating: 0, count: arcCount)
     }
 
     public mutating func build(progress: ((Double) -> Void)? = nil) -> (HierarchyArrays, ContractionStatistics) {
@@ -130,12 +147,15 @@ public struct HierarchyBuilder {
             defer { upLists[v] = []; downLists[v] = [] }  // free as we go: the lists and the result never coexist whole
             for e in upLists[v] {
                 result.upTarget.append(e.node); result.upWeight.append(e.weight)
-                result.upMiddle.append(e.middle); result.upLength.append(e.length)
+                result.upMiddle.append(e.middle); result.upLength.append(e.length); result.upDuration.append(e.duration)
+                result.upMask.append(e.mask)
             }
             result.upStart.append(UInt32(result.upTarget.count))
             for e in downLists[v] {
                 result.downSource.append(e.node); result.downWeight.append(e.weight)
                 result.downMiddle.append(e.middle); result.downLength.append(e.length)
+                result.downDuration.append(e.duration)
+                result.downMask.append(e.mask)
             }
             result.downStart.append(UInt32(result.downSource.count))
         }
@@ -157,27 +177,39 @@ public struct HierarchyBuilder {
 
     private mutating func contract(_ v: UInt32) -> [(from: UInt32, edge: Edge)] { shortcutsNeeded(v) }
 
-    /// The shortcuts contracting `v` needs: for each u→v→x, one unless a witness path u⇝x avoiding v is no longer.
+    /// The shortcuts contracting `v` needs: for each u→v→x, one unless a witness path u⇝x avoiding v is no longer
+    /// and of no more classes (a witness through a toll road proves nothing to a query that avoids tolls).
     private mutating func shortcutsNeeded(_ v: UInt32) -> [(from: UInt32, edge: Edge)] {
         var result: [(from: UInt32, edge: Edge)] = []
         let outs = outEdges[Int(v)]
         guard !outs.isEmpty else { return result }
-        let maxOut = outs.reduce(0) { max($0, $1.weight) }
+        let middleClasses = classes[Int(v)]
         for incoming in inEdges[Int(v)] {
             let u = incoming.node
-            let limit = incoming.weight &+ maxOut
-            witnessSearch(from: u, avoiding: v, limit: limit)
+            // One witness search per set of classes the paths through v have (nearly always just one, none).
+            var masks: [UInt8] = []
             for out in outs where out.node != u {
-                let via = incoming.weight &+ out.weight
-                if witnessStamp[Int(out.node)] == stampValue && witnessDistance[Int(out.node)] <= via { continue }
-                result.append((u, Edge(node: out.node, weight: via, middle: v, length: incoming.length + out.length,
-                                       hops: incoming.hops + out.hops)))
+                let mask = incoming.mask | middleClasses | out.mask
+                if !masks.contains(mask) { masks.append(mask) }
+            }
+            for mask in masks {
+                let maxOut = outs.reduce(0) { incoming.mask | middleClasses | $1.mask == mask ? max($0, $1.weight) : $0 }
+                witnessSearch(from: u, avoiding: v, limit: incoming.weight &+ maxOut, allowed: mask)
+                for out in outs where out.node != u && incoming.mask | middleClasses | out.mask == mask {
+                    let via = incoming.weight &+ out.weight
+                    if witnessStamp[Int(out.node)] == stampValue && witnessDistance[Int(out.node)] <= via { continue }
+                    result.append((u, Edge(node: out.node, weight: via, middle: v, length: incoming.length + out.length,
+                                           duration: incoming.duration &+ out.duration, mask: mask,
+                                           hops: incoming.hops + out.hops)))
+                }
             }
         }
         return result
     }
 
-    private mutating func witnessSearch(from source: UInt32, avoiding skipped: UInt32, limit: UInt32) {
+    /// Distances from `source` in the remaining graph without `skipped`, over edges and through arcs whose classes
+    /// are within `allowed`.
+    private mutating func witnessSearch(from source: UInt32, avoiding skipped: UInt32, limit: UInt32, allowed: UInt8) {
         stampValue &+= 1
         if stampValue == 0 {
             for i in witnessStamp.indices { witnessStamp[i] = 0 }
@@ -192,7 +224,9 @@ public struct HierarchyBuilder {
             if d > witnessDistance[Int(u)] { continue }
             if d > limit || settled >= settleLimit { break }
             settled += 1
-            for e in outEdges[Int(u)] where e.node != skipped && !contracted[Int(e.node)] {
+            // A witness may end at an arc of any class, but may not pass through one outside `allowed`.
+            if u != source && classes[Int(u)] & ~allowed != 0 { continue }
+            for e in outEdges[Int(u)] where e.node != skipped && !contracted[Int(e.node)] && e.mask & ~allowed == 0 {
                 let nd = d &+ e.weight
                 let x = Int(e.node)
                 if witnessStamp[x] != stampValue || nd < witnessDistance[x] {
@@ -204,17 +238,18 @@ public struct HierarchyBuilder {
         }
     }
 
-    /// Adds or improves the edge u→e.node.
+    /// Adds the edge u→e.node unless one as cheap with no more classes is there, and drops those it makes
+    /// unnecessary: edges between two arcs are kept side by side only when they differ in classes.
     private mutating func addEdge(from u: UInt32, _ e: Edge) {
-        if let k = outEdges[Int(u)].firstIndex(where: { $0.node == e.node }) {
-            guard e.weight < outEdges[Int(u)][k].weight else { return }
-            outEdges[Int(u)][k] = e
-            let j = inEdges[Int(e.node)].firstIndex { $0.node == u }!
-            inEdges[Int(e.node)][j] = Edge(node: u, weight: e.weight, middle: e.middle, length: e.length, hops: e.hops)
-            return
-        }
+        let w = e.node
+        if outEdges[Int(u)].contains(where: { $0.node == w && $0.weight <= e.weight && $0.mask & ~e.mask == 0 }) { return }
+        func dominated(_ x: Edge) -> Bool { e.weight <= x.weight && e.mask & ~x.mask == 0 }
+        outEdges[Int(u)].removeAll { $0.node == w && dominated($0) }
+        inEdges[Int(w)].removeAll { $0.node == u && dominated($0) }
         outEdges[Int(u)].append(e)
-        inEdges[Int(e.node)].append(Edge(node: u, weight: e.weight, middle: e.middle, length: e.length, hops: e.hops))
+        var reverse = e
+        reverse.node = u
+        inEdges[Int(w)].append(reverse)
     }
 }
 

@@ -15,6 +15,8 @@ public struct RouteQuery: Sendable {
     public var continueStraight: Bool?
     public var alternatives = 0
     public var algorithm = SearchAlgorithm.automatic
+    /// Road classes to avoid (OSRM's `exclude`): any of toll, motorway, ferry.
+    public var excluding: ArcClasses = []
     public var directions = DirectionsOptions()
 
     public init(mode: TravelMode, points: [Coordinate]) {
@@ -46,9 +48,11 @@ extension Engine {
         if query.algorithm == .ch && !graph.hasHierarchy {
             throw EngineError(.invalidValue, "the \(query.mode.rawValue) graph has no contraction hierarchy (imported with --no-contraction)")
         }
+        try Self.checkExclusion(query.excluding, mode: query.mode)
         return try withinBudget {
             try set.routers[query.mode]!.with { router in
                 router.maxSnapDistance = query.snapRadius ?? limits.defaultSnapRadius
+                router.excluding = query.excluding
                 do {
                     let route = try router.route(query.points, algorithm: query.algorithm, filters: query.filters,
                                                  continueStraight: query.continueStraight)
@@ -61,6 +65,17 @@ extension Engine {
                     throw EngineError.from(error)
                 }
             }
+        }
+    }
+
+    /// Only the excludable classes may be avoided, and a walker has none of them but ferries (as OSRM, whose foot
+    /// profile has no exclusion at all, Wayfinder lets walkers avoid ferries).
+    static func checkExclusion(_ classes: ArcClasses, mode: TravelMode) throws {
+        guard classes.isSubset(of: .excludable) else {
+            throw EngineError(.invalidValue, "only toll, motorway and ferry can be excluded")
+        }
+        if mode == .walking && !classes.isSubset(of: .ferry) {
+            throw EngineError(.invalidValue, "walking can exclude only ferry")
         }
     }
 

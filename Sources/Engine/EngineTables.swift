@@ -13,6 +13,8 @@ public struct TableQuery: Sendable {
     /// A point with no road in reach fails the table (OSRM's `NoSegment`), or, when this is set, gets a row and
     /// a column of nulls, so that one bad address does not cost a planner the whole batch.
     public var unsnappedPointsAreNull = false
+    /// Road classes to avoid (OSRM's `exclude`).
+    public var excluding: ArcClasses = []
     /// One Dijkstra per source instead of the hierarchy (the baseline).
     public var useHierarchy = true
     public var threads = 1
@@ -36,11 +38,13 @@ public final class Table: @unchecked Sendable {
     private let matrix: HierarchyMatrix?
     private let scratch: TableScratch?
     private let threads: Int
+    private let excluding: ArcClasses
     private let engine: Engine
 
     init(engine: Engine, graph: RoadGraph, sources: [Snap?], destinations: [Snap?], unsnapped: [Int],
-         scratch: TableScratch?, useHierarchy: Bool, threads: Int)
+         scratch: TableScratch?, useHierarchy: Bool, threads: Int, excluding: ArcClasses)
     {
+        self.excluding = excluding
         self.engine = engine
         self.graph = graph
         self.sources = sources
@@ -50,7 +54,7 @@ public final class Table: @unchecked Sendable {
         self.threads = threads
         reachableColumns = destinations.indices.filter { destinations[$0] != nil }
         let targets = reachableColumns.map { destinations[$0]! }
-        matrix = useHierarchy ? HierarchyMatrix(graph: graph, targets: targets, scratch: scratch) : nil
+        matrix = useHierarchy ? HierarchyMatrix(graph: graph, targets: targets, scratch: scratch, excluding: excluding) : nil
     }
 
     /// Rows `range` of the table; cells of unsnapped points are nil like unreachable ones.
@@ -61,9 +65,9 @@ public final class Table: @unchecked Sendable {
         let computed: [[TableCell?]] = try engine.withinBudget {
             if let matrix { return matrix.rows(for: snapped, threads: threads) }
             if threads == 1, let scratch {
-                return scratch.plain.with { $0.table(in: graph, sources: snapped, targets: targets) }
+                return scratch.plain.with { $0.table(in: graph, sources: snapped, targets: targets, excluding: excluding) }
             }
-            return TableSearch.rows(in: graph, sources: snapped, targets: targets, threads: threads)
+            return TableSearch.rows(in: graph, sources: snapped, targets: targets, threads: threads, excluding: excluding)
         }
         var next = computed.makeIterator()
         return block.map { source in
@@ -91,10 +95,19 @@ extension Engine {
         if query.useHierarchy && !graph.hasHierarchy {
             throw EngineError(.invalidValue, "the \(query.mode.rawValue) graph has no contraction hierarchy: re-import without --no-contraction, or use one Dijkstra per source")
         }
+        try Self.checkExclusion(query.excluding, mode: query.mode)
         let radius = query.snapRadius ?? limits.defaultSnapRadius
+        var filters = query.filters
+        if !query.excluding.isEmpty {
+            filters = query.points.indices.map { i in
+                var f = query.filters?[i] ?? WaypointFilter()
+                f.excluding = query.excluding
+                return f
+            }
+        }
         // Only the points the table uses are snapped.
         let used = Set(query.sources + query.destinations)
-        let snaps = graph.snapPoints(query.points, maxDistance: radius, filters: query.filters)
+        let snaps = graph.snapPoints(query.points, maxDistance: radius, filters: filters)
         let unsnapped = query.points.indices.filter { used.contains($0) && snaps[$0] == nil }
         if let first = unsnapped.first, !query.unsnappedPointsAreNull {
             throw EngineError.from(.noSegment(index: first, coordinate: query.points[first],
@@ -103,7 +116,8 @@ extension Engine {
         return try withinBudget {
             Table(engine: self, graph: graph, sources: query.sources.map { snaps[$0] },
                   destinations: query.destinations.map { snaps[$0] }, unsnapped: unsnapped,
-                  scratch: set.tableScratch[query.mode], useHierarchy: query.useHierarchy, threads: query.threads)
+                  scratch: set.tableScratch[query.mode], useHierarchy: query.useHierarchy, threads: query.threads,
+                  excluding: query.excluding)
         }
     }
 }

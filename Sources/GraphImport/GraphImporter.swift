@@ -93,8 +93,9 @@ public enum GraphImporter {
             func finishMode(_ i: Int) {
                 var taken: (TravelMode, GraphArrays, GraphMetadata)?
                 pending.mutate { taken = $0[i]; $0[i] = nil }
-                guard let (mode, base, metadata) = taken else { return }
+                guard let (mode, base, baseMetadata) = taken else { return }
                 var arrays = base
+                var metadata = baseMetadata
                 if contract {
                     let (hierarchy, stats) = Self.contract(arrays, mode: mode, report: report)
                     arrays.install(hierarchy)
@@ -171,7 +172,8 @@ public enum GraphImporter {
         var builder = HierarchyBuilder(arcCount: arrays.arcHead.count, transitionStart: arrays.transitionStart,
                                        transitionTargets: arrays.transitionTargets,
                                        transitionWeight: arrays.transitionWeight, arcWeight: arrays.arcWeight,
-                                       arcLength: lengths)
+                                       arcDuration: arrays.arcDuration, arcLength: lengths,
+                                       arcClasses: arrays.arcClasses.map { $0 & ArcClasses.excludable.rawValue })
         var (hierarchy, stats) = builder.build { report(.contracting(mode, $0)) }
         stats.seconds = Date().timeIntervalSince(started)
         return (hierarchy, stats)
@@ -182,8 +184,8 @@ extension GraphArrays {
     mutating func install(_ h: HierarchyArrays) {
         chRank = h.rank
         chUpStart = h.upStart; chUpTarget = h.upTarget; chUpWeight = h.upWeight; chUpMiddle = h.upMiddle
-        chUpLength = h.upLength
+        chUpLength = h.upLength; chUpDuration = h.upDuration; chUpMask = h.upMask
         chDownStart = h.downStart; chDownSource = h.downSource; chDownWeight = h.downWeight
-        chDownMiddle = h.downMiddle; chDownLength = h.downLength
+        chDownMiddle = h.downMiddle; chDownLength = h.downLength; chDownDuration = h.downDuration; chDownMask = h.downMask
     }
 }

@@ -23,12 +23,14 @@ struct ModeGraphBuilder {
     // Build-only state.
     private var rules: [WayRule?] = []
     private var blocked: [Bool] = []  // per OSM node: a barrier this mode cannot pass
-    /// Per OSM node: traffic signals that cost this mode time, and for which direction of the way.
-    private var signals: [SignalDirection] = []
-    enum SignalDirection: UInt8 { case none, both, forward, backward }
-    private var edgeSignals: [(forward: UInt16, backward: UInt16)] = []  // signals passed along each direction
+    /// Per OSM node with any: the delays it costs this mode (signals, stop and give-way signs).
+    private var obstacles: [UInt32: [Obstacle]] = [:]
+    /// Per edge and direction: milliseconds of delays at the nodes inside the edge (the vertices' own come with turns).
+    private var edgeDelays: [(forward: UInt32, backward: UInt32)] = []
     private var nodeVertex: [UInt32] = []
     private var edgeWay: [Int32] = []
+    /// Per edge: its share of its way's `duration` tag (seconds), where the way has one.
+    private var edgeDuration: [Double?] = []
     private var edgeTail: [UInt32] = [], edgeHead: [UInt32] = []
     private var wayEdges: [Int32: Range<Int>] = [:]  // only for ways named by restrictions
     private var restrictionWays: Set<Int32> = []
@@ -37,7 +39,8 @@ struct ModeGraphBuilder {
     private var strings: [String: UInt32] = ["": 0]
     private var stringList: [String] = [""]
     private var labels: [[UInt32]: UInt32] = [:]
-    private var maxSpeed = 0.0
+    /// How many kept ways use each node (capped at 2): 2 means a junction.
+    private var usage: [UInt8] = []
 
     init(osm: OSMData, profile: TravelProfile) {
         self.osm = osm
@@ -49,16 +52,10 @@ struct ModeGraphBuilder {
         rules = (0..<osm.wayCount).map { profile.rule(for: osm.wayTags($0)) }
         statistics.usableWays = rules.lazy.filter { $0 != nil }.count
         blocked = Array(repeating: false, count: osm.nodeCount)
-        signals = Array(repeating: .none, count: profile.trafficSignalPenalty > 0 ? osm.nodeCount : 0)
         osm.forEachTaggedNode { node, tags in
-            if profile.isBlocked(byNode: tags) { blocked[Int(node)] = true }
-            if !signals.isEmpty && tags["highway"] == "traffic_signals" {
-                switch tags["traffic_signals:direction"] ?? tags["direction"] {
-                case "forward": signals[Int(node)] = .forward
-                case "backward": signals[Int(node)] = .backward
-                default: signals[Int(node)] = .both
-                }
-            }
+            let rule = profile.rule(forNode: tags)
+            if rule.blocked { blocked[Int(node)] = true }
+            if !rule.obstacles.isEmpty { obstacles[node] = rule.obstacles }
         }
         let restrictions = profile.obeysTurnRestrictions ? RestrictionParser.parse(osm) : []
         statistics.restrictionsIgnored = profile.obeysTurnRestrictions ? osm.relationCount - restrictions.count : 0
@@ -70,13 +67,15 @@ struct ModeGraphBuilder {
         }
         findVertices(forced: viaNodes)
         buildEdges()
+        if profile.mode == .walking { addAreaCrossings() }
         buildArcs()
         buildVertexEdges()
         var transitions = buildTransitions(viaNodeRules: restrictions.filter { $0.isViaNode })
         applyViaWayRestrictions(restrictions.filter { !$0.isViaNode }, transitions: &transitions)
+        arrays.transitionWeight = turnWeights(transitions)
+        addRestrictedCopies(&transitions)
         arrays.transitionStart = transitions.start
         arrays.transitionTargets = transitions.targets
-        arrays.transitionWeight = turnWeights(transitions)
         statistics.transitions = transitions.targets.count
         statistics.arcs = arrays.arcHead.count
         let (component, sizes) = ConnectedComponents.compute(
@@ -96,7 +95,18 @@ struct ModeGraphBuilder {
             arrays.stringOffsets.append(UInt32(arrays.stringBytes.count))
         }
         let grid = SegmentGrid.build(into: &arrays)
-        return (arrays, maxSpeed, UInt32(mainMinimum), grid)
+        return (arrays, topSpeed(), UInt32(mainMinimum), grid)
+    }
+
+    /// The fastest any arc is travelled by the route choice's measure (metres per second of weight): what the
+    /// A* heuristic divides distance by, so it must be the true maximum, ferries with a `duration` included.
+    private func topSpeed() -> Double {
+        var top = 0.0
+        for a in 0..<arrays.arcHead.count where arrays.arcWeight[a] > 0 {
+            let length = Double(arrays.edgeLength[Int(arrays.arcEdge[a] >> 1)])
+            top = max(top, length / (Double(arrays.arcWeight[a]) / 1000))
+        }
+        return top
     }
 
     private func wayIndex(_ id: Int64) -> Int32? { osm.wayIndex(ofID: id) }
@@ -113,7 +123,7 @@ struct ModeGraphBuilder {
     }
 
     private mutating func findVertices(forced: Set<UInt32>) {
-        var usage = [UInt8](repeating: 0, count: osm.nodeCount)
+        usage = [UInt8](repeating: 0, count: osm.nodeCount)
         var isVertex = [Bool](repeating: false, count: osm.nodeCount)
         var buffer: [UInt32] = []
         for way in 0..<osm.wayCount where rules[way] != nil {
@@ -125,7 +135,9 @@ struct ModeGraphBuilder {
         }
         nodeVertex = Array(repeating: noIndex, count: osm.nodeCount)
         for node in 0..<osm.nodeCount where usage[node] > 0 {
-            if usage[node] >= 2 || blocked[node] || forced.contains(UInt32(node)) { isVertex[node] = true }
+            // Obstacles whose cost depends on the turn (stop signs) are priced at vertices.
+            let turnDependent = obstacles[UInt32(node)]?.contains { $0.kind == .minorStop } ?? false
+            if usage[node] >= 2 || blocked[node] || turnDependent || forced.contains(UInt32(node)) { isVertex[node] = true }
             if isVertex[node] { nodeVertex[node] = Self.unnumbered }  // numbered as edges reach them
         }
     }
@@ -149,20 +161,104 @@ struct ModeGraphBuilder {
             _ = cleanedNodes(ofWay: way, into: &buffer)
             guard buffer.count >= 2 else { continue }
             let tags = osm.wayTags(way)
-            let labelID = label(for: tags)
-            let refID = intern(tags["ref"] ?? "")
-            let flags = profile.flags(for: tags)
-            maxSpeed = max(maxSpeed, rule.speed / 3.6)
+            let info = EdgeInfo(label: label(for: tags), ref: intern(tags["ref"] ?? ""), flags: flags(rule),
+                                pronunciation: intern(rule.pronunciation), exits: intern(rule.exits))
+            // A `duration` is spread over the way by length.
+            var wayLength = 0.0
+            if rule.duration != nil {
+                for k in 1..<buffer.count { wayLength += Geo.distance(coordinate(buffer[k - 1]), coordinate(buffer[k])) }
+            }
             let firstEdge = arrays.edgeLength.count
             var start = 0
             for i in 1..<buffer.count where nodeVertex[Int(buffer[i])] != noIndex {
-                addEdge(nodes: buffer[start...i], way: way, rule: rule, label: labelID, ref: refID, flags: flags)
+                addEdge(nodes: buffer[start...i], way: way, info: info, rule: rule, wayLength: wayLength)
                 start = i
             }
             if restrictionWays.contains(Int32(way)) { wayEdges[Int32(way)] = firstEdge..<arrays.edgeLength.count }
         }
         statistics.vertices = arrays.vertexLatitudes.count
         statistics.edges = arrays.edgeLength.count
+    }
+
+    struct EdgeInfo {
+        var label: UInt32, ref: UInt32
+        var flags: EdgeFlags
+        var pronunciation: UInt32, exits: UInt32
+    }
+
+    private func flags(_ rule: WayRule) -> EdgeFlags {
+        var flags = rule.flags
+        if !rule.isStartpoint { flags.insert(.notStartpoint) }
+        return flags
+    }
+
+    private func coordinate(_ node: UInt32) -> Coordinate {
+        Coordinate(fixedLatitude: osm.nodeLatitudes[Int(node)], fixedLongitude: osm.nodeLongitudes[Int(node)])
+    }
+
+    /// Platforms mapped as areas are crossed, not only walked round: straight edges join the places where other
+    /// paths meet the outline, wherever the straight line stays inside the area.
+    private mutating func addAreaCrossings() {
+        var buffer: [UInt32] = []
+        for way in 0..<osm.wayCount {
+            guard let rule = rules[way], rule.flags.intersection([.ferry, .train]).isEmpty else { continue }
+            let tags = osm.wayTags(way)
+            // Platforms only: squares are walked round, as OSRM does; joining their many entries would multiply
+            // the turns at those vertices (and the contraction's work) for a small gain.
+            let isPlatform = tags["railway"] == "platform" || tags["public_transport"] == "platform"
+            guard isPlatform else { continue }
+            _ = cleanedNodes(ofWay: way, into: &buffer)
+            guard buffer.count >= 4, buffer.first == buffer.last else { continue }
+            let ring = buffer.map(coordinate)
+            let entries = Array(Set(buffer.dropLast().filter { usage[Int($0)] >= 2 })).sorted()
+            guard entries.count >= 2, entries.count <= 60 else { continue }
+            let info = EdgeInfo(label: label(for: tags), ref: intern(tags["ref"] ?? ""), flags: flags(rule),
+                                pronunciation: intern(rule.pronunciation), exits: intern(rule.exits))
+            // Each entry is joined to its nearest few visible entries, not to all: a crossing of a large square
+            // stays nearly straight, and no vertex gets dozens of roads (which the contraction pays for).
+            var joined = Set<[UInt32]>()
+            for a in entries {
+                let p = coordinate(a)
+                let others = entries.filter { $0 != a }.sorted { Geo.distance(p, coordinate($0)) < Geo.distance(p, coordinate($1)) }
+                var added = 0
+                for b in others where added < Self.areaCrossingsPerEntry {
+                    let key = a < b ? [a, b] : [b, a]
+                    // Neighbours on the outline are joined by it already.
+                    if let k = buffer.firstIndex(of: a), buffer[k + 1] == b || (k > 0 && buffer[k - 1] == b) { continue }
+                    guard Self.segment(p, coordinate(b), staysInside: ring) else { continue }
+                    added += 1
+                    if joined.insert(key).inserted {
+                        addEdge(nodes: [a, b][...], way: way, info: info, rule: rule, wayLength: 0)
+                    }
+                }
+            }
+        }
+        statistics.edges = arrays.edgeLength.count
+    }
+
+    static let areaCrossingsPerEntry = 2
+
+    /// Whether the straight line p–q lies inside a closed ring: it crosses no side of it, and its middle is inside.
+    static func segment(_ p: Coordinate, _ q: Coordinate, staysInside ring: [Coordinate]) -> Bool {
+        func cross(_ o: Coordinate, _ a: Coordinate, _ b: Coordinate) -> Double {
+            (a.longitude - o.longitude) * (b.latitude - o.latitude) - (a.latitude - o.latitude) * (b.longitude - o.longitude)
+        }
+        for k in 0..<(ring.count - 1) {
+            let a = ring[k], b = ring[k + 1]
+            if a == p || a == q || b == p || b == q { continue }
+            let d1 = cross(p, q, a), d2 = cross(p, q, b), d3 = cross(a, b, p), d4 = cross(a, b, q)
+            if d1 * d2 < 0 && d3 * d4 < 0 { return false }
+        }
+        let middle = Coordinate(latitude: (p.latitude + q.latitude) / 2, longitude: (p.longitude + q.longitude) / 2)
+        var inside = false
+        for k in 0..<(ring.count - 1) {
+            let a = ring[k], b = ring[k + 1]
+            if (a.latitude > middle.latitude) != (b.latitude > middle.latitude) {
+                let x = a.longitude + (middle.latitude - a.latitude) / (b.latitude - a.latitude) * (b.longitude - a.longitude)
+                if middle.longitude < x { inside.toggle() }
+            }
+        }
+        return inside
     }
 
     private mutating func intern(_ string: String) -> UInt32 {
@@ -219,56 +315,83 @@ struct ModeGraphBuilder {
         arrays.vertexEdges = entries
     }
 
-    private mutating func addEdge(nodes: ArraySlice<UInt32>, way: Int, rule: WayRule, label: UInt32, ref: UInt32,
-                                  flags: EdgeFlags) {
+    private mutating func addEdge(nodes: ArraySlice<UInt32>, way: Int, info: EdgeInfo, rule: WayRule, wayLength: Double) {
         var length = 0.0
-        var previous: Coordinate?
-        if !signals.isEmpty {
-            // A signal counts for the directions that pass through or arrive at it, not those leaving it, and only
-            // for the direction of the way it faces when it is tagged with one.
-            var forward = 0, backward = 0
-            for (k, node) in nodes.enumerated() where signals[Int(node)] != .none {
-                let facing = signals[Int(node)]
-                if k > 0 && facing != .backward { forward += 1 }
-                if k < nodes.count - 1 && facing != .forward { backward += 1 }
-            }
-            edgeSignals.append((UInt16(min(forward, 1000)), UInt16(min(backward, 1000))))
+        var segments: [Double] = []
+        let points = nodes.map(coordinate)
+        for k in 1..<points.count {
+            let d = Geo.distance(points[k - 1], points[k])
+            segments.append(d)
+            length += d
         }
+        // Delays at the nodes inside the edge, for the directions that pass them (the ends are vertices, priced
+        // with the turns there). A stop sign facing no direction on a two-road node belongs to the junction just
+        // behind when the road before it is short and the one after long (OSRM's 20 m rule).
+        var forward = 0.0, backward = 0.0
+        let inner = Array(nodes)
+        for k in 1..<(inner.count - 1) {
+            for obstacle in obstacles[inner[k]] ?? [] {
+                if obstacle.direction != .backward && !Self.belongsBehind(obstacle, before: segments[k - 1], after: segments[k]) {
+                    forward += obstacle.seconds
+                }
+                if obstacle.direction != .forward && !Self.belongsBehind(obstacle, before: segments[k], after: segments[k - 1]) {
+                    backward += obstacle.seconds
+                }
+            }
+        }
+        edgeDelays.append((UInt32(forward * 1000), UInt32(backward * 1000)))
         for node in nodes {
-            let lat = osm.nodeLatitudes[Int(node)], lon = osm.nodeLongitudes[Int(node)]
-            arrays.shapeLatitudes.append(lat)
-            arrays.shapeLongitudes.append(lon)
-            let point = Coordinate(fixedLatitude: lat, fixedLongitude: lon)
-            if let previous { length += Geo.distance(previous, point) }
-            previous = point
+            arrays.shapeLatitudes.append(osm.nodeLatitudes[Int(node)])
+            arrays.shapeLongitudes.append(osm.nodeLongitudes[Int(node)])
         }
         arrays.edgeShapeStart.append(UInt32(arrays.shapeLatitudes.count))
         arrays.edgeLength.append(Float(length))
-        arrays.edgeLabel.append(label)
-        arrays.edgeRef.append(ref)
-        arrays.edgeFlags.append(flags.rawValue)
+        arrays.edgeLabel.append(info.label)
+        arrays.edgeRef.append(info.ref)
+        arrays.edgeFlags.append(info.flags.rawValue)
+        arrays.edgePronunciation.append(info.pronunciation)
+        arrays.edgeExits.append(info.exits)
         arrays.edgeClass.append(rule.roadClass.rawValue)
         edgeWay.append(Int32(way))
+        edgeDuration.append(rule.duration.map { wayLength > 0 ? $0 * length / wayLength : $0 })
         edgeTail.append(vertex(ofNode: nodes.first!))
         edgeHead.append(vertex(ofNode: nodes.last!))
+    }
+
+    /// A stop sign without a direction, on a node between a short road (under 20 m) and a long one: it stands for
+    /// the junction behind, not for this node.
+    static func belongsBehind(_ obstacle: Obstacle, before: Double, after: Double) -> Bool {
+        switch obstacle.kind {
+        case .minorStop: return true  // counted only at junctions, entering from the slower road
+        case .stop: return obstacle.direction == .any && before < 20 && after > 20
+        default: return false
+        }
     }
 
     private mutating func buildArcs() {
         let edgeCount = arrays.edgeLength.count
         arrays.edgeForwardArc = Array(repeating: noIndex, count: edgeCount)
         arrays.edgeBackwardArc = Array(repeating: noIndex, count: edgeCount)
+        let limit = Double(RoadGraph.maxArcWeight)
         for e in 0..<edgeCount {
             let rule = rules[Int(edgeWay[e])]!
-            // Ceiling keeps every weight at or above length / maxSpeed, so the A* heuristic stays consistent.
-            let driveTime = (Double(arrays.edgeLength[e]) / (rule.speed / 3.6) * 1000).rounded(.up)
-            for reversed in [false, true] where reversed ? rule.backward : rule.forward {
-                let signalCount = edgeSignals.isEmpty ? 0 : Double(reversed ? edgeSignals[e].backward : edgeSignals[e].forward)
-                let weight = UInt32(min(Double(UInt32.max / 4), driveTime + signalCount * profile.trafficSignalPenalty * 1000))
+            let length = Double(arrays.edgeLength[e])
+            for reversed in [false, true] {
+                guard let direction = reversed ? rule.backward : rule.forward else { continue }
+                let delay = Double(reversed ? edgeDelays[e].backward : edgeDelays[e].forward)
+                // Travel time from the way's `duration` where it has one, else from its speed; the route choice
+                // divides it by the direction's penalty. Rounded up: weights stay at or above length / top speed.
+                let seconds = edgeDuration[e] ?? length / (direction.speed / 3.6)
+                let duration = (seconds * 1000).rounded(.up) + delay
+                let weight = (seconds * 1000 / direction.penalty).rounded(.up) + delay
                 let arc = UInt32(arrays.arcHead.count)
                 arrays.arcEdge.append(UInt32(e) << 1 | (reversed ? 1 : 0))
                 arrays.arcHead.append(reversed ? edgeTail[e] : edgeHead[e])
                 arcTail.append(reversed ? edgeHead[e] : edgeTail[e])
-                arrays.arcWeight.append(weight)
+                arrays.arcWeight.append(UInt32(min(limit, weight)))
+                arrays.arcDuration.append(UInt32(min(limit, duration)))
+                arrays.arcClasses.append(direction.classes.rawValue)
+                arrays.arcDestinations.append(intern(direction.destinations))
                 arrays.arcBase.append(arc)
                 if reversed { arrays.edgeBackwardArc[e] = arc } else { arrays.edgeForwardArc[e] = arc }
             }
@@ -352,6 +475,7 @@ struct ModeGraphBuilder {
     }
 
     private var vertexNode: [UInt32] = []
+    /// The OSM node of a vertex (a table built on first use).
     private mutating func osmNode(ofVertex v: UInt32) -> UInt32 {
         if vertexNode.isEmpty {
             vertexNode = Array(repeating: 0, count: arrays.vertexLatitudes.count)
@@ -360,29 +484,66 @@ struct ModeGraphBuilder {
         return vertexNode[Int(v)]
     }
 
-    /// What each allowed turn costs (milliseconds), from the angle between the road arriving and the road leaving
-    /// and how many roads meet there (`TravelProfile.turnPenalty`).
-    private func turnWeights(_ t: Transitions) -> [UInt32] {
-        guard profile.mode == .driving else { return [UInt32](repeating: 0, count: t.targets.count) }
+    /// What each allowed turn costs (milliseconds): the profile's turn penalty from the angle between the road
+    /// arriving and the road leaving, how many roads meet there and whether the mode changes (boarding a ferry),
+    /// plus the delays at the junction that face the arriving road (signals, stop and give-way signs).
+    private mutating func turnWeights(_ t: Transitions) -> [UInt32] {
         var weights: [UInt32] = []
         weights.reserveCapacity(t.targets.count)
         for a in 0..<arrays.arcHead.count {
             let arriving = bearing(ofArc: UInt32(a), atTail: false)
-            let head = Int(arrays.arcHead[a])
-            let roadsHere = Int(arrays.vertexEdgeStart[head + 1] - arrays.vertexEdgeStart[head])
+            let head = arrays.arcHead[a]
+            let roadsHere = Int(arrays.vertexEdgeStart[Int(head) + 1] - arrays.vertexEdgeStart[Int(head)])
             let baseA = arrays.arcEdge[Int(arrays.arcBase[a])]
+            let edgeA = Int(baseA >> 1)
+            let here = obstacles[osmNode(ofVertex: head)] ?? []
             for i in Int(t.start[a])..<Int(t.start[a + 1]) {
                 let b = t.targets[i]
                 let baseB = arrays.arcEdge[Int(arrays.arcBase[Int(b)])]
+                let edgeB = Int(baseB >> 1)
                 let isUturn = baseA >> 1 == baseB >> 1 && baseA != baseB
                 var angle = (bearing(ofArc: b, atTail: true) - arriving).truncatingRemainder(dividingBy: 360)
                 if angle > 180 { angle -= 360 }
                 if angle <= -180 { angle += 360 }
-                let seconds = profile.turnPenalty(angle: isUturn ? 180 : angle, roads: roadsHere, isUturn: isUturn)
+                let modes: EdgeFlags = [.ferry, .train]
+                let modeChanges = EdgeFlags(rawValue: arrays.edgeFlags[edgeA]).intersection(modes)
+                    != EdgeFlags(rawValue: arrays.edgeFlags[edgeB]).intersection(modes)
+                var seconds = profile.turnPenalty(angle: isUturn ? 180 : angle, roads: roadsHere, isUturn: isUturn,
+                                                  modeChanges: modeChanges)
+                for obstacle in here where faces(obstacle, arriving: UInt32(a)) {
+                    if profile.mode == .walking { seconds = obstacle.seconds; continue }  // OSRM's foot: replaces
+                    switch obstacle.kind {
+                    case .minorStop where !entersFromSlowerRoad(UInt32(a), to: b, at: head): continue
+                    case .stop where roadsHere == 2
+                        && Self.belongsBehind(obstacle, before: Double(arrays.edgeLength[edgeA]), after: Double(arrays.edgeLength[edgeB])):
+                        continue
+                    default: seconds += obstacle.seconds
+                    }
+                }
                 weights.append(UInt32((seconds * 1000).rounded()))
             }
         }
         return weights
+    }
+
+    /// Whether an obstacle at a vertex applies to a road arriving there: one facing any direction always, one
+    /// facing forward (backward) when the road arrives in (against) its way's direction.
+    private func faces(_ obstacle: Obstacle, arriving a: UInt32) -> Bool {
+        switch obstacle.direction {
+        case .any: return true
+        case .forward: return arrays.arcEdge[Int(a)] & 1 == 0
+        case .backward: return arrays.arcEdge[Int(a)] & 1 == 1
+        }
+    }
+
+    /// A `stop=minor` sign counts only where some other road at the junction is faster than the one arriving.
+    private func entersFromSlowerRoad(_ a: UInt32, to b: UInt32, at v: UInt32) -> Bool {
+        func speed(_ arc: UInt32) -> Double {
+            let e = Int(arrays.arcEdge[Int(arc)] >> 1)
+            return Double(arrays.edgeLength[e]) / max(0.001, Double(arrays.arcDuration[Int(arc)]) / 1000)
+        }
+        let arriving = speed(a)
+        return arcsLeaving(v).contains { speed($0) > arriving + 0.01 } || speed(b) > arriving + 0.01
     }
 
     /// The direction of travel on an arc as it leaves its tail, or as it arrives at its head (degrees from north).
@@ -449,10 +610,7 @@ struct ModeGraphBuilder {
                     }
                 }
                 extraRows.append(next)
-                arrays.arcEdge.append(arrays.arcEdge[Int(arc)])
-                arrays.arcHead.append(arrays.arcHead[Int(arc)])
-                arrays.arcWeight.append(arrays.arcWeight[Int(arc)])
-                arrays.arcBase.append(arrays.arcBase[Int(arc)])
+                copyArc(arc)
             }
             t.targets[entrySlot] = firstCopy
         }
@@ -460,6 +618,54 @@ struct ModeGraphBuilder {
             t.targets.append(contentsOf: extra)
             t.start.append(UInt32(t.targets.count))
         }
+    }
+
+    /// Appends a copy of an arc (for a via-way restriction's path, or a restricted arc's entered layer).
+    private mutating func copyArc(_ arc: UInt32) {
+        let i = Int(arc)
+        arrays.arcEdge.append(arrays.arcEdge[i])
+        arrays.arcHead.append(arrays.arcHead[i])
+        arrays.arcWeight.append(arrays.arcWeight[i])
+        arrays.arcDuration.append(arrays.arcDuration[i])
+        arrays.arcClasses.append(arrays.arcClasses[i])
+        arrays.arcDestinations.append(arrays.arcDestinations[i])
+        arrays.arcBase.append(arrays.arcBase[i])
+    }
+
+    /// Restricted roads (private, destination-only, HOV) may start or end a route, never carry it through. Each
+    /// restricted arc gets a copy that is entered instead from unrestricted arcs and leads only on to copies of
+    /// restricted arcs: a route that came in from outside can only end in there. The originals can be left but
+    /// not entered from outside: a route that starts in there can only leave. So every route is restricted arcs,
+    /// then unrestricted ones, then restricted ones: exactly "start or end there" (OSRM prices the entry instead,
+    /// with about 55 minutes of weight; PROFILES.md says why this is better).
+    private mutating func addRestrictedCopies(_ t: inout Transitions) {
+        let count = arrays.arcHead.count
+        let restricted = (0..<count).map { ArcClasses(rawValue: arrays.arcClasses[$0]).contains(.restricted) }
+        guard restricted.contains(true) else { return }
+        var copyOf = [UInt32](repeating: noIndex, count: count)
+        for a in 0..<count where restricted[a] {
+            copyOf[a] = UInt32(arrays.arcHead.count)
+            copyArc(UInt32(a))
+        }
+        var start: [UInt32] = [0], targets: [UInt32] = [], weights: [UInt32] = []
+        targets.reserveCapacity(t.targets.count)
+        for a in 0..<count {
+            for i in Int(t.start[a])..<Int(t.start[a + 1]) {
+                let b = Int(t.targets[i])
+                targets.append(restricted[b] && !restricted[a] ? copyOf[b] : UInt32(b))
+                weights.append(arrays.transitionWeight[i])
+            }
+            start.append(UInt32(targets.count))
+        }
+        for a in 0..<count where restricted[a] {
+            for i in Int(t.start[a])..<Int(t.start[a + 1]) where restricted[Int(t.targets[i])] {
+                targets.append(copyOf[Int(t.targets[i])])
+                weights.append(arrays.transitionWeight[i])
+            }
+            start.append(UInt32(targets.count))
+        }
+        t = Transitions(start: start, targets: targets)
+        arrays.transitionWeight = weights
     }
 
     /// Vertices along a way's edges, in shape order.

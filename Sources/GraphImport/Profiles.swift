@@ -1,17 +1,59 @@
 import Foundation
 import RoadGraph
 
-/// How one mode may use a way.
-public struct WayRule: Equatable, Sendable {
-    public var forward: Bool
-    public var backward: Bool
-    /// Travel speed, km/h.
+/// How one mode may travel one direction of a way.
+public struct DirectionRule: Equatable, Sendable {
+    /// Travel speed, km/h: what durations are computed from.
     public var speed: Double
-    public var roadClass: RoadClass
+    /// The share of that speed the route choice counts (1: none taken off), for roads that are slower to use
+    /// than to drive: narrow, one lane for both directions, service roads, alternating oneways (OSRM's rates).
+    public var penalty = 1.0
+    /// A road a route may start or end on but never pass through (`access=private`, `destination`, HOV lanes).
+    public var restricted = false
+    public var classes: ArcClasses = []
+    /// `destination` / `destination:ref` signs, "A1: Porto, Lisboa".
+    public var destinations = ""
 }
 
-/// Which ways, directions, speeds and barriers a travel mode uses. The rules are documented in PROFILES.md;
-/// keep the two in step.
+/// How one mode may use a way; nil directions are closed to it.
+public struct WayRule: Equatable, Sendable {
+    public var forward: DirectionRule?
+    public var backward: DirectionRule?
+    public var roadClass: RoadClass
+    public var flags: EdgeFlags = []
+    /// Seconds for the whole way where it says (`duration` on ferries and movable bridges); spread by length.
+    public var duration: Double?
+    /// Whether a route may start or end here (not on a ferry, not on a car's private service road).
+    public var isStartpoint = true
+    public var pronunciation = ""
+    /// `junction:ref`: the exit number a ramp carries.
+    public var exits = ""
+}
+
+/// A node that stops a mode, or costs it time.
+public struct NodeRule: Equatable, Sendable {
+    public var blocked = false
+    public var obstacles: [Obstacle] = []
+}
+
+/// Something at a node that costs time to pass: traffic signals, a stop sign, a give-way sign.
+public struct Obstacle: Equatable, Sendable {
+    public enum Kind: Sendable { case signals, stop, minorStop, giveWay }
+    public enum Direction: Sendable { case any, forward, backward }
+    public var kind: Kind
+    /// Which direction of the ways through the node it faces (`direction=forward`, `traffic_signals:direction`).
+    public var direction: Direction
+    public var seconds: Double
+
+    public init(kind: Kind, direction: Direction, seconds: Double) {
+        self.kind = kind
+        self.direction = direction
+        self.seconds = seconds
+    }
+}
+
+/// Which ways, directions, speeds, barriers and delays a travel mode uses: OSRM v6's car and foot profiles,
+/// handler by handler, with the deviations PROFILES.md lists and explains. Keep the two in step.
 public struct TravelProfile: Sendable {
     public let mode: TravelMode
 
@@ -22,20 +64,24 @@ public struct TravelProfile: Sendable {
     /// Turn restrictions apply to driving only.
     public var obeysTurnRestrictions: Bool { mode == .driving }
 
-    /// Seconds added for passing a `highway=traffic_signals` node (driving; OSRM's car profile uses the same).
-    public var trafficSignalPenalty: Double { mode == .driving ? 2 : 0 }
-
-    /// Seconds a turn costs a car at an intersection of more than two roads (or any U-turn), by its angle (degrees,
-    /// positive to the right): a sigmoid rising to 7.5 s, biased so that right turns cost less than left ones in
-    /// right-hand traffic, plus 20 s for a U-turn — the model of OSRM's car profile. Bends of one road, and
-    /// walking, cost nothing.
-    public func turnPenalty(angle: Double, roads: Int, isUturn: Bool) -> Double {
-        guard mode == .driving, roads > 2 || isUturn else { return 0 }
-        let maximum = 7.5, bias = 1.075
-        let share = abs(angle) / 180
-        let exponent = angle >= 0 ? (13 / bias) * share - 6.5 * bias : (13 * bias) * share - 6.5 / bias
-        return maximum / (1 + exp(-exponent)) + (isUturn ? 20 : 0)
+    /// Seconds a turn costs at a junction (milliseconds in the graph). Cars: at an intersection of more than two
+    /// roads, any U-turn, or a change of mode (boarding a ferry), a sigmoid of the angle (positive to the right)
+    /// rising to 7.5 s, biased so right turns cost less than left ones in right-hand traffic, plus 20 s for a
+    /// U-turn. Walkers: 2 s to turn round.
+    public func turnPenalty(angle: Double, roads: Int, isUturn: Bool, modeChanges: Bool = false) -> Double {
+        switch mode {
+        case .walking:
+            return isUturn ? 2 : 0
+        case .driving:
+            guard roads > 2 || isUturn || modeChanges else { return 0 }
+            let maximum = 7.5, bias = 1.075
+            let share = abs(angle) / 180
+            let exponent = angle >= 0 ? (13 / bias) * share - 6.5 * bias : (13 * bias) * share - 6.5 / bias
+            return maximum / (1 + exp(-exponent)) + (isUturn ? 20 : 0)
+        }
     }
+
+    // MARK: Tables (OSRM v6 car.lua and foot.lua)
 
     static let drivingSpeeds: [String: (RoadClass, Double)] = [
         "motorway": (.motorway, 90), "motorway_link": (.motorway, 45),
@@ -44,173 +90,415 @@ public struct TravelProfile: Sendable {
         "secondary": (.secondary, 55), "secondary_link": (.secondary, 25),
         "tertiary": (.tertiary, 40), "tertiary_link": (.tertiary, 20),
         "unclassified": (.unclassified, 25), "residential": (.residential, 25),
-        "living_street": (.livingStreet, 10), "service": (.service, 15), "road": (.other, 20),
+        "living_street": (.livingStreet, 10), "service": (.service, 15),
     ]
-
-    static let walkingClasses: [String: RoadClass] = [
-        "footway": .footway, "pedestrian": .pedestrian, "path": .path, "steps": .steps, "corridor": .footway,
-        "platform": .footway, "living_street": .livingStreet, "residential": .residential, "service": .service,
-        "unclassified": .unclassified, "track": .track, "cycleway": .cycleway, "road": .other,
-        "tertiary": .tertiary, "tertiary_link": .tertiary, "secondary": .secondary, "secondary_link": .secondary,
-        "primary": .primary, "primary_link": .primary, "trunk": .trunk, "trunk_link": .trunk,
-        "motorway": .motorway, "motorway_link": .motorway,  // only with explicit foot access, see below
+    /// Road classes of highways without a speed of their own, for those a mode may use with explicit access.
+    static let otherClasses: [String: RoadClass] = [
+        "track": .track, "pedestrian": .pedestrian, "footway": .footway, "path": .path, "steps": .steps,
+        "cycleway": .cycleway, "bridleway": .path, "corridor": .footway, "platform": .footway, "road": .other,
+        "living_street": .livingStreet, "residential": .residential, "service": .service,
+        "unclassified": .unclassified, "tertiary": .tertiary, "tertiary_link": .tertiary,
+        "secondary": .secondary, "secondary_link": .secondary, "primary": .primary, "primary_link": .primary,
+        "trunk": .trunk, "trunk_link": .trunk, "motorway": .motorway, "motorway_link": .motorway,
     ]
-
+    static let walkingHighways: Set<String> = [
+        "primary", "primary_link", "secondary", "secondary_link", "tertiary", "tertiary_link", "unclassified",
+        "residential", "road", "living_street", "service", "track", "path", "steps", "pedestrian", "platform",
+        "footway", "pier",
+    ]
     static let walkingSpeed = 5.0
-    static let stepsSpeed = 3.0
 
-    static let drivingAccessKeys = ["access", "vehicle", "motor_vehicle", "motorcar"]
-    static let walkingAccessKeys = ["access", "foot"]
-    static let deniedAccess: Set<String> = [
-        "no", "private", "agricultural", "forestry", "emergency", "psv", "bus", "delivery", "customers",
-        "military", "restricted", "use_sidepath", "discouraged_not_routable", "disabled",
+    static let drivingAccessKeys = ["motorcar", "motor_vehicle", "vehicle", "access"]
+    static let walkingAccessKeys = ["foot", "access"]
+    static let drivingAllowed: Set<String> = ["yes", "motorcar", "motor_vehicle", "vehicle", "permissive", "designated", "hov"]
+    static let drivingForbidden: Set<String> = [
+        "no", "agricultural", "forestry", "emergency", "psv", "customers", "private", "delivery", "destination",
     ]
-    static let grantedAccess: Set<String> = ["yes", "permissive", "designated", "destination", "official"]
-    static let excludedHighways: Set<String> = [
-        "construction", "proposed", "abandoned", "disused", "razed", "planned", "raceway", "bus_guideway",
+    static let walkingAllowed: Set<String> = ["yes", "foot", "permissive", "designated"]
+    static let walkingForbidden: Set<String> = ["no", "agricultural", "forestry", "private", "delivery"]
+    /// Forbidden values that still let a car start or end a route on the road (on the highways below).
+    static let restrictedAccess: Set<String> = ["private", "delivery", "destination", "customers"]
+    static let restrictedHighways: Set<String> = [
+        "motorway", "motorway_link", "trunk", "trunk_link", "primary", "primary_link", "secondary", "secondary_link",
+        "tertiary", "tertiary_link", "residential", "living_street", "unclassified", "service",
     ]
-    /// Barriers a car can pass unless access tags on the node say otherwise.
+    /// Highway values a car never uses, whatever their access tags say.
+    static let drivingAvoidedHighways: Set<String> = [
+        "area", "reversible", "impassable", "hov_lanes", "steps", "construction", "proposed",
+    ]
+    static let passableConstruction: Set<String> = ["no", "widening", "minor"]
     static let drivingPassableBarriers: Set<String> = [
         "cattle_grid", "border_control", "toll_booth", "sally_port", "gate", "lift_gate", "no", "entrance",
-        "height_restrictor", "arch", "swing_gate",
+        "height_restrictor", "arch",
     ]
-    /// Barriers that block walkers too (as nodes these are odd, but they are mapped).
-    static let walkingBlockingBarriers: Set<String> = ["wall", "fence", "hedge", "retaining_wall", "city_wall", "ditch"]
+    /// Barriers that stop walkers: OSRM's `yes`, `wall` and `fence`, and other things nobody walks through.
+    static let walkingBlockingBarriers: Set<String> = ["yes", "wall", "fence", "hedge", "retaining_wall", "city_wall", "ditch"]
+    static let servicePenalties: [String: Double] = [
+        "alley": 0.5, "parking": 0.5, "parking_aisle": 0.5, "driveway": 0.5, "drive-through": 0.5, "drive-thru": 0.5,
+    ]
+    static let drivingSurfaceSpeeds: [String: Double] = [
+        "cement": 80, "compacted": 80, "fine_gravel": 80, "paving_stones": 60, "metal": 60, "bricks": 60,
+        "grass": 40, "wood": 40, "sett": 40, "grass_paver": 40, "gravel": 40, "unpaved": 40, "ground": 40,
+        "dirt": 40, "pebblestone": 40, "tartan": 40, "cobblestone": 30, "clay": 30, "earth": 20, "stone": 20,
+        "rocky": 20, "sand": 20, "mud": 10,
+    ]
+    static let walkingSurfaceSpeeds: [String: Double] = [
+        "fine_gravel": 3.75, "gravel": 3.75, "pebblestone": 3.75, "mud": 2.5, "sand": 2.5,
+    ]
+    static let tracktypeSpeeds: [String: Double] = ["grade1": 60, "grade2": 40, "grade3": 30, "grade4": 25, "grade5": 20]
+    static let smoothnessSpeeds: [String: Double] = [
+        "intermediate": 80, "bad": 40, "very_bad": 20, "horrible": 10, "very_horrible": 5, "impassable": 0,
+    ]
+    /// The car the profile routes (metres, kilograms): ways whose physical limits are below these are closed.
+    static let vehicleHeight = 2.0, vehicleWidth = 1.9, vehicleLength = 4.8, vehicleWeight = 2000.0
+    /// Share of a signed or zone speed limit a car is assumed to drive at.
+    static let speedReduction = 0.8
+    static let ferrySpeed = 5.0, shuttleTrainSpeed = 10.0, movableBridgeSpeed = 5.0
+
+    // MARK: Ways
 
     /// The rule for a way, or nil when the mode may not use it at all.
     public func rule(for tags: Tags) -> WayRule? {
-        if tags["route"] == "ferry" && tags["highway"] == nil { return ferryRule(tags) }
-        guard let highway = tags["highway"], !Self.excludedHighways.contains(highway) else { return nil }
-        if let construction = tags["construction"], construction == "yes" { return nil }
-        if tags["impassable"] == "yes" { return nil }
         switch mode {
-        case .driving: return drivingRule(highway: highway, tags: tags)
-        case .walking: return walkingRule(highway: highway, tags: tags)
+        case .driving: return drivingRule(tags)
+        case .walking: return walkingRule(tags)
         }
     }
 
-    private func drivingRule(highway: String, tags: Tags) -> WayRule? {
-        guard let (roadClass, defaultSpeed) = Self.drivingSpeeds[highway] else { return nil }
-        if tags["area"] == "yes" { return nil }
-        if let access = tags.mostSpecific(Self.drivingAccessKeys), Self.deniedAccess.contains(access) { return nil }
-        var speed = defaultSpeed
-        if highway == "service", let kind = tags["service"] {
-            if kind == "emergency_access" { return nil }
-            if ["parking_aisle", "driveway", "drive-through"].contains(kind) { speed = 10 }
+    /// Whether any of the values (`destination;agricultural`) is usable, choosing the most permissive part:
+    /// allowed over restricted over forbidden over anything else.
+    static func resolvedAccess(_ raw: String?, allowed: Set<String>, restricted: Set<String>, forbidden: Set<String>) -> String? {
+        guard let raw, raw.contains(";") else { return raw }
+        func priority(_ value: String) -> Int {
+            allowed.contains(value) ? 3 : restricted.contains(value) ? 2 : forbidden.contains(value) ? 1 : 0
         }
-        if let limit = (tags["maxspeed"] ?? tags["maxspeed:forward"]).flatMap(Self.parseMaxspeed) {
-            // Nobody drives at the limit all the way (junctions, traffic): OSRM uses the same 0.8 factor.
-            speed = limit.isInfinite ? max(defaultSpeed, 110) : max(5, limit * 0.8)
-        }
-        var forward = true, backward = true
-        let impliedOneway = tags["junction"] == "roundabout" || tags["junction"] == "circular"
-            || highway == "motorway" || highway == "motorway_link"
-        switch tags["oneway"] {
-        case "yes", "1", "true": backward = false
-        case "-1", "reverse": forward = false
-        case "reversible", "alternating": return nil  // direction changes over the day: not routable
-        case "no", "false", "0": break
-        default: if impliedOneway { backward = false }
-        }
-        return WayRule(forward: forward, backward: backward, speed: speed, roadClass: roadClass)
+        let parts = raw.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return parts.max { priority($0) < priority($1) } ?? raw
     }
 
-    private func walkingRule(highway: String, tags: Tags) -> WayRule? {
-        guard let roadClass = Self.walkingClasses[highway] else { return nil }
-        let access = tags.mostSpecific(Self.walkingAccessKeys)
-        if let access, Self.deniedAccess.contains(access) { return nil }
-        if roadClass == .motorway && !(access.map(Self.grantedAccess.contains) ?? false) { return nil }
-        if tags["foot"] == nil && tags["sidewalk"] == "none" && (highway == "trunk" || highway == "trunk_link") {
-            return nil
-        }
+    /// Ways nobody routes on: areas to cars, closed or unbuilt roads, impassable ones.
+    private func isBlockedWay(_ tags: Tags, highway: String?) -> Bool {
+        if let proposed = tags["proposed"], proposed.isEmpty == false, highway == nil || highway == "proposed" { return true }
+        if tags["impassable"] == "yes" || tags["status"] == "impassable" { return true }
+        guard mode == .driving else { return false }
+        if tags["area"] == "yes" { return true }
+        if highway == "construction" || tags["railway"] == "construction" { return true }
+        if let construction = tags["construction"], !Self.passableConstruction.contains(construction) { return true }
+        if tags["oneway"] == "reversible" { return true }
+        if let highway, Self.drivingAvoidedHighways.contains(highway) { return true }
+        return false
+    }
+
+    private func drivingRule(_ tags: Tags) -> WayRule? {
+        let highway = tags["highway"], route = tags["route"]
+        guard highway != nil || route != nil else { return nil }
+        if isBlockedWay(tags, highway: highway) { return nil }
         var forward = true, backward = true
+
+        // Physical limits against the profile's car.
+        let heights = tags.forwardBackward(["maxheight:physical", "maxheight"])
+        if let h = heights.forward.flatMap(TagValues.height), h < Self.vehicleHeight { forward = false }
+        if let h = heights.backward.flatMap(TagValues.height), h < Self.vehicleHeight { backward = false }
+        let widths = tags.forwardBackward(["maxwidth:physical", "maxwidth", "width", "est_width"])
+        if let w = widths.forward.flatMap(TagValues.metres), w <= Self.vehicleWidth { forward = false }
+        if let w = widths.backward.flatMap(TagValues.metres), w <= Self.vehicleWidth { backward = false }
+        let lengths = tags.forwardBackward(["maxlength"])
+        if let l = lengths.forward.flatMap(TagValues.metres), l < Self.vehicleLength { forward = false }
+        if let l = lengths.backward.flatMap(TagValues.metres), l < Self.vehicleLength { backward = false }
+        let weights = tags.forwardBackward(["maxweight:physical", "maxweight"])
+        if let w = weights.forward.flatMap(TagValues.kilograms), w < Self.vehicleWeight { forward = false }
+        if let w = weights.backward.flatMap(TagValues.kilograms), w < Self.vehicleWeight { backward = false }
+
+        // Access: the most specific key per direction; forbidden closes, restricted keeps it for starts and ends.
+        let raw = tags.forwardBackward(Self.drivingAccessKeys)
+        let resolve = { Self.resolvedAccess($0, allowed: Self.drivingAllowed, restricted: Self.restrictedAccess, forbidden: Self.drivingForbidden) }
+        let access = (forward: resolve(raw.forward), backward: resolve(raw.backward))
+        let canBeRestricted = highway.map(Self.restrictedHighways.contains) ?? false
+        var restricted = (forward: false, backward: false)
+        if canBeRestricted {
+            restricted.forward = access.forward.map(Self.restrictedAccess.contains) ?? false
+            restricted.backward = access.backward.map(Self.restrictedAccess.contains) ?? false
+        }
+        if let a = access.forward, Self.drivingForbidden.contains(a), !restricted.forward { forward = false }
+        if let a = access.backward, Self.drivingForbidden.contains(a), !restricted.backward { backward = false }
+        guard forward || backward else { return nil }
+
+        // Direction.
+        var oneway = Oneway.none
+        let onewayTag = tags.first(["oneway:motorcar", "oneway:motor_vehicle", "oneway:vehicle", "oneway"])
+        let isRoundabout = tags["junction"] == "roundabout" || tags["junction"] == "circular"
+        switch onewayTag {
+        case "-1": oneway = .backward; forward = false
+        case "yes", "1", "true": oneway = .forward; backward = false
+        default:
+            if (highway == "motorway" || isRoundabout) && onewayTag != "no" { oneway = .forward; backward = false }
+        }
+        guard forward || backward else { return nil }
+
+        if tags["service"] == "emergency_access" { return nil }
+
+        // Speeds: ferries, shuttle trains and movable bridges first, then the highway's speed, else a speed for
+        // roads open to cars only by explicit access.
+        var speed: (forward: Double?, backward: Double?) = (nil, nil)
+        var flags: EdgeFlags = []
+        var duration: Double?
+        var roadClass = highway.flatMap { Self.drivingSpeeds[$0]?.0 ?? Self.otherClasses[$0] } ?? .other
+        if route == "ferry" || route == "shuttle_train" {
+            let s = route == "ferry" ? Self.ferrySpeed : Self.shuttleTrainSpeed
+            speed = (s, s)
+            flags.insert(route == "ferry" ? .ferry : .train)
+            roadClass = .ferry
+            duration = tags["duration"].flatMap(TagValues.duration).map { max($0, 1) }
+        } else if tags["bridge"] == "movable" {
+            duration = tags["duration"].flatMap(TagValues.duration).map { max($0, 1) }
+            speed = (Self.movableBridgeSpeed, Self.movableBridgeSpeed)
+        } else if let highway, let (_, s) = Self.drivingSpeeds[highway] {
+            speed = (s, s)
+        } else {
+            guard highway != nil else { return nil }
+            // A highway without a car speed (track, path, runway, …) only with access explicitly granted.
+            let fallback = 10.0
+            for (isForward, value, other) in [(true, access.forward, access.backward), (false, access.backward, access.forward)] {
+                if let value, Self.drivingAllowed.contains(value) || !Self.drivingForbidden.contains(value) {
+                    if isForward { speed.forward = fallback } else { speed.backward = fallback }
+                } else if value == nil && other != nil {
+                    if isForward { forward = false } else { backward = false }
+                }
+            }
+        }
+        if speed.forward == nil { forward = false }
+        if speed.backward == nil { backward = false }
+        guard forward || backward else { return nil }
+
+        // Signed limits replace the road's speed (at 80 %): the advisory first, then zone forms.
+        if !flags.contains(.ferry) && !flags.contains(.train) {
+            let limits = tags.forwardBackward(["maxspeed:advisory", "maxspeed", "source:maxspeed", "maxspeed:type"])
+            if let v = limits.forward.flatMap(TagValues.maxspeed) { speed.forward = v * Self.speedReduction }
+            if let v = limits.backward.flatMap(TagValues.maxspeed) { speed.backward = v * Self.speedReduction }
+        }
+        // Surfaces cap it.
+        for (key, table) in [("surface", Self.drivingSurfaceSpeeds), ("tracktype", Self.tracktypeSpeeds),
+                             ("smoothness", Self.smoothnessSpeeds)] {
+            guard let value = tags[key], let cap = table[value] else { continue }
+            speed.forward = speed.forward.map { min($0, cap) }
+            speed.backward = speed.backward.map { min($0, cap) }
+        }
+        if (speed.forward ?? 0) <= 0 { forward = false }
+        if (speed.backward ?? 0) <= 0 { backward = false }
+        guard forward || backward else { return nil }
+
+        // What the route choice takes off: narrow roads, one lane both ways, service kinds, alternating traffic.
+        let width = tags["width"].flatMap(TagValues.firstNumber) ?? .infinity
+        let lanes = tags["lanes"].flatMap(TagValues.leadingInteger) ?? .infinity
+        let bothWays = forward && backward
+        var penalty = Self.servicePenalties[tags["service"] ?? ""] ?? 1
+        if width <= 3 || (lanes <= 1 && bothWays) { penalty = min(penalty, 0.5) }
+        if onewayTag == "alternating" { penalty = min(penalty, 0.4) }
+        if tags["side_road"] == "yes" || tags["side_road"] == "rotary" { penalty = min(penalty, 0.8) }
+
+        // HOV: only for cars with passengers, so restricted like a private road.
+        if tags["hov"] == "designated" { restricted = (true, true) }
+        let hovLanes = tags.forwardBackward("hov:lanes", oneway: oneway)
+        func allDesignated(_ lanes: String?) -> Bool {
+            guard let lanes else { return false }
+            return lanes.split(separator: "|", omittingEmptySubsequences: false).allSatisfy { $0 == "designated" }
+        }
+        if allDesignated(hovLanes.forward) { restricted.forward = true }
+        if allDesignated(hovLanes.backward) { restricted.backward = true }
+
+        // Classes, per direction: what `exclude` avoids and intersections report.
+        let tolls = tags.forwardBackward("toll", oneway: oneway)
+        var common: ArcClasses = []
+        if let tunnel = tags["tunnel"], tunnel != "no" { common.insert(.tunnel) }
+        if highway == "motorway" || highway == "motorway_link" { common.insert(.motorway) }
+        if route == "ferry" { common.insert(.ferry) }
+        func classes(toll: String?, restricted: Bool) -> ArcClasses {
+            var c = common
+            if toll == "yes" { c.insert(.toll) }
+            if restricted { c.insert(.restricted) }
+            return c
+        }
+
+        var rule = WayRule(roadClass: roadClass, flags: flags.union(guidanceFlags(tags)), duration: duration)
+        if forward {
+            rule.forward = DirectionRule(speed: speed.forward!, penalty: penalty, restricted: restricted.forward,
+                                         classes: classes(toll: tolls.forward, restricted: restricted.forward),
+                                         destinations: oneway == .forward ? Self.destinations(tags, suffix: ":forward") : "")
+        }
+        if backward {
+            rule.backward = DirectionRule(speed: speed.backward!, penalty: penalty, restricted: restricted.backward,
+                                          classes: classes(toll: tolls.backward, restricted: restricted.backward),
+                                          destinations: oneway == .backward ? Self.destinations(tags, suffix: ":backward") : "")
+        }
+        // Never a start on a ferry, or on a private service road (a car park, a driveway).
+        rule.isStartpoint = !flags.contains(.ferry) && !flags.contains(.train)
+            && !(highway == "service" && access.forward == "private")
+        rule.pronunciation = tags["name:pronunciation"] ?? ""
+        rule.exits = Self.list(tags["junction:ref"] ?? "")
+        return rule
+    }
+
+    private func walkingRule(_ tags: Tags) -> WayRule? {
+        let highway = tags["highway"], route = tags["route"]
+        let keys = ["highway", "bridge", "route", "leisure", "man_made", "railway", "platform", "amenity", "public_transport"]
+        guard keys.contains(where: { tags[$0] != nil }) else { return nil }
+        if isBlockedWay(tags, highway: highway) { return nil }
+        var forward = true, backward = true
+        let raw = tags.forwardBackward(Self.walkingAccessKeys)
+        // `destination` and `customers` are no reason to keep walkers off ("destination;agricultural" is open).
+        let resolve = { Self.resolvedAccess($0, allowed: Self.walkingAllowed, restricted: ["destination", "customers"],
+                                            forbidden: Self.walkingForbidden) }
+        let access = (forward: resolve(raw.forward), backward: resolve(raw.backward))
+        if let a = access.forward, Self.walkingForbidden.contains(a) { forward = false }
+        if let a = access.backward, Self.walkingForbidden.contains(a) { backward = false }
+        guard forward || backward else { return nil }
+        // Only `oneway:foot` binds walkers: a oneway street is walked both ways.
         switch tags["oneway:foot"] {
+        case "-1": forward = false
         case "yes", "1", "true": backward = false
-        case "-1", "reverse": forward = false
         default: break
         }
-        // A pedestrian area (area=yes) is walked along its outline: better than no route across a square.
-        let speed = highway == "steps" ? Self.stepsSpeed : Self.walkingSpeed
-        return WayRule(forward: forward, backward: backward, speed: speed, roadClass: roadClass)
+        guard forward || backward else { return nil }
+
+        var speed: (forward: Double?, backward: Double?) = (nil, nil)
+        var flags: EdgeFlags = []
+        var duration: Double?
+        var roadClass = highway.flatMap { Self.otherClasses[$0] } ?? .footway
+        let walkable = highway.map(Self.walkingHighways.contains) ?? false
+            || tags["railway"] == "platform" || tags["public_transport"] == "platform"
+            || tags["man_made"] == "pier" || tags["leisure"] == "track"
+            || tags["amenity"] == "parking" || tags["amenity"] == "parking_entrance"
+        // Trunk roads with a sidewalk (OSRM's foot profile reads no sidewalk tags; see PROFILES.md).
+        let trunkWithSidewalk = (highway == "trunk" || highway == "trunk_link") && Self.hasSidewalk(tags)
+        if route == "ferry" {
+            speed = (Self.ferrySpeed, Self.ferrySpeed)
+            flags.insert(.ferry)
+            roadClass = .ferry
+            duration = tags["duration"].flatMap(TagValues.duration).map { max($0, 1) }
+        } else if walkable || trunkWithSidewalk {
+            speed = (Self.walkingSpeed, Self.walkingSpeed)
+        } else {
+            guard highway != nil || tags["railway"] != nil || tags["public_transport"] != nil else { return nil }
+            for (isForward, value, other) in [(true, access.forward, access.backward), (false, access.backward, access.forward)] {
+                if let value, !Self.walkingForbidden.contains(value) {
+                    if isForward { speed.forward = Self.walkingSpeed } else { speed.backward = Self.walkingSpeed }
+                } else if value == nil && other != nil {
+                    if isForward { forward = false } else { backward = false }
+                }
+            }
+        }
+        if speed.forward == nil { forward = false }
+        if speed.backward == nil { backward = false }
+        guard forward || backward else { return nil }
+        if let value = tags["surface"], let cap = Self.walkingSurfaceSpeeds[value] {
+            speed.forward = speed.forward.map { min($0, cap) }
+            speed.backward = speed.backward.map { min($0, cap) }
+        }
+        if tags["railway"] == "platform" || tags["public_transport"] == "platform" { roadClass = .footway }
+        var rule = WayRule(roadClass: roadClass, flags: flags.union(guidanceFlags(tags)), duration: duration)
+        let common: ArcClasses = route == "ferry" ? [.ferry] : []
+        if forward { rule.forward = DirectionRule(speed: speed.forward!, classes: common) }
+        if backward { rule.backward = DirectionRule(speed: speed.backward!, classes: common) }
+        rule.isStartpoint = !flags.contains(.ferry)
+        rule.pronunciation = tags["name:pronunciation"] ?? ""
+        rule.exits = Self.list(tags["junction:ref"] ?? "")
+        return rule
     }
 
-    static let ferrySpeed = 10.0
-
-    /// Ferries carry both modes unless access tags say otherwise, at a flat 10 km/h (boarding and waiting included).
-    private func ferryRule(_ tags: Tags) -> WayRule? {
-        let keys = mode == .driving ? Self.drivingAccessKeys : Self.walkingAccessKeys
-        if let access = tags.mostSpecific(keys), Self.deniedAccess.contains(access) { return nil }
-        return WayRule(forward: true, backward: true, speed: Self.ferrySpeed, roadClass: .ferry)
+    static func hasSidewalk(_ tags: Tags) -> Bool {
+        if let sidewalk = tags["sidewalk"], ["both", "left", "right", "yes"].contains(sidewalk) { return true }
+        return ["sidewalk:both", "sidewalk:left", "sidewalk:right"].contains { tags[$0] == "yes" }
     }
 
     /// Guidance facts about a way.
-    public func flags(for tags: Tags) -> EdgeFlags {
+    func guidanceFlags(_ tags: Tags) -> EdgeFlags {
         var flags: EdgeFlags = []
         if tags["junction"] == "roundabout" || tags["junction"] == "circular" { flags.insert(.roundabout) }
         if tags["highway"]?.hasSuffix("_link") == true { flags.insert(.link) }
-        if tags["route"] == "ferry" { flags.insert(.ferry) }
         return flags
     }
 
-    /// Whether a barrier (or access tags) on a node stops this mode from passing through it.
-    public func isBlocked(byNode tags: Tags) -> Bool {
-        guard let barrier = tags["barrier"] else { return false }
-        let keys = mode == .driving ? Self.drivingAccessKeys : Self.walkingAccessKeys
-        if let access = tags.mostSpecific(keys) {
-            if Self.deniedAccess.contains(access) { return true }
-            if Self.grantedAccess.contains(access) { return false }
+    /// The signs on a oneway: "ref: destination", with `;` lists as ", " (OSRM's `destinations`).
+    static func destinations(_ tags: Tags, suffix: String) -> String {
+        func tag(_ key: String) -> String? { (tags[key + suffix] ?? tags[key]).map { list($0.replacingOccurrences(of: ";", with: ",")) } }
+        let ref = tag("destination:ref"), destination = tag("destination"), street = tag("destination:street")
+        if let ref, let destination { return ref + ": " + destination }
+        return ref ?? destination ?? street ?? ""
+    }
+
+    /// "A1;A2" → "A1; A2", "Porto,Lisboa" → "Porto, Lisboa": a separator followed by one space.
+    static func list(_ text: String) -> String {
+        var out = ""
+        var lastWasSpace = false
+        for c in text {
+            if c == ";" || c == "," {
+                out.append(c); out.append(" ")
+                lastWasSpace = true
+                continue
+            }
+            if c.isWhitespace { if !lastWasSpace { out.append(" ") }; lastWasSpace = true; continue }
+            out.append(c)
+            lastWasSpace = false
         }
+        return out.trimmingCharacters(in: .whitespaces)
+    }
+
+    // MARK: Nodes
+
+    /// What a node means to this mode: a barrier it cannot pass (only turn round at), and delays.
+    public func rule(forNode tags: Tags) -> NodeRule {
+        var rule = NodeRule()
         switch mode {
-        case .driving: return !Self.drivingPassableBarriers.contains(barrier)
-        case .walking: return Self.walkingBlockingBarriers.contains(barrier)
+        case .driving:
+            let access = Self.resolvedAccess(tags.first(Self.drivingAccessKeys), allowed: Self.drivingAllowed,
+                                             restricted: Self.restrictedAccess, forbidden: Self.drivingForbidden)
+            if let access {
+                // An access tag decides, whatever the barrier: a gate open to all, a closed bollard line.
+                rule.blocked = Self.drivingForbidden.contains(access) && !Self.restrictedAccess.contains(access)
+            } else if let barrier = tags["barrier"] {
+                let risingBollard = tags["bollard"] == "rising"
+                let flatKerb = tags["kerb"] == "lowered" || tags["kerb"] == "flush"
+                let crossingKerb = barrier == "kerb" && tags["highway"] == "crossing"
+                rule.blocked = !Self.drivingPassableBarriers.contains(barrier) && !risingBollard && !flatKerb && !crossingKerb
+            }
+            // A height restrictor lower than the car stops it whatever the access tags say (a physical limit).
+            if tags["barrier"] == "height_restrictor", let h = tags["maxheight"].flatMap(TagValues.height),
+               h < Self.vehicleHeight { rule.blocked = true }
+            rule.obstacles = Self.obstacles(tags)
+        case .walking:
+            let access = Self.resolvedAccess(tags.first(Self.walkingAccessKeys), allowed: Self.walkingAllowed,
+                                             restricted: [], forbidden: Self.walkingForbidden)
+            if let access {
+                rule.blocked = Self.walkingForbidden.contains(access)
+            } else if let barrier = tags["barrier"] {
+                rule.blocked = Self.walkingBlockingBarriers.contains(barrier) && tags["bollard"] != "rising"
+            }
+            if tags["highway"] == "traffic_signals" {
+                rule.obstacles = [Obstacle(kind: .signals, direction: .any, seconds: 2)]
+            }
         }
+        return rule
     }
 
-    /// `maxspeed` in km/h: plain numbers, "mph"/"knots" units, `none` (infinite), `walk`, and zone values such as
-    /// `DE:urban`, `FI:rural`, `RU:motorway`, `zone30`, `DE:zone:30`. Several values ("50;30"): the lowest.
-    public static func parseMaxspeed(_ raw: String) -> Double? {
-        let values = raw.split(separator: ";").compactMap { parseSingleMaxspeed(String($0)) }
-        return values.min()
-    }
-
-    static let zoneSpeeds: [String: Double] = [
-        "urban": 50, "rural": 90, "trunk": 100, "motorway": 120, "living_street": 7, "walk": 7, "bicycle_road": 30,
-    ]
-    static let countryZoneSpeeds: [String: Double] = [
-        "DE:rural": 100, "DE:motorway": .infinity, "AT:rural": 100, "AT:motorway": 130, "FI:rural": 80,
-        "FI:motorway": 120, "RU:urban": 60, "RU:motorway": 110, "UK:nsl_single": 96.56, "UK:nsl_dual": 112.65,
-        "GB:nsl_single": 96.56, "GB:nsl_dual": 112.65, "UK:motorway": 112.65, "GB:motorway": 112.65,
-        "DK:rural": 80, "DK:motorway": 130, "PT:rural": 90, "PT:motorway": 120, "FR:rural": 80, "FR:motorway": 130,
-        "IT:rural": 90, "IT:motorway": 130, "ES:rural": 90, "ES:motorway": 120, "CH:rural": 80, "CH:motorway": 120,
-        "NL:rural": 80, "NL:motorway": 130, "US:urban": 40.23, "US:rural": 88.51,
-    ]
-
-    static func parseSingleMaxspeed(_ raw: String) -> Double? {
-        let value = raw.trimmingCharacters(in: .whitespaces).lowercased()
-        if value.isEmpty { return nil }
-        if value == "none" || value == "unlimited" { return .infinity }
-        if value == "walk" { return 7 }
-        if value == "signals" || value == "variable" { return nil }
-        let original = raw.trimmingCharacters(in: .whitespaces)
-        if let known = countryZoneSpeeds[original] { return known }
-        // Zone values: "DE:zone30", "zone:30", "DE:zone:30", "DE:urban".
-        if let colon = original.firstIndex(of: ":"), original.prefix(upTo: colon).count == 2,
-           let known = zoneSpeeds[String(original[original.index(after: colon)...]).lowercased()]
-        {
-            return known
+    /// Signals (2 s), stop signs (2 s) and give-way signs (1 s) on a node, with the direction they face.
+    static func obstacles(_ tags: Tags) -> [Obstacle] {
+        guard let highway = tags["highway"] else { return [] }
+        func direction(_ value: String?) -> Obstacle.Direction {
+            switch value {
+            case "forward": return .forward
+            case "backward": return .backward
+            default: return .any
+            }
         }
-        let digitsOfZone = value.replacingOccurrences(of: "zone:", with: "").replacingOccurrences(of: "zone", with: "")
-        let stripped = digitsOfZone.split(separator: ":").last.map(String.init) ?? digitsOfZone
-        var number = ""
-        var rest = Substring(stripped)
-        while let c = rest.first, c.isNumber || c == "." { number.append(c); rest = rest.dropFirst() }
-        guard let speed = Double(number), speed > 0 else { return zoneSpeeds[value] }
-        let unit = rest.trimmingCharacters(in: .whitespaces)
-        switch unit {
-        case "", "km/h", "kmh", "kph", "km/t": return speed
-        case "mph": return speed * 1.609344
-        case "knots", "kn": return speed * 1.852
-        default: return nil
+        switch highway {
+        case "traffic_signals":
+            return [Obstacle(kind: .signals, direction: direction(tags["traffic_signals:direction"] ?? tags["direction"]), seconds: 2)]
+        case "stop":
+            return [Obstacle(kind: tags["stop"] == "minor" ? .minorStop : .stop, direction: direction(tags["direction"]), seconds: 2)]
+        case "give_way":
+            return [Obstacle(kind: .giveWay, direction: direction(tags["direction"]), seconds: 1)]
+        default:
+            return []
         }
     }
 }

@@ -204,7 +204,8 @@ public struct ManeuverBuilder {
     }
 
     private func mode(of stretch: Stretch) -> String {
-        graph.flags(ofEdge: graph.edge(ofArc: stretch.arc).edge).contains(.ferry) ? "ferry" : graph.mode.rawValue
+        let flags = graph.flags(ofEdge: graph.edge(ofArc: stretch.arc).edge)
+        return flags.contains(.ferry) ? "ferry" : flags.contains(.train) ? "train" : graph.mode.rawValue
     }
 
     private func makeStep(type: ManeuverType, modifier: Modifier?, at k: Int, stretches: [Stretch], leg: RouteLeg,
@@ -218,17 +219,20 @@ public struct ManeuverBuilder {
             intersections.append(Intersection(location: line[0], bearings: [after], entry: [true], inIndex: nil, outIndex: 0))
         }
         let edge = graph.edge(ofArc: stretch.arc).edge
-        return GuidanceStep(
+        var step = GuidanceStep(
             maneuver: Maneuver(type: type, modifier: modifier, location: line[0],
                                bearingBefore: junction.map { Int($0.inBearing.rounded()) % 360 } ?? 0, bearingAfter: after),
             name: name(of: stretch), ref: graph.ref(ofEdge: edge), mode: mode(of: stretch), distance: stretch.distance,
             duration: stretch.duration, coordinates: line, intersections: intersections)
+        step.weight = stretch.weight
+        return step
     }
 
     private func extend(_ step: inout GuidanceStep, with stretch: Stretch, leg: RouteLeg, junction: Junction) {
         step.coordinates.append(contentsOf: leg.coordinates[stretch.coordinates].dropFirst())
         step.distance += stretch.distance
         step.duration += stretch.duration
+        step.weight += stretch.weight
         if junction.roads.count > 2 { step.intersections.append(intersection(junction)) }
     }
 
@@ -276,6 +280,7 @@ public struct ManeuverBuilder {
             merged.coordinates = short.coordinates + next.coordinates.dropFirst()
             merged.distance += short.distance
             merged.duration += short.duration
+            merged.weight += short.weight
             merged.intersections = short.intersections + next.intersections
             steps[i] = merged
             steps.remove(at: i + 1)
@@ -291,6 +296,7 @@ public struct ManeuverBuilder {
                 result[result.count - 1].coordinates += step.coordinates.dropFirst()
                 result[result.count - 1].distance += step.distance
                 result[result.count - 1].duration += step.duration
+                result[result.count - 1].weight += step.weight
                 result[result.count - 1].intersections += step.intersections
             } else {
                 result.append(step)

@@ -58,6 +58,8 @@ public struct GuidanceStep: Sendable {
     public var mode: String
     public var distance: Double
     public var duration: Double
+    /// What the route choice counted for the step (its duration with the profile's penalties), seconds.
+    public var weight = 0.0
     public var coordinates: [Coordinate]
     public var intersections: [Intersection]
     /// For rotaries: the roundabout's own name.

@@ -90,7 +90,7 @@ public struct OSRMRequest {
     /// Rejects options the service does not know: a typo should not be silently ignored.
     func allowOnly(_ keys: Set<String>) throws {
         // Accepted for compatibility with OSRM clients; they do not change Wayfinder's answer.
-        let tolerated: Set<String> = ["hints", "generate_hints", "approaches", "exclude", "snapping", "skip_waypoints",
+        let tolerated: Set<String> = ["hints", "generate_hints", "approaches", "snapping", "skip_waypoints",
                                       "format", "fallback_speed",
                                       "fallback_coordinate", "scale_factor", "language"]
         for key in options.keys where !keys.contains(key) && !tolerated.contains(key) {
@@ -137,8 +137,9 @@ public struct OSRMRequest {
     /// The route service's query, and how its answer is to be written.
     public func routeQuery() throws -> (RouteQuery, OSRMRouteResponse.Options) {
         try allowOnly(["steps", "overview", "geometries", "annotations", "radiuses", "bearings", "continue_straight",
-                       "alternatives"])
+                       "alternatives", "exclude"])
         var query = RouteQuery(mode: mode, points: coordinates)
+        query.excluding = try exclusion()
         // OSRM: true asks for one alternative, a number for up to that many (here at most 3); only between two points.
         switch options["alternatives"] {
         case nil, "false": break
@@ -177,9 +178,10 @@ public struct OSRMRequest {
 
     /// The table service's query, and the annotations asked for (`duration`, `distance`).
     public func tableQuery() throws -> (TableQuery, Set<String>) {
-        try allowOnly(["sources", "destinations", "annotations", "radiuses", "bearings"])
+        try allowOnly(["sources", "destinations", "annotations", "radiuses", "bearings", "exclude"])
         var query = TableQuery(mode: mode, points: coordinates, sources: try indices("sources"),
                                destinations: try indices("destinations"))
+        query.excluding = try exclusion()
         let wanted = Set((options["annotations"] ?? "duration").split(separator: ",").map(String.init))
         guard !wanted.isEmpty, wanted.isSubset(of: ["duration", "distance"]) else {
             throw EngineError(.invalidValue, "annotations for a table are duration, distance or both")
@@ -196,6 +198,15 @@ public struct OSRMRequest {
             throw EngineError(.invalidValue, "number must be a whole number")
         }
         return (coordinates[0], number, try filters()?.first?.radius)
+    }
+
+    /// `exclude=toll,motorway`: the classes of road to avoid.
+    func exclusion() throws -> ArcClasses {
+        guard let text = options["exclude"], !text.isEmpty else { return [] }
+        guard let classes = ArcClasses(names: text.split(separator: ",").map(String.init)) else {
+            throw EngineError(.invalidValue, "exclude takes toll, motorway and ferry, separated by commas")
+        }
+        return classes
     }
 
     /// `radiuses` and `bearings`, one entry per coordinate.

@@ -24,7 +24,7 @@ struct OSRMService {
             let cells = try table.rows(0..<table.sources.count)
             var members: [(String, JSON)] = [("code", .string("Ok"))]
             if wanted.contains("duration") {
-                members.append(("durations", .array(cells.map { .array($0.map { $0.map { JSON.number(Double($0.weight) / 1000, decimals: 1) } ?? .null }) })))
+                members.append(("durations", .array(cells.map { .array($0.map { $0.map { JSON.number(Double($0.duration) / 1000, decimals: 1) } ?? .null }) })))
             }
             if wanted.contains("distance") {
                 members.append(("distances", .array(cells.map { .array($0.map { $0.map { JSON.number($0.distance, decimals: 1) } ?? .null }) })))

@@ -42,10 +42,17 @@ struct Data : TagTable {
     wf_osm_data view{};
 };
 
+// Ways some mode may use: highways, ferries and car trains, and what OSRM's foot profile walks on besides
+// (platforms, piers, running tracks, car parks).
 bool is_road_or_ferry(const osmium::TagList &tags) {
     if (tags.has_key("highway")) return true;
-    const char *route = tags["route"];
-    return route && std::strcmp(route, "ferry") == 0;
+    auto is = [&tags](const char *key, const char *value) {
+        const char *v = tags[key];
+        return v && std::strcmp(v, value) == 0;
+    };
+    return is("route", "ferry") || is("route", "shuttle_train") || is("railway", "platform") ||
+           is("public_transport", "platform") || is("man_made", "pier") || is("leisure", "track") ||
+           is("amenity", "parking") || is("amenity", "parking_entrance");
 }
 
 // Pass 1: highway (and ferry) ways and restriction relations.

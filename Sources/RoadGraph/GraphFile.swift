@@ -18,7 +18,7 @@ import Glibc
 /// never used.
 public enum GraphFormat {
     public static let magic: [UInt8] = Array("WAYFGRPH".utf8)
-    public static let version: UInt32 = 6
+    public static let version: UInt32 = 7
     static let headerSize = 512
     static let sectionEntrySize = 32
     /// Where the header's own checksum sits (it covers the header, with these bytes zero, and the section table).
@@ -114,7 +114,9 @@ enum SectionID: UInt32, CaseIterable {
          edgeLabel, edgeRef, edgeClass, edgeForwardArc, edgeBackwardArc, arcEdge, arcHead, arcWeight, arcBase,
          arcComponent, componentSize, transitionStart, transitionTargets, stringOffsets, stringBytes, gridCellStart,
          gridSegments, edgeFlags, labelStart, labelEntries, vertexEdgeStart, vertexEdges, arcInCore, chRank, chUpStart,
-         chUpTarget, chUpWeight, chUpMiddle, chUpLength, chDownStart, chDownSource, chDownWeight, chDownMiddle, chDownLength, transitionWeight
+         chUpTarget, chUpWeight, chUpMiddle, chUpLength, chDownStart, chDownSource, chDownWeight, chDownMiddle, chDownLength, transitionWeight,
+         arcDuration, arcClasses, arcDestinations, edgePronunciation, edgeExits, chUpDuration, chDownDuration,
+         chUpMask, chDownMask
 }
 
 /// A read-only memory mapping that lives as long as any graph that points into it.
@@ -267,6 +269,11 @@ public enum GraphFileWriter {
         add(.arcHead, arrays.arcHead)
         add(.arcWeight, arrays.arcWeight)
         add(.arcBase, arrays.arcBase)
+        add(.arcDuration, arrays.arcDuration)
+        add(.arcClasses, arrays.arcClasses)
+        add(.arcDestinations, arrays.arcDestinations)
+        add(.edgePronunciation, arrays.edgePronunciation)
+        add(.edgeExits, arrays.edgeExits)
         add(.arcComponent, arrays.arcComponent)
         add(.componentSize, arrays.componentSize)
         add(.arcInCore, arrays.arcInCore)
@@ -287,11 +294,15 @@ public enum GraphFileWriter {
         add(.chUpWeight, arrays.chUpWeight)
         add(.chUpMiddle, arrays.chUpMiddle)
         add(.chUpLength, arrays.chUpLength)
+        add(.chUpDuration, arrays.chUpDuration)
+        add(.chUpMask, arrays.chUpMask)
         add(.chDownStart, arrays.chDownStart)
         add(.chDownSource, arrays.chDownSource)
         add(.chDownWeight, arrays.chDownWeight)
         add(.chDownMiddle, arrays.chDownMiddle)
         add(.chDownLength, arrays.chDownLength)
+        add(.chDownDuration, arrays.chDownDuration)
+        add(.chDownMask, arrays.chDownMask)
 
         guard let out = fopen(path, "wb") else { throw GraphFileError.cannotWrite("cannot create \(path)") }
         var failed = false

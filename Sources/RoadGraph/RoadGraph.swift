@@ -31,8 +31,8 @@ public enum RoadClass: UInt8, Sendable {
     public var isHighway: Bool { self == .motorway || self == .trunk }
 }
 
-/// Per-edge facts that guidance needs.
-public struct EdgeFlags: OptionSet, Sendable {
+/// Per-edge facts that guidance and snapping need.
+public struct EdgeFlags: OptionSet, Sendable, Equatable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// `junction=roundabout` (or `circular`).
@@ -41,6 +41,41 @@ public struct EdgeFlags: OptionSet, Sendable {
     public static let link = EdgeFlags(rawValue: 2)
     /// A ferry crossing (`route=ferry`).
     public static let ferry = EdgeFlags(rawValue: 4)
+    /// A car-carrying train (`route=shuttle_train`).
+    public static let train = EdgeFlags(rawValue: 8)
+    /// No route may start or end here: ferries, trains, a car's private service roads.
+    public static let notStartpoint = EdgeFlags(rawValue: 16)
+}
+
+/// OSRM's classes of a direction of a way: what `exclude` avoids and intersections report.
+public struct ArcClasses: OptionSet, Sendable, Equatable, Hashable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let toll = ArcClasses(rawValue: 1)
+    public static let motorway = ArcClasses(rawValue: 2)
+    public static let ferry = ArcClasses(rawValue: 4)
+    /// A road a route may only start or end on (private, destination-only, HOV).
+    public static let restricted = ArcClasses(rawValue: 8)
+    public static let tunnel = ArcClasses(rawValue: 16)
+
+    /// Names in OSRM's order, as the API spells them.
+    public static let names: [(ArcClasses, String)] = [
+        (.toll, "toll"), (.motorway, "motorway"), (.ferry, "ferry"), (.restricted, "restricted"), (.tunnel, "tunnel"),
+    ]
+    /// The classes a route may be asked to avoid.
+    public static let excludable: ArcClasses = [.toll, .motorway, .ferry]
+
+    public var names: [String] { Self.names.filter { contains($0.0) }.map(\.1) }
+
+    /// From names such as `toll,motorway`; nil for an unknown name.
+    public init?(names: [String]) {
+        var classes: ArcClasses = []
+        for name in names {
+            guard let match = Self.names.first(where: { $0.1 == name }) else { return nil }
+            classes.insert(match.0)
+        }
+        self = classes
+    }
 }
 
 /// `UInt32.max`: "no such arc/edge".
@@ -100,7 +135,9 @@ public struct GridGeometry: Equatable, Sendable {
 /// - edges: an undirected piece of one way between two vertices, with its shape points (both ends included).
 /// - arcs: a direction of an edge that the mode may use. Arcs are the search's states (an edge-based graph), so
 ///   turn restrictions are transitions that are missing. Arcs past the originals duplicate the arcs of a via-way
-///   restriction's path; `arcBase` names the original they copy.
+///   restriction's path, or a restricted arc entered from outside (which can then only lead on to restricted
+///   arcs: a route ends there); `arcBase` names the original they copy. An arc's `arcWeight` is what the route
+///   choice counts (its `arcDuration` with the profile's penalties), both in milliseconds.
 /// - transitions: for arc `a`, the arcs that may follow it: `transitionTargets[transitionStart[a]..<transitionStart[a+1]]`,
 ///   each with the time the turn itself costs (`transitionWeight`, milliseconds; zero where the mode has no turn
 ///   costs). Moving from `a` onto `b` costs `transitionWeight[i] + arcWeight[b]`.
@@ -116,6 +153,8 @@ public struct GraphArrays {
     public var edgeFlags: [UInt8] = []
     public var edgeForwardArc: [UInt32] = [], edgeBackwardArc: [UInt32] = []
     public var arcEdge: [UInt32] = [], arcHead: [UInt32] = [], arcWeight: [UInt32] = [], arcBase: [UInt32] = []
+    public var arcDuration: [UInt32] = [], arcClasses: [UInt8] = [], arcDestinations: [UInt32] = []
+    public var edgePronunciation: [UInt32] = [], edgeExits: [UInt32] = []
     public var arcComponent: [UInt32] = [], componentSize: [UInt32] = []
     /// 1 for arcs in the largest strongly connected component: from there every other such arc can be reached.
     public var arcInCore: [UInt8] = []
@@ -127,9 +166,9 @@ public struct GraphArrays {
     /// Contraction hierarchy over the arcs (empty when the graph was imported without one); see `Contraction`.
     public var chRank: [UInt32] = []
     public var chUpStart: [UInt32] = [0], chUpTarget: [UInt32] = [], chUpWeight: [UInt32] = [], chUpMiddle: [UInt32] = []
-    public var chUpLength: [Float] = []
+    public var chUpLength: [Float] = [], chUpDuration: [UInt32] = [], chUpMask: [UInt8] = []
     public var chDownStart: [UInt32] = [0], chDownSource: [UInt32] = [], chDownWeight: [UInt32] = []
-    public var chDownMiddle: [UInt32] = [], chDownLength: [Float] = []
+    public var chDownMiddle: [UInt32] = [], chDownLength: [Float] = [], chDownDuration: [UInt32] = [], chDownMask: [UInt8] = []
 
     public init() {}
 }
@@ -147,6 +186,9 @@ public struct RoadGraph: @unchecked Sendable {
     public let edgeForwardArc: UnsafeBufferPointer<UInt32>, edgeBackwardArc: UnsafeBufferPointer<UInt32>
     public let arcEdge: UnsafeBufferPointer<UInt32>, arcHead: UnsafeBufferPointer<UInt32>
     public let arcWeight: UnsafeBufferPointer<UInt32>, arcBase: UnsafeBufferPointer<UInt32>
+    public let arcDuration: UnsafeBufferPointer<UInt32>, arcClasses: UnsafeBufferPointer<UInt8>
+    public let arcDestinations: UnsafeBufferPointer<UInt32>
+    public let edgePronunciation: UnsafeBufferPointer<UInt32>, edgeExits: UnsafeBufferPointer<UInt32>
     public let arcComponent: UnsafeBufferPointer<UInt32>, componentSize: UnsafeBufferPointer<UInt32>
     public let arcInCore: UnsafeBufferPointer<UInt8>
     public let transitionStart: UnsafeBufferPointer<UInt32>, transitionTargets: UnsafeBufferPointer<UInt32>
@@ -158,10 +200,13 @@ public struct RoadGraph: @unchecked Sendable {
     public let chRank: UnsafeBufferPointer<UInt32>
     public let chUpStart: UnsafeBufferPointer<UInt32>, chUpTarget: UnsafeBufferPointer<UInt32>
     public let chUpWeight: UnsafeBufferPointer<UInt32>, chUpMiddle: UnsafeBufferPointer<UInt32>
-    public let chUpLength: UnsafeBufferPointer<Float>
+    public let chUpLength: UnsafeBufferPointer<Float>, chUpDuration: UnsafeBufferPointer<UInt32>
+    /// Per hierarchy edge: the excludable classes of the arcs it skips (see `Contraction`).
+    public let chUpMask: UnsafeBufferPointer<UInt8>
     public let chDownStart: UnsafeBufferPointer<UInt32>, chDownSource: UnsafeBufferPointer<UInt32>
     public let chDownWeight: UnsafeBufferPointer<UInt32>, chDownMiddle: UnsafeBufferPointer<UInt32>
-    public let chDownLength: UnsafeBufferPointer<Float>
+    public let chDownLength: UnsafeBufferPointer<Float>, chDownDuration: UnsafeBufferPointer<UInt32>
+    public let chDownMask: UnsafeBufferPointer<UInt8>
 
     /// The most a single turn may cost (a sanity bound checked at load, so that sums of weights cannot overflow).
     public static let maxTurnWeight: UInt32 = 600_000
@@ -194,6 +239,11 @@ public struct RoadGraph: @unchecked Sendable {
         arcHead = try sections.buffer(.arcHead)
         arcWeight = try sections.buffer(.arcWeight)
         arcBase = try sections.buffer(.arcBase)
+        arcDuration = try sections.buffer(.arcDuration)
+        arcClasses = try sections.buffer(.arcClasses)
+        arcDestinations = try sections.buffer(.arcDestinations)
+        edgePronunciation = try sections.buffer(.edgePronunciation)
+        edgeExits = try sections.buffer(.edgeExits)
         arcComponent = try sections.buffer(.arcComponent)
         componentSize = try sections.buffer(.componentSize)
         arcInCore = try sections.buffer(.arcInCore)
@@ -214,11 +264,15 @@ public struct RoadGraph: @unchecked Sendable {
         chUpWeight = try sections.buffer(.chUpWeight)
         chUpMiddle = try sections.buffer(.chUpMiddle)
         chUpLength = try sections.buffer(.chUpLength)
+        chUpDuration = try sections.buffer(.chUpDuration)
+        chUpMask = try sections.buffer(.chUpMask)
         chDownStart = try sections.buffer(.chDownStart)
         chDownSource = try sections.buffer(.chDownSource)
         chDownWeight = try sections.buffer(.chDownWeight)
         chDownMiddle = try sections.buffer(.chDownMiddle)
         chDownLength = try sections.buffer(.chDownLength)
+        chDownDuration = try sections.buffer(.chDownDuration)
+        chDownMask = try sections.buffer(.chDownMask)
         try validate()
     }
 
@@ -252,14 +306,15 @@ public struct RoadGraph: @unchecked Sendable {
         try requireTable(edgeShapeStart, edges, shapeLatitudes.count, "edge shapes")
         try require(zip(edgeShapeStart, edgeShapeStart.dropFirst()).allSatisfy { $1 - $0 >= 2 }, "edge shape lengths")
         try require([edgeLabel.count, edgeRef.count, edgeClass.count, edgeFlags.count, edgeForwardArc.count,
-                     edgeBackwardArc.count]
+                     edgeBackwardArc.count, edgePronunciation.count, edgeExits.count]
             .allSatisfy { $0 == edges }, "edge arrays")
         try require(edgeLength.allSatisfy { $0.isFinite && $0 >= 0 }, "edge lengths")
         try require(edgeForwardArc.allSatisfy { $0 == noIndex || Int($0) < arcs }
                     && edgeBackwardArc.allSatisfy { $0 == noIndex || Int($0) < arcs }, "edge arcs")
-        try require([arcEdge.count, arcWeight.count, arcBase.count, arcComponent.count, arcInCore.count].allSatisfy { $0 == arcs },
-                    "arc arrays")
-        try require(arcWeight.allSatisfy { $0 <= Self.maxArcWeight }, "arc weights")
+        try require([arcEdge.count, arcWeight.count, arcBase.count, arcComponent.count, arcInCore.count, arcDuration.count,
+                     arcClasses.count, arcDestinations.count].allSatisfy { $0 == arcs }, "arc arrays")
+        try require(arcWeight.allSatisfy { $0 <= Self.maxArcWeight } && arcDuration.allSatisfy { $0 <= Self.maxArcWeight },
+                    "arc weights")
         try require(arcBase.allSatisfy { Int($0) < arcs }, "arc copies")
         try requireTable(transitionStart, arcs, transitionTargets.count, "transitions")
         let strings = stringOffsets.count - 1
@@ -269,7 +324,9 @@ public struct RoadGraph: @unchecked Sendable {
         try require(labels >= 0 && Int(labelStart[labels]) * 2 == labelEntries.count, "labels")
         try requireTable(labelStart, labels, labelEntries.count / 2, "label table")
         try require(labelEntries.allSatisfy { Int($0) < strings }, "label strings")
-        try require(edgeLabel.allSatisfy { Int($0) < labels } && edgeRef.allSatisfy { Int($0) < strings }, "edge names")
+        try require(edgeLabel.allSatisfy { Int($0) < labels } && edgeRef.allSatisfy { Int($0) < strings }
+                    && edgePronunciation.allSatisfy { Int($0) < strings } && edgeExits.allSatisfy { Int($0) < strings }
+                    && arcDestinations.allSatisfy { Int($0) < strings }, "edge names")
         try requireTable(vertexEdgeStart, vertices, vertexEdges.count, "vertex edges")
         try require(vertexEdges.allSatisfy { Int($0 >> 1) < edges }, "vertex edge indices")
         try requireTable(gridCellStart, cells, gridSegments.count, "grid")
@@ -284,8 +341,10 @@ public struct RoadGraph: @unchecked Sendable {
             let up = chUpTarget.count, down = chDownSource.count
             try requireTable(chUpStart, arcs, up, "hierarchy edges up")
             try requireTable(chDownStart, arcs, down, "hierarchy edges down")
-            try require([chUpWeight.count, chUpMiddle.count, chUpLength.count].allSatisfy { $0 == up }
-                        && [chDownWeight.count, chDownMiddle.count, chDownLength.count].allSatisfy { $0 == down }, "hierarchy arrays")
+            try require([chUpWeight.count, chUpMiddle.count, chUpLength.count, chUpDuration.count, chUpMask.count].allSatisfy { $0 == up }
+                        && [chDownWeight.count, chDownMiddle.count, chDownLength.count, chDownDuration.count, chDownMask.count]
+                        .allSatisfy { $0 == down },
+                        "hierarchy arrays")
             try require(chUpTarget.allSatisfy { Int($0) < arcs } && chDownSource.allSatisfy { Int($0) < arcs }, "hierarchy nodes")
             try require(chUpMiddle.allSatisfy { $0 == noIndex || Int($0) < arcs }
                         && chDownMiddle.allSatisfy { $0 == noIndex || Int($0) < arcs }, "hierarchy shortcuts")
@@ -364,6 +423,16 @@ public struct RoadGraph: @unchecked Sendable {
     }
 
     public func ref(ofEdge e: Int) -> String { string(edgeRef[e]) }
+
+    public func pronunciation(ofEdge e: Int) -> String { string(edgePronunciation[e]) }
+
+    /// `junction:ref`: the exit number on a ramp ("12", "12A; 12B").
+    public func exits(ofEdge e: Int) -> String { string(edgeExits[e]) }
+
+    /// The signs along a direction of a oneway ("A1: Porto, Lisboa").
+    public func destinations(ofArc a: UInt32) -> String { string(arcDestinations[Int(a)]) }
+
+    public func classes(ofArc a: UInt32) -> ArcClasses { ArcClasses(rawValue: arcClasses[Int(a)]) }
 
     public func flags(ofEdge e: Int) -> EdgeFlags { EdgeFlags(rawValue: edgeFlags[e]) }
 

@@ -59,12 +59,17 @@ public enum OSRMRouteResponse {
         case .none: break
         }
         let legs = zip(route.legs, directions.legs).map { leg($0, steps: $1, options) }
+        // As MapKit's route says hasTolls and hasHighways: what the route's classes include.
+        let classes = route.classes
         members += [
             ("legs", .array(legs)),
-            ("weight_name", .string("duration")),
-            ("weight", .number(route.duration, decimals: 1)),
+            ("weight_name", .string(route.mode == .driving ? "routability" : "duration")),
+            ("weight", .number(Double(route.weight) / 1000, decimals: 1)),
             ("duration", .number(route.duration, decimals: 1)),
             ("distance", .number(route.distance, decimals: 1)),
+            ("has_tolls", .bool(classes.contains(.toll))),
+            ("has_highways", .bool(classes.contains(.motorway))),
+            ("has_ferries", .bool(classes.contains(.ferry))),
         ]
         return .object(members)
     }
@@ -82,7 +87,7 @@ public enum OSRMRouteResponse {
         var members: [(String, JSON)] = [
             ("steps", .array(options.steps ? steps.map { step($0, options) } : [])),
             ("summary", .string(summary(steps))),
-            ("weight", .number(leg.duration, decimals: 1)),
+            ("weight", .number(Double(leg.weight) / 1000, decimals: 1)),
             ("duration", .number(leg.duration, decimals: 1)),
             ("distance", .number(leg.distance, decimals: 1)),
         ]
@@ -92,7 +97,7 @@ public enum OSRMRouteResponse {
 
     /// Per segment of the leg's line: its length, and its share of its stretch's time.
     static func annotation(_ leg: RouteLeg, _ kinds: [Annotation]) -> JSON {
-        var distances: [Double] = [], durations: [Double] = []
+        var distances: [Double] = [], durations: [Double] = [], weights: [Double] = []
         for stretch in leg.stretches {
             let range = stretch.coordinates
             var lengths: [Double] = []
@@ -101,14 +106,18 @@ public enum OSRMRouteResponse {
             }
             let total = lengths.reduce(0, +)
             distances += lengths
-            durations += lengths.map { total > 0 ? stretch.duration * $0 / total : stretch.duration / Double(max(1, lengths.count)) }
+            func share(_ value: Double) -> [Double] {
+                lengths.map { total > 0 ? value * $0 / total : value / Double(max(1, lengths.count)) }
+            }
+            durations += share(stretch.duration)
+            weights += share(stretch.weight)
         }
         var members: [(String, JSON)] = []
         for kind in kinds {
             switch kind {
             case .distance: members.append(("distance", .array(distances.map { .number($0, decimals: 1) })))
             case .duration: members.append(("duration", .array(durations.map { .number($0, decimals: 1) })))
-            case .weight: members.append(("weight", .array(durations.map { .number($0, decimals: 1) })))
+            case .weight: members.append(("weight", .array(weights.map { .number($0, decimals: 1) })))
             case .speed:
                 members.append(("speed", .array(zip(distances, durations).map { .number($1 > 0 ? $0 / $1 : 0, decimals: 1) })))
             }
@@ -138,7 +147,7 @@ public enum OSRMRouteResponse {
         if let rotary = step.rotaryName { members.append(("rotary_name", .string(rotary))) }
         members += [
             ("intersections", .array(step.intersections.map(intersection))),
-            ("weight", .number(step.duration, decimals: 1)),
+            ("weight", .number(step.weight, decimals: 1)),
             ("duration", .number(step.duration, decimals: 1)),
             ("distance", .number(step.distance, decimals: 1)),
         ]

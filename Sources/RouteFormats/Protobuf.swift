@@ -80,7 +80,7 @@ public enum ProtobufOutput {
         var durations: [Float] = [], distances: [Float] = []
         for row in rows {
             for cell in row {
-                durations.append(cell.map { Float(Double($0.weight) / 1000) } ?? .nan)
+                durations.append(cell.map { Float(Double($0.duration) / 1000) } ?? .nan)
                 distances.append(cell.map { Float($0.distance) } ?? .nan)
             }
         }

@@ -14,13 +14,18 @@ public struct HierarchyMatrix: @unchecked Sendable {
     private let bucketRange: [UInt32: Range<Int>]
     private let bucketTarget: [UInt32]
     private let bucketWeight: [Int64]
+    private let bucketDuration: [Int64]
     private let bucketLength: [Double]
     /// Whether the entry is a target's own starting label (the target arc itself, not reached by the search).
     private let bucketAtStart: [Bool]
     private let scratch: TableScratch
+    private let excluded: UInt8
 
     /// `scratch` holds search arrays between tables; without one, this table allocates its own.
-    public init(graph: RoadGraph, targets: [Snap], scratch: TableScratch? = nil) {
+    /// With `excluding`, the table's paths avoid those classes (targets must be snapped with the same exclusion).
+    public init(graph: RoadGraph, targets: [Snap], scratch: TableScratch? = nil, excluding: ArcClasses = []) {
+        let excluded = excluding.rawValue
+        self.excluded = excluded
         precondition(graph.hasHierarchy, "the graph has no contraction hierarchy")
         self.graph = graph
         self.targets = targets
@@ -29,19 +34,21 @@ public struct HierarchyMatrix: @unchecked Sendable {
         let targetEndpoints = targets.map { graph.targetEndpoints($0) }
         self.targetEndpoints = targetEndpoints
         let copies = graph.arcCopies()
-        var entries: [(arc: UInt32, target: UInt32, weight: Int64, length: Double, atStart: Bool)] = []
+        var entries: [(arc: UInt32, target: UInt32, weight: Int64, duration: Int64, length: Double, atStart: Bool)] = []
         scratch.upward.with { side in
         for (j, endpoints) in targetEndpoints.enumerated() {
-            var starts: [(UInt32, Int64, Double)] = []
+            var starts: [UpwardSearch.Start] = []
             for t in endpoints {
                 let length = Double(graph.edgeLength[graph.edge(ofArc: t.arc).edge])
-                let weight = Int64(t.cost) - Int64(graph.arcWeight[Int(t.arc)])
-                let metres = length * t.fraction - length
-                starts.append((t.arc, weight, metres))
-                for copy in copies[t.arc] ?? [] { starts.append((copy, weight, metres)) }
+                // Entering the target arc costs its whole weight; only the part up to the point counts.
+                let start = UpwardSearch.Start(arc: t.arc, weight: Int64(t.cost) - Int64(graph.arcWeight[Int(t.arc)]),
+                                               duration: Int64(graph.targetDuration(t)) - Int64(graph.arcDuration[Int(t.arc)]),
+                                               length: length * t.fraction - length)
+                starts.append(start)
+                for copy in copies[t.arc] ?? [] { var s = start; s.arc = copy; starts.append(s) }
             }
-            side.run(graph, starts: starts, upward: false) { arc, weight, length, atStart in
-                entries.append((arc, UInt32(j), weight, length, atStart))
+            side.run(graph, starts: starts, upward: false, excluded: excluded) { arc, label, atStart in
+                entries.append((arc, UInt32(j), label.weight, label.duration, label.length, atStart))
             }
         }
         }
@@ -57,6 +64,7 @@ public struct HierarchyMatrix: @unchecked Sendable {
         bucketRange = ranges
         bucketTarget = entries.map(\.target)
         bucketWeight = entries.map(\.weight)
+        bucketDuration = entries.map(\.duration)
         bucketLength = entries.map(\.length)
         bucketAtStart = entries.map(\.atStart)
     }
@@ -71,15 +79,16 @@ public struct HierarchyMatrix: @unchecked Sendable {
 
     private func row(for source: Snap, search: inout UpwardSearch) -> [TableCell?] {
         var best = [TableCell?](repeating: nil, count: targets.count)
-        func offer(_ j: Int, _ weight: Int64, _ length: Double) {
+        func offer(_ j: Int, _ weight: Int64, _ duration: Int64, _ length: Double) {
             guard weight >= 0, weight < Int64(best[j]?.weight ?? UInt32.max) else { return }
-            best[j] = TableCell(weight: UInt32(weight), distance: max(0, length))
+            best[j] = TableCell(weight: UInt32(weight), duration: UInt32(clamping: max(0, duration)), distance: max(0, length))
         }
         let sourceEndpoints = graph.sourceEndpoints(source)
-        var starts: [(UInt32, Int64, Double)] = []
+        var starts: [UpwardSearch.Start] = []
         for s in sourceEndpoints {
             let length = Double(graph.edgeLength[graph.edge(ofArc: s.arc).edge])
-            starts.append((s.arc, Int64(s.cost), length * (1 - s.fraction)))
+            starts.append(UpwardSearch.Start(arc: s.arc, weight: Int64(s.cost), duration: Int64(graph.sourceDuration(s)),
+                                             length: length * (1 - s.fraction)))
         }
         // Cells the buckets cannot give: travel within one arc, and a target behind the source on the same arc.
         var needsPlainSearch: [Int] = []
@@ -88,24 +97,28 @@ public struct HierarchyMatrix: @unchecked Sendable {
                 for t in endpoints where t.arc == s.arc {
                     let length = Double(graph.edgeLength[graph.edge(ofArc: s.arc).edge])
                     if t.fraction >= s.fraction {
-                        offer(j, Int64(t.cost) - Int64(graph.arcWeight[Int(s.arc)] - s.cost), length * (t.fraction - s.fraction))
+                        offer(j, Int64(t.cost) - Int64(graph.arcWeight[Int(s.arc)] - s.cost),
+                              Int64(graph.targetDuration(t)) - Int64(graph.arcDuration[Int(s.arc)] - graph.sourceDuration(s)),
+                              length * (t.fraction - s.fraction))
                     } else if !needsPlainSearch.contains(j) {
                         needsPlainSearch.append(j)
                     }
                 }
             }
         }
-        search.run(graph, starts: starts, upward: true) { arc, weight, length, atStart in
+        search.run(graph, starts: starts, upward: true, excluded: excluded) { arc, label, atStart in
             guard let range = bucketRange[arc] else { return }
             for k in range {
                 // Both labels being starting labels means travel inside one arc: handled above.
                 if atStart && bucketAtStart[k] { continue }
-                offer(Int(bucketTarget[k]), weight + bucketWeight[k], length + bucketLength[k])
+                offer(Int(bucketTarget[k]), label.weight + bucketWeight[k], label.duration + bucketDuration[k],
+                      label.length + bucketLength[k])
             }
         }
         if !needsPlainSearch.isEmpty {
             let cells = scratch.plain.with { plain in
-                plain.table(in: graph, sources: [source], targets: needsPlainSearch.map { targets[$0] })[0]
+                plain.table(in: graph, sources: [source], targets: needsPlainSearch.map { targets[$0] },
+                            excluding: ArcClasses(rawValue: excluded))[0]
             }
             for (k, j) in needsPlainSearch.enumerated() { best[j] = cells[k] }
         }
@@ -115,7 +128,15 @@ public struct HierarchyMatrix: @unchecked Sendable {
 
 /// A full (unpruned) upward search in a hierarchy: forward along `up` edges or backward along `down` edges.
 struct UpwardSearch {
+    /// A label: the weight searched on, and the duration and length of the same path.
+    struct Start {
+        var arc: UInt32
+        var weight: Int64, duration: Int64
+        var length: Double
+    }
+
     private var distance: [Int64]
+    private var duration: [Int64]
     private var length: [Double]
     private var stamp: [UInt32]
     private var atStart: [Bool]
@@ -124,15 +145,16 @@ struct UpwardSearch {
 
     init(count: Int) {
         distance = Array(repeating: 0, count: count)
+        duration = Array(repeating: 0, count: count)
         length = Array(repeating: 0, count: count)
         stamp = Array(repeating: 0, count: count)
         atStart = Array(repeating: false, count: count)
     }
 
-    /// Settles every arc reachable upwards; `settle` gets the arc, its distance, its length and whether the label
-    /// is a starting label (not reached through an edge).
-    mutating func run(_ graph: RoadGraph, starts initial: [(UInt32, Int64, Double)], upward: Bool,
-                      settle: (UInt32, Int64, Double, Bool) -> Void)
+    /// Settles every arc reachable upwards; `settle` gets the arc, its label and whether the label is a starting
+    /// label (not reached through an edge).
+    mutating func run(_ graph: RoadGraph, starts initial: [Start], upward: Bool, excluded: UInt8 = 0,
+                      settle: (UInt32, Start, Bool) -> Void)
     {
         generation &+= 1
         if generation == 0 {
@@ -140,19 +162,23 @@ struct UpwardSearch {
             generation = 1
         }
         heap.removeAll()
-        for (arc, d, l) in initial {
-            let i = Int(arc)
-            if stamp[i] == generation && distance[i] <= d { continue }
+        for start in initial {
+            let i = Int(start.arc)
+            if stamp[i] == generation && distance[i] <= start.weight { continue }
             stamp[i] = generation
-            distance[i] = d
-            length[i] = l
+            distance[i] = start.weight
+            duration[i] = start.duration
+            length[i] = start.length
             atStart[i] = true
-            heap.push(d, arc)
+            heap.push(start.weight, start.arc)
         }
         let edgeStart = upward ? graph.chUpStart : graph.chDownStart
         let edgeNode = upward ? graph.chUpTarget : graph.chDownSource
         let edgeWeight = upward ? graph.chUpWeight : graph.chDownWeight
+        let edgeDuration = upward ? graph.chUpDuration : graph.chDownDuration
         let edgeLength = upward ? graph.chUpLength : graph.chDownLength
+        let edgeMask = upward ? graph.chUpMask : graph.chDownMask, otherMask = upward ? graph.chDownMask : graph.chUpMask
+        let classes = graph.arcClasses
         // Stall-on-demand: an arc reached more cheaply from above than by this search's own label is not on a
         // shortest path from the start, so neither its label nor its edges are worth using.
         let otherStart = upward ? graph.chDownStart : graph.chUpStart
@@ -162,18 +188,20 @@ struct UpwardSearch {
             let i = Int(arc)
             if d != distance[i] { continue }
             var stalled = false
-            for k in Int(otherStart[i])..<Int(otherStart[i + 1]) {
+            for k in Int(otherStart[i])..<Int(otherStart[i + 1]) where otherMask[k] & excluded == 0 {
                 let x = Int(otherNode[k])
                 if stamp[x] == generation && distance[x] + Int64(otherWeight[k]) < d { stalled = true; break }
             }
             if stalled { continue }
-            settle(arc, d, length[i], atStart[i])
+            settle(arc, Start(arc: arc, weight: d, duration: duration[i], length: length[i]), atStart[i])
             for k in Int(edgeStart[i])..<Int(edgeStart[i + 1]) {
                 let x = Int(edgeNode[k])
+                if edgeMask[k] & excluded != 0 || classes[x] & excluded != 0 { continue }
                 let nd = d + Int64(edgeWeight[k])
                 if stamp[x] == generation && distance[x] <= nd { continue }
                 stamp[x] = generation
                 distance[x] = nd
+                duration[x] = duration[i] + Int64(edgeDuration[k])
                 length[x] = length[i] + Double(edgeLength[k])
                 atStart[x] = false
                 heap.push(nd, edgeNode[k])

@@ -55,15 +55,19 @@ public struct HierarchySearch {
         return map
     }
 
-    public mutating func shortestPath(in graph: RoadGraph, from sources: [SearchEndpoint], to targets: [SearchEndpoint])
-        -> SearchResult?
+    /// The shortest path; with `excluding`, over arcs and hierarchy edges without those classes only (the
+    /// hierarchy keeps every such path: see `Contraction`).
+    public mutating func shortestPath(in graph: RoadGraph, from sources: [SearchEndpoint], to targets: [SearchEndpoint],
+                                      excluding: ArcClasses = []) -> SearchResult?
     {
         precondition(graph.hasHierarchy, "the graph has no contraction hierarchy")
         // A target behind the source on the same arc needs a path that comes back to that arc, which the upward
         // searches cannot see (each arc keeps only its best label): such rare legs go to plain search.
         if sources.contains(where: { s in targets.contains { $0.arc == s.arc && $0.fraction < s.fraction } }) {
-            return plain.shortestPath(in: graph, from: sources, to: targets, heuristic: NoHeuristic())
+            return plain.shortestPath(in: graph, from: sources, to: targets, heuristic: NoHeuristic(), excluding: excluding)
         }
+        let excluded = excluding.rawValue
+        func allowed(_ arc: UInt32) -> Bool { graph.arcClasses[Int(arc)] & excluded == 0 }
         let n = graph.arcCount
         forward.prepare(n)
         backward.prepare(n)
@@ -104,8 +108,10 @@ public struct HierarchySearch {
                 if d != forward.distance[i] { continue }
                 settled += 1
                 if backward.reached(i), d + backward.distance[i] < best, valid(i) { best = d + backward.distance[i]; meeting = a }
-                if stalled(i, side: forward, start: graph.chDownStart, node: graph.chDownSource, weight: graph.chDownWeight, d) { continue }
+                if stalled(i, side: forward, start: graph.chDownStart, node: graph.chDownSource, weight: graph.chDownWeight,
+                           mask: graph.chDownMask, excluded: excluded, d) { continue }
                 for k in Int(graph.chUpStart[i])..<Int(graph.chUpStart[i + 1]) {
+                    guard graph.chUpMask[k] & excluded == 0, allowed(graph.chUpTarget[k]) else { continue }
                     forward.offer(graph.chUpTarget[k], d + Int64(graph.chUpWeight[k]), parent: a)
                 }
             } else {
@@ -114,8 +120,10 @@ public struct HierarchySearch {
                 if d != backward.distance[i] { continue }
                 settled += 1
                 if forward.reached(i), d + forward.distance[i] < best, valid(i) { best = d + forward.distance[i]; meeting = a }
-                if stalled(i, side: backward, start: graph.chUpStart, node: graph.chUpTarget, weight: graph.chUpWeight, d) { continue }
+                if stalled(i, side: backward, start: graph.chUpStart, node: graph.chUpTarget, weight: graph.chUpWeight,
+                           mask: graph.chUpMask, excluded: excluded, d) { continue }
                 for k in Int(graph.chDownStart[i])..<Int(graph.chDownStart[i + 1]) {
+                    guard graph.chDownMask[k] & excluded == 0, allowed(graph.chDownSource[k]) else { continue }
                     backward.offer(graph.chDownSource[k], d + Int64(graph.chDownWeight[k]), parent: a)
                 }
             }
@@ -130,11 +138,11 @@ public struct HierarchySearch {
         while forward.parent[Int(a)] != noIndex { a = forward.parent[Int(a)]; upPath.append(a) }
         upPath.reverse()
         var arcs: [UInt32] = [upPath[0]]
-        for k in 1..<upPath.count { unpack(graph, from: upPath[k - 1], to: upPath[k], into: &arcs) }
+        for k in 1..<upPath.count { unpack(graph, from: upPath[k - 1], to: upPath[k], excluded: excluded, into: &arcs) }
         a = meeting
         while backward.parent[Int(a)] != noIndex {
             let next = backward.parent[Int(a)]
-            unpack(graph, from: a, to: next, into: &arcs)
+            unpack(graph, from: a, to: next, excluded: excluded, into: &arcs)
             a = next
         }
         return SearchResult(cost: UInt32(best), path: arcs, in: graph, settled: settled)
@@ -143,9 +151,10 @@ public struct HierarchySearch {
     /// Stall-on-demand: an arc reached more cheaply from a higher arc than by its own label is not on a shortest
     /// path from this side's start, so its edges need not be relaxed (its label still counts for meeting).
     private func stalled(_ i: Int, side: Side, start: UnsafeBufferPointer<UInt32>, node: UnsafeBufferPointer<UInt32>,
-                         weight: UnsafeBufferPointer<UInt32>, _ d: Int64) -> Bool
+                         weight: UnsafeBufferPointer<UInt32>, mask: UnsafeBufferPointer<UInt8>, excluded: UInt8,
+                         _ d: Int64) -> Bool
     {
-        for k in Int(start[i])..<Int(start[i + 1]) {
+        for k in Int(start[i])..<Int(start[i + 1]) where mask[k] & excluded == 0 {
             let x = Int(node[k])
             if side.reached(x) && side.distance[x] + Int64(weight[k]) < d { return true }
         }
@@ -153,26 +162,28 @@ public struct HierarchySearch {
     }
 
     /// Appends the arcs after `from` up to and including `to` along the hierarchy edge from→to.
-    func unpack(_ graph: RoadGraph, from: UInt32, to: UInt32, into arcs: inout [UInt32]) {
+    func unpack(_ graph: RoadGraph, from: UInt32, to: UInt32, excluded: UInt8, into arcs: inout [UInt32]) {
         var stack: [(UInt32, UInt32)] = [(from, to)]
         while let (u, v) = stack.popLast() {
-            guard let middle = middle(graph, u, v) else { arcs.append(v); continue }
+            guard let middle = middle(graph, u, v, excluded: excluded) else { arcs.append(v); continue }
             stack.append((middle, v))
             stack.append((u, middle))
         }
     }
 
     /// The arc a hierarchy edge u→v skips, or nil for an original transition. The edge is stored at whichever
-    /// end has the lower rank; the cheapest such edge is the one the search used.
-    func middle(_ graph: RoadGraph, _ u: UInt32, _ v: UInt32) -> UInt32? {
+    /// end has the lower rank; the cheapest such edge without excluded classes is the one the search used.
+    func middle(_ graph: RoadGraph, _ u: UInt32, _ v: UInt32, excluded: UInt8) -> UInt32? {
         var bestWeight = UInt32.max
         var result: UInt32? = nil
         if graph.chRank[Int(u)] < graph.chRank[Int(v)] {
-            for k in Int(graph.chUpStart[Int(u)])..<Int(graph.chUpStart[Int(u) + 1]) where graph.chUpTarget[k] == v {
+            for k in Int(graph.chUpStart[Int(u)])..<Int(graph.chUpStart[Int(u) + 1])
+                where graph.chUpTarget[k] == v && graph.chUpMask[k] & excluded == 0 {
                 if graph.chUpWeight[k] < bestWeight { bestWeight = graph.chUpWeight[k]; result = graph.chUpMiddle[k] }
             }
         } else {
-            for k in Int(graph.chDownStart[Int(v)])..<Int(graph.chDownStart[Int(v) + 1]) where graph.chDownSource[k] == u {
+            for k in Int(graph.chDownStart[Int(v)])..<Int(graph.chDownStart[Int(v) + 1])
+                where graph.chDownSource[k] == u && graph.chDownMask[k] & excluded == 0 {
                 if graph.chDownWeight[k] < bestWeight { bestWeight = graph.chDownWeight[k]; result = graph.chDownMiddle[k] }
             }
         }

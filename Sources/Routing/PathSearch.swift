@@ -79,10 +79,13 @@ public struct PathSearch {
 
     /// `penalties` (milliseconds by original arc) make arcs dearer for this search only, to find alternatives;
     /// the result's cost then includes them.
+    /// `excluding`: arcs of these classes are not used.
     public mutating func shortestPath<H: SearchHeuristic>(
         in graph: RoadGraph, from sources: [SearchEndpoint], to targets: [SearchEndpoint], heuristic: H,
-        penalties: [UInt32: UInt32]? = nil
+        penalties: [UInt32: UInt32]? = nil, excluding: ArcClasses = []
     ) -> SearchResult? {
+        let excluded = excluding.rawValue
+        let classes = graph.arcClasses
         let arcCount = graph.arcCount
         if distance.count != arcCount {
             distance = Array(repeating: 0, count: arcCount)
@@ -136,6 +139,7 @@ public struct PathSearch {
                 if settled & 0x3FFF == 0 && WorkBudget.exceeded() { best = .max; break }
                 for i in Int(start[a])..<Int(start[a + 1]) {
                     let b = next[i]
+                    if classes[Int(b)] & excluded != 0 { continue }
                     let base = arcBase[Int(b)]
                     let dt = d &+ turn[i]
                     for t in targets where t.arc == base {

@@ -5,7 +5,9 @@ import RoadGraph
 /// Tests and benchmarks compare every faster search with it.
 public enum ReferenceDijkstra {
     /// Minimum cost in milliseconds from any source to any target, or nil if none is reachable.
-    public static func cost(in graph: RoadGraph, from sources: [SearchEndpoint], to targets: [SearchEndpoint]) -> UInt32? {
+    /// With `excluding`, arcs of those classes are left out (the endpoints' own arcs must not have them).
+    public static func cost(in graph: RoadGraph, from sources: [SearchEndpoint], to targets: [SearchEndpoint],
+                            excluding: ArcClasses = []) -> UInt32? {
         var best: UInt32? = nil
         func offer(_ c: UInt32) { if best == nil || c < best! { best = c } }
         for s in sources {
@@ -28,6 +30,7 @@ public enum ReferenceDijkstra {
             let range = Int(graph.transitionStart[Int(arc)])..<Int(graph.transitionStart[Int(arc) + 1])
             for i in range {
                 let nextArc = graph.transitionTargets[i]
+                if !graph.classes(ofArc: nextArc).intersection(excluding).isEmpty { continue }
                 let turned = d + graph.transitionWeight[i]
                 for t in targets where graph.arcBase[Int(nextArc)] == t.arc { offer(turned + t.cost) }
                 let nd = turned + graph.arcWeight[Int(nextArc)]

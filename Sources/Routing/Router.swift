@@ -13,9 +13,11 @@ public struct Stretch: Sendable {
     public var name: String
     public var ref: String
     public var roadClass: RoadClass?
-    /// Metres and seconds.
+    public var classes: ArcClasses = []
+    /// Metres and seconds (of travel, without penalties), and the weight the search counted (seconds).
     public var distance: Double
     public var duration: Double
+    public var weight: Double
     /// Indices into the leg's coordinates.
     public var coordinates: ClosedRange<Int>
 }
@@ -23,10 +25,11 @@ public struct Stretch: Sendable {
 public struct RouteLeg: Sendable {
     public var source: Snap
     public var target: Snap
-    /// Milliseconds: the search's exact cost.
+    /// What the search minimised (travel time with the profile's penalties), milliseconds: its exact cost.
     public var weight: UInt32
     public var distance: Double
-    public var duration: Double { Double(weight) / 1000 }
+    /// Seconds of travel, without the penalties.
+    public var duration: Double
     public var coordinates: [Coordinate]
     public var stretches: [Stretch]
     public var settled: Int
@@ -39,6 +42,8 @@ public struct Route: Sendable {
     public var distance: Double { legs.reduce(0) { $0 + $1.distance } }
     public var duration: Double { legs.reduce(0) { $0 + $1.duration } }
     public var weight: UInt32 { legs.reduce(0) { $0 + $1.weight } }
+    /// The classes of the roads the route uses (tolls, motorways, ferries…), as a maps app's route summary says.
+    public var classes: ArcClasses { legs.reduce([]) { $0.union($1.stretches.reduce([]) { $0.union($1.classes) }) } }
 
     /// The whole route's line, legs joined without repeating the via points.
     public var coordinates: [Coordinate] {
@@ -54,6 +59,8 @@ public struct Route: Sendable {
 public struct Router {
     public let graph: RoadGraph
     public var maxSnapDistance = RoadGraph.defaultSnapDistance
+    /// Roads of these classes are avoided (OSRM's `exclude`): not snapped to, not searched.
+    public var excluding: ArcClasses = []
     /// How much farther than its nearest road a waypoint may be moved to reach the core network, metres.
     public static let coreSlack = 100.0
     private var search = PathSearch()
@@ -63,11 +70,21 @@ public struct Router {
 
     /// Candidates per waypoint; throws `noSegment` for a point with no usable road nearby.
     public func snapWaypoints(_ points: [Coordinate], filters: [WaypointFilter]? = nil) throws -> [Snap] {
-        let snaps = graph.snapPoints(points, maxDistance: maxSnapDistance, filters: filters)
+        let snaps = graph.snapPoints(points, maxDistance: maxSnapDistance, filters: withExclusion(filters, count: points.count))
         if let i = snaps.firstIndex(where: { $0 == nil }) {
             throw RoutingError.noSegment(index: i, coordinate: points[i], maxDistance: filters?[i].radius ?? maxSnapDistance)
         }
         return snaps.map { $0! }
+    }
+
+    /// The filters with this router's exclusion in each.
+    func withExclusion(_ filters: [WaypointFilter]?, count: Int) -> [WaypointFilter]? {
+        guard !excluding.isEmpty else { return filters }
+        return (0..<count).map { i in
+            var filter = filters?[i] ?? WaypointFilter()
+            filter.excluding.formUnion(excluding)
+            return filter
+        }
     }
 
     /// The fastest route through `points` in order. With `continueStraight` (OSRM's `continue_straight`; by
@@ -85,7 +102,7 @@ public struct Router {
             // nearest road of the core network, where every other core road can be reached, and we try again; but
             // only a short way, so that a truly unconnected place still answers NoRoute.
             let moved = snaps.enumerated().map { i, snap in
-                let filter = filters?[i] ?? WaypointFilter()
+                let filter = withExclusion(filters, count: points.count)?[i] ?? WaypointFilter()
                 let limit = min(filter.radius ?? maxSnapDistance, snap.distance + Self.coreSlack)
                 guard !graph.isInCore(edge: snap.edge), let core = graph.snapToCore(points[i], maxDistance: limit, filter: filter)
                 else { return snap }
@@ -179,7 +196,7 @@ public struct Router {
         penalise(leg)
         for _ in 0..<(count * 3) where kept.count <= count {
             guard !WorkBudget.exceeded(), let result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: heuristic,
-                                                   penalties: penalties) else { break }
+                                                   penalties: penalties, excluding: excluding) else { break }
             let candidate = assembleLeg(result, source: leg.source, target: leg.target)
             penalise(candidate)
             guard Double(candidate.weight) <= 1.3 * Double(leg.weight) else { continue }
@@ -199,41 +216,49 @@ public struct Router {
         let result: SearchResult?
         switch algorithm {
         case .ch where graph.hasHierarchy, .automatic where graph.hasHierarchy:
-            result = hierarchySearch.shortestPath(in: graph, from: sources, to: targets)
+            result = hierarchySearch.shortestPath(in: graph, from: sources, to: targets, excluding: excluding)
         case .astar, .automatic, .ch:  // .ch without a hierarchy: callers check `hasHierarchy` first
             result = search.shortestPath(in: graph, from: sources, to: targets,
-                                         heuristic: GreatCircleHeuristic(graph: graph, target: target.location))
+                                         heuristic: GreatCircleHeuristic(graph: graph, target: target.location),
+                                         excluding: excluding)
         case .dijkstra:
-            result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: NoHeuristic())
+            result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: NoHeuristic(), excluding: excluding)
         }
         guard let result else { return nil }
         return assembleLeg(result, source: source, target: target)
     }
 
     private func assembleLeg(_ result: SearchResult, source: Snap, target: Snap) -> RouteLeg {
-        // The travelled part of each arc, with its exact share of the cost: the turn onto it, then its part.
-        var pieces: [(arc: UInt32, from: Double, to: Double, weight: UInt32, turn: UInt32)] = []
+        // The travelled part of each arc, with its exact share of the cost and of the time: the turn onto it,
+        // then its part.
+        struct Piece { var arc: UInt32; var from: Double; var to: Double; var weight: UInt32; var duration: UInt32; var turn: UInt32 }
+        var pieces: [Piece] = []
         let last = result.arcs.count - 1
+        func part(_ value: UInt32, _ from: Double, _ to: Double) -> UInt32 {
+            var ms = value
+            if from > 0 { ms -= partialWeight(value, from) }
+            if to < 1 { ms -= value - partialWeight(value, to) }
+            return ms
+        }
         for (i, arc) in result.arcs.enumerated() {
             let reversed = graph.edge(ofArc: arc).reversed
             let from = i == 0 ? source.fraction(alongArcReversed: reversed) : 0
             let to = i == last ? target.fraction(alongArcReversed: reversed) : 1
-            let weight = graph.arcWeight[Int(arc)]
-            var ms = weight
-            if i == 0 { ms -= partialWeight(weight, from) }
-            if i == last { ms -= weight - partialWeight(weight, to) }
             let turn = result.turns[i]
-            pieces.append((arc, from, to, ms + turn, turn))
+            pieces.append(Piece(arc: arc, from: from, to: to,
+                                weight: part(graph.arcWeight[Int(arc)], from, to) + turn,
+                                duration: part(graph.arcDuration[Int(arc)], from, to) + turn, turn: turn))
         }
         // A point snapped exactly onto a junction leaves an empty piece of the neighbouring road: drop it (the time
         // of a turn onto a dropped last piece stays with the piece before).
         // (Coordinates are stored to 1e-7 degrees, so "exactly" means within a few centimetres.)
-        func isEmpty(_ p: (arc: UInt32, from: Double, to: Double, weight: UInt32, turn: UInt32)) -> Bool {
+        func isEmpty(_ p: Piece) -> Bool {
             p.weight == p.turn && (p.to - p.from) * Double(graph.edgeLength[graph.edge(ofArc: p.arc).edge]) < 0.05
         }
         if pieces.count > 1, isEmpty(pieces[0]) { pieces.removeFirst() }
         if pieces.count > 1, isEmpty(pieces[pieces.count - 1]) {
             pieces[pieces.count - 2].weight += pieces[pieces.count - 1].weight
+            pieces[pieces.count - 2].duration += pieces[pieces.count - 1].duration
             pieces.removeLast()
         }
 
@@ -248,13 +273,16 @@ public struct Router {
             for k in 1..<points.count { length += Geo.distance(points[k - 1], points[k]) }
             stretches.append(Stretch(arc: piece.arc, name: graph.name(ofEdge: edge),
                                      ref: graph.ref(ofEdge: edge), roadClass: graph.roadClass(ofEdge: edge),
-                                     distance: length, duration: Double(piece.weight) / 1000,
+                                     classes: graph.classes(ofArc: piece.arc),
+                                     distance: length, duration: Double(piece.duration) / 1000,
+                                     weight: Double(piece.weight) / 1000,
                                      coordinates: first...(coordinates.count - 1)))
         }
         // The pieces' shares add up to the search's cost, except where the search priced arcs differently (the
         // penalties that look for alternatives): the leg's weight is what its pieces truly cost.
         return RouteLeg(source: source, target: target, weight: pieces.reduce(0) { $0 + $1.weight },
-                        distance: stretches.reduce(0) { $0 + $1.distance }, coordinates: coordinates,
+                        distance: stretches.reduce(0) { $0 + $1.distance },
+                        duration: Double(pieces.reduce(0) { $0 + $1.duration }) / 1000, coordinates: coordinates,
                         stretches: stretches, settled: result.settled)
     }
 }
@@ -289,6 +317,15 @@ extension RoadGraph {
             return SearchEndpoint(arc: arc, cost: partialWeight(arcWeight[Int(arc)], f), fraction: f)
         }
     }
+
+    /// The travel time (no penalties) from a source endpoint's point to its arc's head, milliseconds.
+    public func sourceDuration(_ s: SearchEndpoint) -> UInt32 {
+        let d = arcDuration[Int(s.arc)]
+        return d - partialWeight(d, s.fraction)
+    }
+
+    /// The travel time from a target endpoint's arc's tail to its point, milliseconds.
+    public func targetDuration(_ t: SearchEndpoint) -> UInt32 { partialWeight(arcDuration[Int(t.arc)], t.fraction) }
 
     /// The arcs a search may use at a snapped point.
     func arcs(at snap: Snap) -> [(UInt32, Bool)] {

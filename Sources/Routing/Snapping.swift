@@ -59,10 +59,13 @@ public struct WaypointFilter: Sendable {
     public var radius: Double?
     /// Direction of travel at the point, degrees clockwise from north, and the tolerance either side.
     public var bearing: (value: Double, range: Double)?
+    /// Roads of these classes are not snapped to (the request avoids them).
+    public var excluding: ArcClasses = []
 
-    public init(radius: Double? = nil, bearing: (value: Double, range: Double)? = nil) {
+    public init(radius: Double? = nil, bearing: (value: Double, range: Double)? = nil, excluding: ArcClasses = []) {
         self.radius = radius
         self.bearing = bearing
+        self.excluding = excluding
     }
 
     static func within(_ a: Double, _ b: Double, _ range: Double) -> Bool {
@@ -82,11 +85,21 @@ public struct WaypointCandidates: Sendable {
 extension RoadGraph {
     public static let defaultSnapDistance = 5000.0
 
+    /// How much closer a restricted road (private, destination-only) must be than one open to all to be chosen:
+    /// a point on a private drive snaps to it, a point on a street beside a car park's aisle to the street.
+    public static let restrictedSnapMargin = 10.0
+
     public func snap(_ point: Coordinate, maxDistance: Double = RoadGraph.defaultSnapDistance,
                      filter: WaypointFilter = WaypointFilter()) -> WaypointCandidates?
     {
         let limit = filter.radius ?? maxDistance
-        guard let hit = nearestSegment(to: point, maxDistance: limit, accept: { self.matches($0, filter) }) else { return nil }
+        guard var hit = nearestSegment(to: point, maxDistance: limit, accept: { self.matches($0, filter) }) else { return nil }
+        if isRestricted(edge: edge(ofSegmentStartingAt: hit.segment)),
+           let open = nearestSegment(to: point, maxDistance: min(limit, hit.distance + Self.restrictedSnapMargin), accept: {
+               self.matches($0, filter) && !self.isRestricted(edge: self.edge(ofSegmentStartingAt: $0))
+           }) {
+            hit = open
+        }
         let nearest = makeSnap(point, hit, filter)
         if nearest.onMainNetwork { return WaypointCandidates(nearest: nearest, mainNetwork: nearest) }
         let main = nearestSegment(to: point, maxDistance: limit) { segment in
@@ -111,7 +124,9 @@ extension RoadGraph {
         var found: [Snap] = []
         var excluded = Set<Int>()
         while found.count < count,
-              let hit = nearestSegment(to: point, maxDistance: maxDistance, accept: { !excluded.contains(self.edge(ofSegmentStartingAt: $0)) })
+              let hit = nearestSegment(to: point, maxDistance: maxDistance, accept: {
+                  !excluded.contains(self.edge(ofSegmentStartingAt: $0)) && self.matches($0, WaypointFilter())
+              })
         {
             let snap = makeSnap(point, hit, WaypointFilter())
             excluded.insert(snap.edge)
@@ -120,16 +135,25 @@ extension RoadGraph {
         return found
     }
 
-    /// Whether a segment can be travelled in a direction the filter allows.
+    /// Whether a route may start or end on a segment in a direction the filter allows: never on a ferry or train,
+    /// nor on a road of an excluded class.
     private func matches(_ segment: Int, _ filter: WaypointFilter) -> Bool {
-        guard let bearing = filter.bearing else { return true }
-        let directions = travelDirections(segment, bearing)
+        if flags(ofEdge: edge(ofSegmentStartingAt: segment)).contains(.notStartpoint) { return false }
+        let directions = travelDirections(segment, filter.bearing, excluding: filter.excluding)
         return directions.forward || directions.backward
     }
 
-    private func travelDirections(_ segment: Int, _ bearing: (value: Double, range: Double)?) -> (forward: Bool, backward: Bool) {
+    /// Whether every direction of an edge is restricted (a route may only start or end there).
+    func isRestricted(edge e: Int) -> Bool {
+        let f = edgeForwardArc[e], b = edgeBackwardArc[e]
+        return (f == noIndex || classes(ofArc: f).contains(.restricted)) && (b == noIndex || classes(ofArc: b).contains(.restricted))
+    }
+
+    private func travelDirections(_ segment: Int, _ bearing: (value: Double, range: Double)?,
+                                  excluding: ArcClasses = []) -> (forward: Bool, backward: Bool) {
         let e = edge(ofSegmentStartingAt: segment)
-        let hasForward = edgeForwardArc[e] != noIndex, hasBackward = edgeBackwardArc[e] != noIndex
+        func usable(_ arc: UInt32) -> Bool { arc != noIndex && classes(ofArc: arc).intersection(excluding).isEmpty }
+        let hasForward = usable(edgeForwardArc[e]), hasBackward = usable(edgeBackwardArc[e])
         guard let bearing else { return (hasForward, hasBackward) }
         let along = Geo.bearing(from: shapePoint(segment), to: shapePoint(segment + 1))
         return (hasForward && WaypointFilter.within(along, bearing.value, bearing.range),
@@ -166,7 +190,7 @@ extension RoadGraph {
             total += length
         }
         let arc = edgeForwardArc[e] != noIndex ? edgeForwardArc[e] : edgeBackwardArc[e]
-        let directions = travelDirections(hit.segment, filter.bearing)
+        let directions = travelDirections(hit.segment, filter.bearing, excluding: filter.excluding)
         return Snap(input: point, location: hit.position, distance: hit.distance, edge: e, offset: offset,
                     edgeLength: total, name: name(ofEdge: e), onMainNetwork: isMainNetwork(edge: e),
                     component: arcComponent[Int(arc)], allowsForward: directions.forward,

@@ -1,15 +1,24 @@
 import RoadGraph
 
-/// One cell of a distance table: the fastest path's duration (milliseconds) and its length (metres).
+/// One cell of a distance table: the best path's weight (what routes minimise), its duration (milliseconds of
+/// travel) and its length (metres).
 public struct TableCell: Sendable, Equatable {
     public var weight: UInt32
+    public var duration: UInt32
     public var distance: Double
+
+    public init(weight: UInt32, duration: UInt32, distance: Double) {
+        self.weight = weight
+        self.duration = duration
+        self.distance = distance
+    }
 }
 
 /// Many-to-many tables by one Dijkstra per source that settles until every target is final.
 /// Holds scratch arrays between calls: one per thread.
 public struct TableSearch {
     private var cost: [UInt32] = []
+    private var time: [UInt32] = []
     private var length: [Double] = []
     private var stamp: [UInt32] = []
     private var settledStamp: [UInt32] = []
@@ -19,14 +28,17 @@ public struct TableSearch {
     public init() {}
 
     /// One Dijkstra per source (the baseline without a hierarchy), sources shared out over threads.
-    public static func rows(in graph: RoadGraph, sources: [Snap], targets: [Snap], threads: Int) -> [[TableCell?]] {
+    public static func rows(in graph: RoadGraph, sources: [Snap], targets: [Snap], threads: Int,
+                            excluding: ArcClasses = []) -> [[TableCell?]] {
         parallelMap(sources.count, threads: threads, pool: Pool { TableSearch() }) { search, i in
-            search.table(in: graph, sources: [sources[i]], targets: targets)[0]
+            search.table(in: graph, sources: [sources[i]], targets: targets, excluding: excluding)[0]
         }
     }
 
     /// `result[s][t]`: the fastest way from source `s` to target `t`, nil where there is none.
-    public mutating func table(in graph: RoadGraph, sources: [Snap], targets: [Snap]) -> [[TableCell?]] {
+    /// With `excluding`, paths avoid arcs of those classes.
+    public mutating func table(in graph: RoadGraph, sources: [Snap], targets: [Snap], excluding: ArcClasses = []) -> [[TableCell?]] {
+        let excluded = excluding.rawValue
         let targetEndpoints = targets.map { graph.targetEndpoints($0) }
         // Arc → the targets that lie on it, so relaxing an arc checks only its own targets.
         var targetsOnArc: [UInt32: [(target: Int, endpoint: SearchEndpoint)]] = [:]
@@ -35,13 +47,14 @@ public struct TableSearch {
         }
         return sources.map {
             WorkBudget.exceeded() ? [TableCell?](repeating: nil, count: targets.count)
-                : row(in: graph, from: $0, targets: targets, targetsOnArc: targetsOnArc)
+                : row(in: graph, from: $0, targets: targets, targetsOnArc: targetsOnArc, excluded: excluded)
         }
     }
 
     private mutating func prepare(_ arcCount: Int) {
         if cost.count != arcCount {
             cost = Array(repeating: 0, count: arcCount)
+            time = Array(repeating: 0, count: arcCount)
             length = Array(repeating: 0, count: arcCount)
             stamp = Array(repeating: 0, count: arcCount)
             settledStamp = Array(repeating: 0, count: arcCount)
@@ -56,26 +69,31 @@ public struct TableSearch {
     }
 
     private mutating func row(in graph: RoadGraph, from source: Snap, targets: [Snap],
-                              targetsOnArc: [UInt32: [(target: Int, endpoint: SearchEndpoint)]]) -> [TableCell?]
+                              targetsOnArc: [UInt32: [(target: Int, endpoint: SearchEndpoint)]], excluded: UInt8) -> [TableCell?]
     {
         prepare(graph.arcCount)
         var best = [TableCell?](repeating: nil, count: targets.count)
         var found = 0
-        func offer(_ t: Int, _ weight: UInt32, _ distance: Double) {
+        func offer(_ t: Int, _ weight: UInt32, _ duration: UInt32, _ distance: Double) {
             if best[t] == nil { found += 1 }
-            if best[t].map({ weight < $0.weight }) ?? true { best[t] = TableCell(weight: weight, distance: distance) }
+            if best[t].map({ weight < $0.weight }) ?? true {
+                best[t] = TableCell(weight: weight, duration: duration, distance: distance)
+            }
         }
         let gen = generation
         for s in graph.sourceEndpoints(source) {
             let arcLength = Double(graph.edgeLength[graph.edge(ofArc: s.arc).edge])
             let remaining = arcLength * (1 - s.fraction)
+            let sourceTime = graph.sourceDuration(s)
             for (t, e) in targetsOnArc[s.arc] ?? [] where e.fraction >= s.fraction {
-                offer(t, e.cost &- (graph.arcWeight[Int(s.arc)] &- s.cost), arcLength * (e.fraction - s.fraction))
+                offer(t, e.cost &- (graph.arcWeight[Int(s.arc)] &- s.cost),
+                      graph.targetDuration(e) &- (graph.arcDuration[Int(s.arc)] &- sourceTime), arcLength * (e.fraction - s.fraction))
             }
             let a = Int(s.arc)
             if stamp[a] == gen && cost[a] <= s.cost { continue }
             stamp[a] = gen
             cost[a] = s.cost
+            time[a] = sourceTime
             length[a] = remaining
             heap.push(key: s.cost, value: s.arc)
         }
@@ -89,20 +107,22 @@ public struct TableSearch {
                 largestBest = best.reduce(0) { max($0, $1!.weight) }
                 if key >= largestBest { break }
             }
-            let d = cost[a], l = length[a]
+            let d = cost[a], l = length[a], tt = time[a]
             for i in Int(graph.transitionStart[a])..<Int(graph.transitionStart[a + 1]) {
                 let b = graph.transitionTargets[i]
+                if graph.arcClasses[Int(b)] & excluded != 0 { continue }
                 let base = graph.arcBase[Int(b)]
                 let arcLength = Double(graph.edgeLength[graph.edge(ofArc: base).edge])
-                let turned = d &+ graph.transitionWeight[i]
+                let turned = d &+ graph.transitionWeight[i], turnedTime = tt &+ graph.transitionWeight[i]
                 if let onArc = targetsOnArc[base] {
-                    for (t, e) in onArc { offer(t, turned &+ e.cost, l + arcLength * e.fraction) }
+                    for (t, e) in onArc { offer(t, turned &+ e.cost, turnedTime &+ graph.targetDuration(e), l + arcLength * e.fraction) }
                 }
                 let nd = turned &+ graph.arcWeight[Int(b)]
                 let bi = Int(b)
                 if stamp[bi] == gen && nd >= cost[bi] { continue }
                 stamp[bi] = gen
                 cost[bi] = nd
+                time[bi] = turnedTime &+ graph.arcDuration[Int(b)]
                 length[bi] = l + arcLength
                 heap.push(key: nd, value: b)
             }

@@ -13,6 +13,7 @@ enum MatrixCommand {
     static let help = """
     Usage: wayfinder matrix --graph <dir> [--mode driving|walking] --sources S [--destinations D]
                             [--format csv|json|protobuf] [--threads N] [--algorithm ch|dijkstra]
+                            [--radius METRES|unlimited] [--exclude toll,motorway,ferry]
 
     S and D are files (CSV with lat,lon per line, or GeoJSON Point features) or inline lat,lon;lat,lon; in a CSV
     file or inline, a place name may stand for a point ("Kamppi;Senate Square;60.17,24.95").
@@ -29,7 +30,7 @@ enum MatrixCommand {
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help"],
                                  options: (["--graph", "--mode", "--sources", "--destinations", "--format", "--threads",
-                                           "--algorithm", "--radius"] as Set<String>).union(EngineLimits.options))
+                                           "--algorithm", "--radius", "--exclude"] as Set<String>).union(EngineLimits.options))
         if args.has("--help") { print(help); return .ok }
         let mode = try args.mode()
         let format: MatrixFormat = try args.choice("--format", default: .csv)
@@ -49,6 +50,7 @@ enum MatrixCommand {
                                sources: Array(sourcePoints.indices),
                                destinations: destinationPoints.map { Array(sourcePoints.count..<(sourcePoints.count + $0.count)) })
         query.snapRadius = try RouteCommand.snapRadius(args)
+        query.excluding = try RouteCommand.exclusion(args)
         query.unsnappedPointsAreNull = true
         query.useHierarchy = useHierarchy
         query.threads = threads
@@ -193,7 +195,7 @@ final class MatrixWriter {
             for (k, row) in rows.enumerated() {
                 for (j, cell) in row.enumerated() {
                     text += "\(firstRow + k),\(j),"
-                    if let cell { text += "\(JSON.format((Double(cell.weight) / 100).rounded() / 10)),\(JSON.format((cell.distance * 10).rounded() / 10))\n" } else { text += ",\n" }
+                    if let cell { text += "\(JSON.format((Double(cell.duration) / 100).rounded() / 10)),\(JSON.format((cell.distance * 10).rounded() / 10))\n" } else { text += ",\n" }
                 }
             }
             out.write(text)
@@ -202,7 +204,7 @@ final class MatrixWriter {
             for row in rows {
                 text += wroteRow ? ",[" : "["
                 wroteRow = true
-                text += row.map { $0.map { JSON.format((Double($0.weight) / 100).rounded() / 10) } ?? "null" }.joined(separator: ",")
+                text += row.map { $0.map { JSON.format((Double($0.duration) / 100).rounded() / 10) } ?? "null" }.joined(separator: ",")
                 text += "]"
                 distances += row.map { $0.map { Float($0.distance) } ?? .nan }
             }

@@ -29,6 +29,7 @@ enum RouteCommand {
       --algorithm ch|astar|dijkstra search algorithm (default: ch where the graph has a contraction hierarchy, else
                                     astar; all give the same cost)
       --radius <metres>|unlimited   how far a point may be from its road (default 5000)
+      --exclude toll,motorway,ferry avoid these roads (any combination; walking: ferry)
       --alternatives N              up to N (at most 3) other reasonable routes between two points, in text
                                     (a summary line each) and json (more entries in routes)
       --continue-straight true|false
@@ -42,7 +43,8 @@ enum RouteCommand {
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help"],
                                  options: (["--graph", "--mode", "--format", "--algorithm", "--max-snap", "--radius", "--language",
-                                           "--units", "--continue-straight", "--alternatives"] as Set<String>).union(EngineLimits.options))
+                                           "--units", "--continue-straight", "--alternatives", "--exclude"] as Set<String>)
+                                 .union(EngineLimits.options))
         if args.has("--help") { print(help); return .ok }
         let format: RouteFormat = try args.choice("--format", default: .text)
         let mode = try args.mode()
@@ -51,6 +53,7 @@ enum RouteCommand {
         query.algorithm = try args.choice("--algorithm", default: .automatic)
         query.directions = DirectionsOptions(language: args["--language"] ?? "en", units: try args.choice("--units", default: .metric))
         query.snapRadius = try snapRadius(args)
+        query.excluding = try exclusion(args)
         query.alternatives = try args.integer("--alternatives", default: 0, range: 0...Engine.maxAlternatives)
         switch args["--continue-straight"] {
         case nil: break
@@ -89,6 +92,15 @@ enum RouteCommand {
                 + (via.isEmpty ? "" : " — " + via.joined(separator: ", ")))
         }
         return .ok
+    }
+
+    /// `--exclude toll,motorway,ferry`: the classes of road to avoid.
+    static func exclusion(_ args: Arguments) throws -> ArcClasses {
+        guard let text = args["--exclude"] else { return [] }
+        guard let classes = ArcClasses(names: text.split(separator: ",").map(String.init)) else {
+            throw CommandError.usage("--exclude takes toll, motorway and ferry, separated by commas")
+        }
+        return classes
     }
 
     /// `--radius METRES|unlimited` (`--max-snap` is its older name): how far a point may be from its road.

@@ -44,14 +44,16 @@ import Testing
             #expect(graph.hasHierarchy)
             #expect(hierarchy?.weight == oracle, "CH vs oracle from \(points[0]) to \(points[1])")
             if let h = hierarchy {
-                let stretchMs = h.stretches.reduce(0.0) { $0 + $1.duration * 1000 }
+                let stretchMs = h.stretches.reduce(0.0) { $0 + $1.weight * 1000 }
                 #expect(abs(stretchMs - Double(h.weight)) < 0.5, "the unpacked CH path costs what the search said")
+                #expect(abs(h.stretches.reduce(0.0) { $0 + $1.duration } - h.duration) < 0.001)
+                #expect(h.duration * 1000 <= Double(h.weight) + 0.5, "penalties only ever add to the weight")
             }
             #expect(astar?.weight == oracle, "A* vs oracle from \(points[0]) to \(points[1])")
             #expect(dijkstra?.weight == oracle, "Dijkstra vs oracle from \(points[0]) to \(points[1])")
             if let leg = astar {
                 routed += 1
-                let stretchMs = leg.stretches.reduce(0.0) { $0 + $1.duration * 1000 }
+                let stretchMs = leg.stretches.reduce(0.0) { $0 + $1.weight * 1000 }
                 #expect(abs(stretchMs - Double(leg.weight)) < 0.5, "stretches add up to the leg's cost")
                 #expect(abs(leg.distance - leg.stretches.reduce(0) { $0 + $1.distance }) < 0.01)
             } else {

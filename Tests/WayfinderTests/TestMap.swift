@@ -136,9 +136,11 @@ final class TemporaryDirectory {
 }
 
 /// Routes with the contraction hierarchy, checks the cost against A*, the fast Dijkstra and the reference
-/// Dijkstra, and returns the route.
-func checkedRoute(_ graph: RoadGraph, _ points: [Coordinate], continueStraight: Bool? = nil) throws -> Route {
+/// Dijkstra (all avoiding `excluding`), and returns the route.
+func checkedRoute(_ graph: RoadGraph, _ points: [Coordinate], continueStraight: Bool? = nil,
+                  excluding: ArcClasses = []) throws -> Route {
     var router = Router(graph: graph)
+    router.excluding = excluding
     let route = try router.route(points, algorithm: graph.hasHierarchy ? .ch : .astar, continueStraight: continueStraight)
     let astar = try router.route(points, algorithm: .astar, continueStraight: continueStraight)
     let dijkstra = try router.route(points, algorithm: .dijkstra, continueStraight: continueStraight)
@@ -147,10 +149,15 @@ func checkedRoute(_ graph: RoadGraph, _ points: [Coordinate], continueStraight: 
     }
     for leg in route.legs {
         let oracle = ReferenceDijkstra.cost(in: graph, from: graph.sourceEndpoints(leg.source),
-                                            to: graph.targetEndpoints(leg.target))
+                                            to: graph.targetEndpoints(leg.target), excluding: excluding)
         guard oracle == leg.weight else { throw OracleMismatch(message: "A* \(leg.weight) ≠ oracle \(String(describing: oracle))") }
         let stretchSum = leg.stretches.reduce(0.0) { $0 + $1.duration }
         guard abs(stretchSum - leg.duration) < 0.0015 else { throw OracleMismatch(message: "stretches \(stretchSum) ≠ leg \(leg.duration)") }
+        let weightSum = leg.stretches.reduce(0.0) { $0 + $1.weight * 1000 }
+        guard abs(weightSum - Double(leg.weight)) < 0.5 else { throw OracleMismatch(message: "stretch weights \(weightSum) ≠ leg \(leg.weight)") }
+        for stretch in leg.stretches where !stretch.classes.intersection(excluding).isEmpty {
+            throw OracleMismatch(message: "the route uses an excluded road")
+        }
     }
     return route
 }
