@@ -7,7 +7,7 @@ import Routing
 enum BenchCommand {
     static let help = """
     Usage: wayfinder bench --graph <dir> [--mode driving|walking] [--queries N] [--seed S]
-                           [--baseline-queries M] [--matrix 100,1000] [--matrix-baseline 100]
+                           [--baseline-queries M] [--matrix 100,1000] [--matrix-baseline 100] [--exclude toll,...]
 
     Picks N random pairs of points on the largest connected part of the network and routes each with the
     contraction hierarchy (where the graph has one), A* and Dijkstra — snapping, search and geometry included —
@@ -20,7 +20,7 @@ enum BenchCommand {
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help"],
                                  options: ["--graph", "--mode", "--queries", "--seed", "--baseline-queries", "--matrix",
-                                           "--matrix-baseline"])
+                                           "--matrix-baseline", "--exclude"])
         if args.has("--help") { print(help); return .ok }
         let mode = try args.mode()
         let queries = try args.integer("--queries", default: 1000, range: 1...1_000_000)
@@ -34,8 +34,10 @@ enum BenchCommand {
         guard let largest = graph.componentSize.indices.max(by: { graph.componentSize[$0] < graph.componentSize[$1] }) else {
             throw CommandError.badInput("the \(mode.rawValue) graph is empty")
         }
+        let excluded = try RouteCommand.exclusion(args)
         let candidates = (0..<UInt32(graph.arcCount)).filter {
             graph.arcComponent[Int($0)] == UInt32(largest) && graph.arcBase[Int($0)] == $0 && graph.arcInCore[Int($0)] == 1
+                && graph.classes(ofArc: $0).intersection(excluded).isEmpty
         }
         var random = SplitMix64(seed: UInt64(seed))
         func randomPoint() -> Coordinate {
@@ -49,6 +51,8 @@ enum BenchCommand {
             + "; load \(String(format: "%.2f", loadMs)) ms; seed \(seed)")
 
         var router = Router(graph: graph)
+        router.excluding = try RouteCommand.exclusion(args)
+        if !router.excluding.isEmpty { print("excluding \(router.excluding.names.joined(separator: ","))") }
         var algorithms: [SearchAlgorithm] = [.dijkstra, .astar]
         if graph.hasHierarchy { algorithms.append(.ch) }
         var results: [SearchAlgorithm: (times: [Double], settled: [Int], costs: [UInt32?])] = [:]
@@ -81,16 +85,18 @@ enum BenchCommand {
         for size in Set(matrixSizes + baselineSizes).sorted() {
             let points = (0..<size).map { _ in randomPoint() }
             let snaps = try router.snapWaypoints(points)
+            let excluding = router.excluding
             var hierarchyCells: [[TableCell?]]?
             if matrixSizes.contains(size), graph.hasHierarchy {
                 // Cold: tables allocating their own search arrays (a one-off CLI table). Warm: tables sharing them,
                 // as the server's do. Medians of five each, after one table that pages the graph in.
-                let rows = HierarchyMatrix(graph: graph, targets: snaps).rows(for: snaps)
+                let rows = HierarchyMatrix(graph: graph, targets: snaps, excluding: excluding).rows(for: snaps)
                 let scratch = TableScratch(graph: graph)
                 var cold: [Double] = [], warm: [Double] = []
                 for run in 0..<10 {
                     let start = DispatchTime.now()
-                    let again = HierarchyMatrix(graph: graph, targets: snaps, scratch: run < 5 ? nil : scratch).rows(for: snaps)
+                    let again = HierarchyMatrix(graph: graph, targets: snaps, scratch: run < 5 ? nil : scratch,
+                                                excluding: excluding).rows(for: snaps)
                     if run < 5 { cold.append(milliseconds(since: start)) } else { warm.append(milliseconds(since: start)) }
                     if again != rows { failed = true }
                 }
@@ -102,7 +108,7 @@ enum BenchCommand {
             if baselineSizes.contains(size) {
                 let start = DispatchTime.now()
                 let rows = TableSearch.rows(in: graph, sources: snaps, targets: snaps,
-                                                threads: ProcessInfo.processInfo.activeProcessorCount)
+                                            threads: ProcessInfo.processInfo.activeProcessorCount, excluding: excluding)
                 print("matrix \(size)x\(size) Dijkstra per source: \(format(milliseconds(since: start))) ms"
                     + (hierarchyCells.map { h in
                         let same = zip(h.joined(), rows.joined()).filter { $0?.weight == $1?.weight }.count

@@ -18,7 +18,8 @@ import Testing
                 try RoadGraph(contentsOf: try graphFile(directory.path + "/g", .walking)))
     }
 
-    static func checkRandomPairs(_ graph: RoadGraph, count: Int, seed: UInt64) throws -> (routed: Int, unroutable: Int) {
+    static func checkRandomPairs(_ graph: RoadGraph, count: Int, seed: UInt64, excluding: ArcClasses = []) throws
+        -> (routed: Int, unroutable: Int) {
         var state = seed
         func next() -> UInt64 {
             state = state &* 6364136223846793005 &+ 1442695040888963407
@@ -26,6 +27,7 @@ import Testing
         }
         let b = graph.metadata.bounds
         var router = Router(graph: graph)
+        router.excluding = excluding
         var routed = 0, unroutable = 0
         for _ in 0..<count {
             // Uniform points over the bounding box: snapping, islands and unroutable pairs all get exercised.
@@ -37,7 +39,7 @@ import Testing
             // Points far out at sea get NoSegment; they count as unroutable.
             guard let snaps = try? router.snapWaypoints(points) else { unroutable += 1; continue }
             let sources = graph.sourceEndpoints(snaps[0]), targets = graph.targetEndpoints(snaps[1])
-            let oracle = ReferenceDijkstra.cost(in: graph, from: sources, to: targets)
+            let oracle = ReferenceDijkstra.cost(in: graph, from: sources, to: targets, excluding: excluding)
             let astar = router.routeLeg(from: snaps[0], to: snaps[1], algorithm: .astar)
             let dijkstra = router.routeLeg(from: snaps[0], to: snaps[1], algorithm: .dijkstra)
             let hierarchy = router.routeLeg(from: snaps[0], to: snaps[1], algorithm: .ch)
@@ -51,6 +53,7 @@ import Testing
             }
             #expect(astar?.weight == oracle, "A* vs oracle from \(points[0]) to \(points[1])")
             #expect(dijkstra?.weight == oracle, "Dijkstra vs oracle from \(points[0]) to \(points[1])")
+            #expect(hierarchy.map { $0.stretches.allSatisfy { $0.classes.intersection(excluding).isEmpty } } ?? true)
             if let leg = astar {
                 routed += 1
                 let stretchMs = leg.stretches.reduce(0.0) { $0 + $1.weight * 1000 }
@@ -80,5 +83,34 @@ import Testing
         let car = try Self.checkRandomPairs(driving, count: 500, seed: 3)
         let foot = try Self.checkRandomPairs(walking, count: 500, seed: 4)
         #expect(car.routed > 400 && foot.routed > 400, "most random pairs are routable: \(car), \(foot)")
+    }
+
+    /// Every exclusion set on Porto (it has tolls, motorways and no ferries): the one hierarchy gives the oracle's
+    /// cost for each, on routes and on table cells.
+    @Test(.enabled(if: Available.porto, "needs ../shared/data/r5-porto_portugal.osm.pbf"))
+    func portoExclusionsMatchDijkstra() throws {
+        let porto = Self.sharedData.appendingPathComponent("r5-porto_portugal.osm.pbf")
+        let (directory, driving, _) = try Self.graphs(for: porto)
+        defer { _ = directory }
+        #expect((0..<UInt32(driving.arcCount)).contains { driving.classes(ofArc: $0).contains(.toll) }, "Porto has tolls")
+        for (k, excluding) in [ArcClasses.toll, .motorway, [.toll, .motorway], [.toll, .motorway, .ferry]].enumerated() {
+            let result = try Self.checkRandomPairs(driving, count: 150, seed: 20 + UInt64(k), excluding: excluding)
+            #expect(result.routed > 100, "\(excluding.names): \(result)")
+            // Tables: the hierarchy's cells equal one Dijkstra per source, both avoiding the classes.
+            var router = Router(graph: driving)
+            router.excluding = excluding
+            let b = driving.metadata.bounds
+            var random = SplitMix64(seed: 40 + UInt64(k))
+            let points = (0..<30).map { _ in
+                Coordinate(latitude: b.minLatitude + Double(random.next() % 10_000) / 10_000 * (b.maxLatitude - b.minLatitude),
+                           longitude: b.minLongitude + Double(random.next() % 10_000) / 10_000 * (b.maxLongitude - b.minLongitude))
+            }
+            let snaps = driving.snapPoints(points, maxDistance: 5000,
+                                           filters: points.map { _ in WaypointFilter(excluding: excluding) }).compactMap { $0 }
+            let hierarchy = HierarchyMatrix(graph: driving, targets: snaps, excluding: excluding).rows(for: snaps, threads: 2)
+            let plain = TableSearch.rows(in: driving, sources: snaps, targets: snaps, threads: 2, excluding: excluding)
+            #expect(zip(hierarchy.joined(), plain.joined()).allSatisfy { $0?.weight == $1?.weight && $0?.duration == $1?.duration },
+                    "\(excluding.names)")
+        }
     }
 }
