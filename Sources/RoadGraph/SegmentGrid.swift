@@ -101,7 +101,7 @@ extension RoadGraph {
         guard gridSegments.count > 0, point.isValid else { return nil }
         let rows = Int(grid.rows), columns = Int(grid.columns)
         // Clamp far-away points so the ring arithmetic stays small; the distance check still rejects them.
-        let r0 = min(max(grid.row(point.latitude), -1), rows), c0 = min(max(grid.column(point.longitude), -1), columns)
+        let r0 = grid.rowIndex(point.latitude), c0 = grid.columnIndex(point.longitude)
         let cellSide = min(grid.cellHeight * SegmentGrid.metresPerDegree,
                            grid.cellWidth * SegmentGrid.metresPerDegree * cos(point.latitude * Double.pi / 180))
         var best: SegmentHit?

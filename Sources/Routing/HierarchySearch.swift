@@ -145,7 +145,7 @@ public struct HierarchySearch {
             unpack(graph, from: a, to: next, excluded: excluded, into: &arcs)
             a = next
         }
-        return SearchResult(cost: UInt32(best), path: arcs, in: graph, settled: settled)
+        return SearchResult(cost: UInt32(clamping: best), path: arcs, in: graph, settled: settled)
     }
 
     /// Stall-on-demand: an arc reached more cheaply from a higher arc than by its own label is not on a shortest

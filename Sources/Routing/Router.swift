@@ -234,11 +234,11 @@ public struct Router {
         struct Piece { var arc: UInt32; var from: Double; var to: Double; var weight: UInt32; var duration: UInt32; var turn: UInt32 }
         var pieces: [Piece] = []
         let last = result.arcs.count - 1
+        // Fractions are clamped so that a graph whose stored lengths disagree with its shapes (a damaged file
+        // with valid checksums) cannot underflow the subtraction.
         func part(_ value: UInt32, _ from: Double, _ to: Double) -> UInt32 {
-            var ms = value
-            if from > 0 { ms -= partialWeight(value, from) }
-            if to < 1 { ms -= value - partialWeight(value, to) }
-            return ms
+            let from = from > 0 ? min(from, 1) : 0, to = to < 1 ? max(to, from) : 1
+            return (to < 1 ? partialWeight(value, to) : value) - (from > 0 ? partialWeight(value, from) : 0)
         }
         for (i, arc) in result.arcs.enumerated() {
             let reversed = graph.edge(ofArc: arc).reversed
@@ -288,8 +288,11 @@ public struct Router {
 }
 
 /// The cost of the first `fraction` of an arc: the one rounding rule shared by sources, targets and assembly.
+/// The fraction is clamped to 0...1 (NaN counts as 0), so the result never exceeds `weight`, even on a graph whose
+/// stored lengths disagree with its shapes.
 func partialWeight(_ weight: UInt32, _ fraction: Double) -> UInt32 {
-    UInt32((Double(weight) * fraction).rounded())
+    guard fraction > 0 else { return 0 }
+    return fraction < 1 ? UInt32((Double(weight) * fraction).rounded()) : weight
 }
 
 extension RoadGraph {
