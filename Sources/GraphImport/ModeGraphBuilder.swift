@@ -351,6 +351,7 @@ struct ModeGraphBuilder {
         arrays.edgeFlags.append(info.flags.rawValue)
         arrays.edgePronunciation.append(info.pronunciation)
         arrays.edgeExits.append(info.exits)
+        arrays.edgeLanes.append(UInt8(min(255, rule.lanes)))
         arrays.edgeClass.append(rule.roadClass.rawValue)
         edgeWay.append(Int32(way))
         edgeDuration.append(rule.duration.map { wayLength > 0 ? $0 * length / wayLength : $0 })
@@ -392,6 +393,7 @@ struct ModeGraphBuilder {
                 arrays.arcDuration.append(UInt32(min(limit, duration)))
                 arrays.arcClasses.append(direction.classes.rawValue)
                 arrays.arcDestinations.append(intern(direction.destinations))
+                arrays.arcTurnLanes.append(intern(direction.turnLanes))
                 arrays.arcBase.append(arc)
                 if reversed { arrays.edgeBackwardArc[e] = arc } else { arrays.edgeForwardArc[e] = arc }
             }
@@ -629,6 +631,7 @@ struct ModeGraphBuilder {
         arrays.arcDuration.append(arrays.arcDuration[i])
         arrays.arcClasses.append(arrays.arcClasses[i])
         arrays.arcDestinations.append(arrays.arcDestinations[i])
+        arrays.arcTurnLanes.append(arrays.arcTurnLanes[i])
         arrays.arcBase.append(arrays.arcBase[i])
     }
 

@@ -13,6 +13,8 @@ public struct DirectionRule: Equatable, Sendable {
     public var classes: ArcClasses = []
     /// `destination` / `destination:ref` signs, "A1: Porto, Lisboa".
     public var destinations = ""
+    /// `turn:lanes` for this direction, left to right ("left|through|through;right"); "" for none.
+    public var turnLanes = ""
 }
 
 /// How one mode may use a way; nil directions are closed to it.
@@ -28,6 +30,8 @@ public struct WayRule: Equatable, Sendable {
     public var pronunciation = ""
     /// `junction:ref`: the exit number a ramp carries.
     public var exits = ""
+    /// Lanes of the whole way (`lanes`, else `lanes:forward` + `lanes:backward`), 0 when not tagged.
+    public var lanes = 0
 }
 
 /// A node that stops a mode, or costs it time.
@@ -330,6 +334,11 @@ public struct TravelProfile: Sendable {
                                           classes: classes(toll: tolls.backward, restricted: restricted.backward),
                                           destinations: oneway == .backward ? Self.destinations(tags, suffix: ":backward") : "")
         }
+        if oneway != .none { rule.flags.insert(.oneway) }
+        let turnLanes = Self.turnLanes(tags, oneway: oneway)
+        rule.forward?.turnLanes = turnLanes.forward
+        rule.backward?.turnLanes = turnLanes.backward
+        rule.lanes = Self.laneCount(tags, turnLanes: turnLanes)
         // Never a start on a ferry, or on a private service road (a car park, a driveway).
         rule.isStartpoint = !flags.contains(.ferry) && !flags.contains(.train)
             && !(highway == "service" && access.forward == "private")
@@ -396,12 +405,15 @@ public struct TravelProfile: Sendable {
         }
         if tags["railway"] == "platform" || tags["public_transport"] == "platform" { roadClass = .footway }
         var rule = WayRule(roadClass: roadClass, flags: flags.union(guidanceFlags(tags)), duration: duration)
-        let common: ArcClasses = route == "ferry" ? [.ferry] : []
+        if forward != backward { rule.flags.insert(.oneway) }
+        var common: ArcClasses = route == "ferry" ? [.ferry] : []
+        if let tunnel = tags["tunnel"], tunnel != "no" { common.insert(.tunnel) }
         if forward { rule.forward = DirectionRule(speed: speed.forward!, classes: common) }
         if backward { rule.backward = DirectionRule(speed: speed.backward!, classes: common) }
         rule.isStartpoint = !flags.contains(.ferry)
         rule.pronunciation = tags["name:pronunciation"] ?? ""
         rule.exits = Self.list(tags["junction:ref"] ?? "")
+        rule.lanes = Self.laneCount(tags, turnLanes: ("", ""))
         return rule
     }
 
@@ -413,9 +425,53 @@ public struct TravelProfile: Sendable {
     /// Guidance facts about a way.
     func guidanceFlags(_ tags: Tags) -> EdgeFlags {
         var flags: EdgeFlags = []
-        if tags["junction"] == "roundabout" || tags["junction"] == "circular" { flags.insert(.roundabout) }
+        if tags["junction"] == "roundabout" { flags.insert(.roundabout) }
+        if tags["junction"] == "circular" { flags.insert(.circular) }
         if tags["highway"]?.hasSuffix("_link") == true { flags.insert(.link) }
+        if let bridge = tags["bridge"], bridge != "no" { flags.insert(.bridge) }
         return flags
+    }
+
+    /// The words `turn:lanes` may use; a value with any other discards the whole description (as OSRM does).
+    static let laneWords: Set<String> = [
+        "none", "through", "sharp_left", "left", "slight_left", "slight_right", "right", "sharp_right", "reverse",
+        "merge_to_left", "merge_to_right", "",
+    ]
+
+    /// `turn:lanes` per direction (`turn:lanes:forward`/`:backward`, else `turn:lanes` for the directions of
+    /// travel), keeping only the lanes `vehicle:lanes` opens to cars, or trimming the empty lanes `lanes:psv`
+    /// reserves for buses at the edges.
+    static func turnLanes(_ tags: Tags, oneway: Oneway) -> (forward: String, backward: String) {
+        let raw = tags.forwardBackward("turn:lanes", oneway: oneway)
+        let vehicle = tags.forwardBackward("vehicle:lanes", oneway: oneway)
+        let psv = tags.forwardBackward("lanes:psv", oneway: oneway)
+        func process(_ lanes: String?, _ access: String?, left: Int, right: Int) -> String {
+            guard let lanes else { return "" }
+            var parts = lanes.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            guard parts.allSatisfy({ $0.split(separator: ";", omittingEmptySubsequences: false).allSatisfy { laneWords.contains(String($0)) } })
+            else { return "" }
+            if let access {
+                let open = access.split(separator: "|", omittingEmptySubsequences: false)
+                if open.count == parts.count { parts = zip(parts, open).filter { $1 == "yes" }.map(\.0) }
+            } else {
+                if left > 0 && left < parts.count && parts.prefix(left).allSatisfy(\.isEmpty) { parts.removeFirst(left) }
+                if right > 0 && right < parts.count && parts.suffix(right).allSatisfy(\.isEmpty) { parts.removeLast(right) }
+            }
+            return parts.joined(separator: "|")
+        }
+        let psvForward = psv.forward.flatMap { Int($0) } ?? 0, psvBackward = psv.backward.flatMap { Int($0) } ?? 0
+        return (process(raw.forward, vehicle.forward, left: psvBackward, right: psvForward),
+                process(raw.backward, vehicle.backward, left: psvForward, right: psvBackward))
+    }
+
+    /// The way's lane count: `lanes`, else `lanes:forward` + `lanes:backward`, raised to the turn lanes mapped.
+    static func laneCount(_ tags: Tags, turnLanes: (forward: String, backward: String)) -> Int {
+        var count = 0
+        if let lanes = tags["lanes"] { count = Int(lanes) ?? 0 } else {
+            count = (tags["lanes:forward"].flatMap { Int($0) } ?? 0) + (tags["lanes:backward"].flatMap { Int($0) } ?? 0)
+        }
+        func lanesIn(_ s: String) -> Int { s.isEmpty ? 0 : s.split(separator: "|", omittingEmptySubsequences: false).count }
+        return min(255, max(count, lanesIn(turnLanes.forward) + lanesIn(turnLanes.backward)))
     }
 
     /// The signs on a oneway: "ref: destination", with `;` lists as ", " (OSRM's `destinations`).

@@ -10,9 +10,11 @@ public struct DirectionsOptions: Sendable {
     }
 }
 
-/// A route's turn-by-turn steps, leg by leg, with instructions in the requested language.
+/// A route's turn-by-turn steps, leg by leg, with instructions in the requested language. Each leg's facts are read
+/// from the graph once, into a `TripLeg`; the steps and every output format read only those.
 public struct Directions: Sendable {
     public let legs: [[GuidanceStep]]
+    public let trips: [TripLeg]
     public let phrases: PhraseBook
     public let options: DirectionsOptions
 
@@ -22,14 +24,85 @@ public struct Directions: Sendable {
         let phrases = try (try? PhraseBook.load(language: options.language)) ?? PhraseBook.load(language: "en")
         self.phrases = phrases
         self.options = options
-        let builder = ManeuverBuilder(graph: graph, language: options.language)
-        legs = route.legs.enumerated().map { index, leg in
-            let isLast = index == route.legs.count - 1
-            return builder.steps(for: leg, waypointNumber: isLast ? nil : index + 1).map { step in
+        trips = route.legs.map { TripLeg(leg: $0, graph: graph, language: options.language) }
+        legs = trips.enumerated().map { index, trip in
+            Directions.steps(for: trip, waypointNumber: index == route.legs.count - 1 ? nil : index + 1).map { step in
                 var step = step
                 step.instruction = phrases.instruction(for: step)
                 return step
             }
+        }
+    }
+
+    /// The names of the roads at the route's waypoints, in the requested language (OSRM's `waypoints[].name`).
+    public var waypointNames: [String] {
+        guard let first = trips.first else { return [] }
+        return [first.sourceName] + trips.map(\.targetName)
+    }
+
+    static func steps(for trip: TripLeg, waypointNumber: Int?) -> [GuidanceStep] {
+        guard !trip.segments.isEmpty else { return [] }
+        return StepAssembly.steps(for: trip).map { GuidanceStep(draft: $0, trip: trip, waypointNumber: waypointNumber) }
+    }
+}
+
+extension ManeuverType {
+    init(_ draft: DraftStep) {
+        switch draft.waypoint {
+        case .depart: self = .depart; return
+        case .arrive: self = .arrive; return
+        case .none: break
+        }
+        switch draft.kind {
+        case .newName, .suppressed, .noTurn, .invalid, .stayOnRing: self = .newName
+        case .continueOn: self = .continueOn
+        case .turn, .sliproad: self = .turn
+        case .merge: self = .merge
+        case .onRamp: self = .onRamp
+        case .offRamp: self = .offRamp
+        case .fork: self = .fork
+        case .endOfRoad: self = .endOfRoad
+        case .notification: self = .notification
+        case .useLane: self = .useLane
+        case .enterRing(let k), .enterRingAtExit(let k):
+            self = k == .roundabout ? .roundabout : k == .rotary ? .rotary : .roundaboutTurn
+        case .enterAndExitRing(let k):
+            self = k == .roundabout ? .exitRoundabout : k == .rotary ? .exitRotary : .roundaboutTurn
+        case .exitRing(let k):
+            self = k == .rotary ? .exitRotary : .exitRoundabout
+        }
+    }
+}
+
+extension GuidanceStep {
+    init(draft: DraftStep, trip: TripLeg, waypointNumber: Int?) {
+        let type = ManeuverType(draft)
+        let isWaypoint = type == .depart || type == .arrive
+        let modifier: Modifier? = isWaypoint && draft.modifier == .uturn ? nil : draft.modifier
+        let location = trip.coordinates[type == .arrive ? draft.last : draft.first]
+        let maneuver = Maneuver(type: type, modifier: modifier, location: location,
+                                bearingBefore: type == .depart ? 0 : Int(draft.bearingBefore.rounded()) % 360,
+                                bearingAfter: type == .arrive ? 0 : Int(draft.bearingAfter.rounded()) % 360,
+                                exit: draft.exit > 0 ? draft.exit : nil)
+        let coordinates = type == .arrive ? [location, location] : Array(trip.coordinates[draft.first...draft.last])
+        self.init(maneuver: maneuver, name: draft.name, ref: draft.label.ref, mode: draft.mode, distance: draft.distance,
+                  duration: draft.duration, coordinates: coordinates, intersections: draft.intersections)
+        pronunciation = draft.label.pronunciation
+        destinations = draft.destinations
+        exits = draft.label.exits
+        weight = draft.weight
+        rotaryName = type == .rotary ? draft.rotaryName : nil
+        rotaryPronunciation = type == .rotary ? draft.rotaryPronunciation : nil
+        staysOn = draft.staysOn
+        if type == .arrive {
+            self.waypointNumber = waypointNumber
+            arrivalSide = modifier
+        }
+        if let then = draft.then {
+            var follow = draft
+            follow.kind = then.kind
+            follow.waypoint = .none
+            following = FollowingManeuver(type: ManeuverType(follow), modifier: then.modifier)
         }
     }
 }

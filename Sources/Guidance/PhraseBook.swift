@@ -18,13 +18,17 @@ public enum GuidanceError: Error, CustomStringConvertible {
     }
 }
 
-/// The words of one language, read from `Phrases/<language>.json`: adding a language is adding a file.
+/// The words of one language, read from `Phrases/<language>.json`: adding a language is adding a file. The
+/// instruction table follows osrm-text-instructions' shape (type → modifier → form), so a step is worded the way
+/// OSRM's clients word it, with our own phrases where a maps app says more (lanes, "then", roundabout turns).
 public struct PhraseBook: Sendable {
     public let language: String
-    /// Flat sections (directions, ordinals, modifiers, sides, units, summary): key → word or template.
+    /// Flat sections (directions, ordinals, modifiers, sides, units, summary, lanes, counts): key → word or template.
     private let words: [String: [String: String]]
-    /// instructions[type][modifier or "default"][form] with form "name", "noname" or "noexit".
+    /// instructions[type][modifier or "default"][form].
     private let instructions: [String: [String: [String: String]]]
+    /// modes[mode][form]: a ferry or train step is worded by its mode.
+    private let modes: [String: [String: String]]
 
     nonisolated(unsafe) private static var cache: [String: PhraseBook] = [:]
     private static let lock = NSLock()
@@ -46,13 +50,14 @@ public struct PhraseBook: Sendable {
             guard let url = directory?.appendingPathComponent("\(candidate).json"),
                   let data = try? Data(contentsOf: url) else { continue }
             guard let table = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                  let instructions = table["instructions"] as? [String: [String: [String: String]]]
+                  let instructions = table["instructions"] as? [String: [String: [String: String]]],
+                  let modes = table["modes"] as? [String: [String: String]]
             else {
                 throw GuidanceError.damagedPhraseFile(url.lastPathComponent)
             }
             var words: [String: [String: String]] = [:]
-            for (key, value) in table { if let section = value as? [String: String] { words[key] = section } }
-            let book = PhraseBook(language: candidate, words: words, instructions: instructions)
+            for (key, value) in table where key != "modes" { if let section = value as? [String: String] { words[key] = section } }
+            let book = PhraseBook(language: candidate, words: words, instructions: instructions, modes: modes)
             cache[language] = book
             return book
         }
@@ -62,7 +67,8 @@ public struct PhraseBook: Sendable {
     private func section(_ key: String) -> [String: String] { words[key] ?? [:] }
     private func word(_ section: String, _ key: String) -> String { words[section]?[key] ?? key }
 
-    /// Replaces each `{name}` in a template by its value (unknown names are left as they are).
+    /// Replaces each `{name}` in a template by its value (unknown names are left as they are), then tidies the
+    /// spaces an empty value leaves.
     private func fill(_ template: String, _ values: [String: String]) -> String {
         guard template.contains("{") else { return template }
         var result = ""
@@ -75,7 +81,8 @@ public struct PhraseBook: Sendable {
             rest = rest[rest.index(after: close)...]
         }
         result += rest
-        return result
+        while result.contains("  ") { result = result.replacingOccurrences(of: "  ", with: " ") }
+        return result.trimmingCharacters(in: .whitespaces)
     }
 
     public func ordinal(_ n: Int) -> String {
@@ -83,46 +90,138 @@ public struct PhraseBook: Sendable {
         return fill(ordinals[String(n)] ?? ordinals["default"] ?? "\(n)", ["n": String(n)])
     }
 
-    /// One of eight compass points for a bearing.
+    /// One of eight compass points for a bearing, with osrm-text-instructions' sector bounds.
     public func direction(_ bearing: Int) -> String {
-        let names = ["north", "northeast", "east", "southeast", "south", "southwest", "west", "northwest"]
-        return word("directions", names[Int((Double(bearing) / 45).rounded()) % 8])
+        let b = Double(bearing)
+        let name: String
+        switch b {
+        case 0...20, 340...360: name = "north"
+        case 20..<70: name = "northeast"
+        case 70...110: name = "east"
+        case 110..<160: name = "southeast"
+        case 160...200: name = "south"
+        case 200..<250: name = "southwest"
+        case 250...290: name = "west"
+        default: name = "northwest"
+        }
+        return word("directions", name)
     }
 
-    /// "Name (Ref)", or whichever of the two exists.
-    public func wayName(_ name: String, ref: String) -> String {
-        switch (name.isEmpty, ref.isEmpty) {
-        case (false, false): return name == ref ? name : "\(name) (\(ref))"
-        case (false, true): return name
-        case (true, false): return ref
-        case (true, true): return ""
+    /// "Name (Ref)", the ref alone on a motorway that is known by its number, or whichever of the two exists.
+    public func wayName(_ name: String, ref: String, motorway: Bool = false) -> String {
+        let firstRef = ref.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        var name = name == ref ? "" : name
+        if !firstRef.isEmpty { name = name.replacingOccurrences(of: " (\(firstRef))", with: "") }
+        if !name.isEmpty && !firstRef.isEmpty && name != firstRef {
+            if motorway && firstRef.contains(where: \.isNumber) { return firstRef }
+            return fill(word("names", "name and ref"), ["name": name, "ref": firstRef])
         }
+        return name.isEmpty ? firstRef : name
+    }
+
+    /// The first sign of a step's destinations: "A1: Porto" from "A1, A3: Porto, Lisboa".
+    func destination(_ destinations: String) -> String {
+        guard !destinations.isEmpty else { return "" }
+        let parts = destinations.components(separatedBy: ": ")
+        let refs = parts.count > 1 ? parts[0] : "", names = parts.count > 1 ? parts[1...].joined(separator: ": ") : parts[0]
+        let ref = refs.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        let name = names.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        if !ref.isEmpty && !name.isEmpty { return "\(ref): \(name)" }
+        return ref.isEmpty ? name : ref
     }
 
     public func instruction(for step: GuidanceStep) -> String {
+        let base: String
+        if let then = step.following {
+            // The step's own maneuver without a road, then the following one onto the road both lead to.
+            var first = step
+            first.name = ""
+            first.ref = ""
+            first.destinations = ""
+            first.exits = ""
+            var second = step
+            second.maneuver.type = then.type
+            second.maneuver.modifier = then.modifier
+            second.following = nil
+            base = fill(word("linking", "then"), ["first": compile(first), "second": lowercasedFirst(compile(second))])
+        } else {
+            base = compile(step)
+        }
+        guard let lanes = lanePhrase(step.lanes), step.maneuver.type != .depart, step.maneuver.type != .arrive else {
+            return base
+        }
+        return capitalisedFirst(fill(word("lanes", "use"), ["lanes": lanes, "instruction": lowercasedFirst(base)]))
+    }
+
+    /// The words of one step, as osrm-text-instructions compiles them.
+    func compile(_ step: GuidanceStep) -> String {
         let m = step.maneuver
         var type = m.type.rawValue
-        if m.type == .arrive && step.waypointNumber != nil { type = "arrive waypoint" }
-        let variants = instructions[type] ?? [:]
-        let modifierKey = (m.type == .arrive ? step.arrivalSide : m.modifier)?.rawValue ?? "default"
-        let forms = variants[modifierKey] ?? variants["default"] ?? [:]
-        let way = wayName(step.name, ref: step.ref)
-        let template: String
-        if (m.type == .roundabout || m.type == .rotary) && m.exit == nil {
-            template = forms["noexit"] ?? forms["noname"] ?? ""
+        if instructions[type] == nil { type = "turn" }
+        let modifier = (m.type == .arrive ? step.arrivalSide : m.modifier)?.rawValue ?? "default"
+        let forms: [String: String]
+        if let byMode = modes[step.mode], m.type != .depart, m.type != .arrive {
+            forms = byMode
         } else {
-            template = (way.isEmpty ? forms["noname"] : forms["name"]) ?? forms["noname"] ?? ""
+            let variants = instructions[type] ?? [:]
+            // Off the motorway on the side one drives on goes without saying.
+            let omitSide = m.type == .offRamp && modifier.contains("right")
+            forms = (omitSide ? nil : variants[modifier]) ?? variants["default"] ?? [:]
         }
-        let side = m.modifier.map { $0.rawValue.contains("left") ? "left" : "right" } ?? "right"
-        return fill(template, [
+        var prefixes = [""]
+        if m.type == .roundabout || m.type == .rotary {
+            let named = step.rotaryName != nil && m.type == .rotary
+            let numbered = m.exit != nil
+            prefixes = (named && numbered ? ["rotary_numbered"] : []) + (named ? ["rotary"] : []) + (numbered ? ["numbered"] : []) + [""]
+        }
+        let way = wayName(step.name, ref: step.ref, motorway: step.intersections.first?.classes.contains(.motorway) ?? false)
+        let destination = destination(step.destinations)
+        let exit = step.exits.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        var template = ""
+        search: for prefix in prefixes {
+            func key(_ k: String) -> String { prefix.isEmpty ? k : (k == "default" ? prefix : prefix + "_" + k) }
+            let wanted = [(m.type == .arrive && step.waypointNumber != nil, "waypoint"), (step.staysOn, "stay"),
+                          (!destination.isEmpty && !exit.isEmpty, "exit_destination"), (!destination.isEmpty, "destination"),
+                          (!exit.isEmpty, "exit"), (!way.isEmpty, "name"), (true, "default")]
+            for (applies, form) in wanted where applies {
+                if form == "name" && step.staysOn { continue }
+                if let t = forms[key(form)] { template = t; break search }
+            }
+        }
+        let text = fill(template, [
             "way_name": way,
+            "destination": destination,
+            "exit": exit,
+            "exit_number": ordinal(m.exit ?? 1),
+            "rotary_name": step.rotaryName ?? "",
             "modifier": word("modifiers", m.modifier?.rawValue ?? "straight"),
             "direction": direction(m.bearingAfter),
-            "exit": m.exit.map(ordinal) ?? "",
-            "rotary_name": step.rotaryName ?? "",
             "nth": step.waypointNumber.map(ordinal) ?? "",
-            "side": word("sides", side),
         ])
+        return capitalisedFirst(text)
+    }
+
+    /// "the left two lanes", where the lanes to use are a run at one side or in the middle and not all of them.
+    func lanePhrase(_ lanes: [Lane]) -> String? {
+        guard let position = Lanes.position(lanes) else { return nil }
+        let lanesWords = section("lanes")
+        func count(_ n: Int) -> String { section("counts")[String(n)] ?? String(n) }
+        switch position {
+        case .all: return nil
+        case .left(let n), .right(let n):
+            let side = word("sides", { if case .left = position { return "left" } else { return "right" } }())
+            return fill(n == 1 ? lanesWords["one"] ?? "" : lanesWords["many"] ?? "", ["side": side, "count": count(n)])
+        case .middle(let n):
+            return fill(n == 1 ? lanesWords["middle one"] ?? "" : lanesWords["middle many"] ?? "", ["count": count(n)])
+        }
+    }
+
+    private func capitalisedFirst(_ s: String) -> String { s.prefix(1).uppercased() + s.dropFirst() }
+
+    /// "Turn left onto X" → "turn left onto X", to follow "Use the left lane to" or ", then".
+    private func lowercasedFirst(_ s: String) -> String {
+        guard let first = s.first, first.isUppercase, s.dropFirst().first?.isUppercase != true else { return s }
+        return first.lowercased() + s.dropFirst()
     }
 
     /// A distance as a person reads it: rounded to what matters at that length.

@@ -40,16 +40,41 @@ public enum Geo {
         return 2 * earthRadius * asin(min(1, h.squareRoot()))
     }
 
-    /// Initial bearing from `a` to `b`, degrees clockwise from north in [0, 360).
-    /// The bearing from one end of a line into it (degrees): towards the first point that differs from the end, so
-    /// a repeated point at a junction does not decide it. `point(k)` gives the line's points over `range`.
-    public static func bearing(intoLine range: Range<Int>, fromLast: Bool, point: (Int) -> Coordinate) -> Double {
+    /// The bearing from one end of a line into it (degrees): towards the point `lookahead` metres along it (the
+    /// line's far end if it is shorter), or with no lookahead towards the first point that differs from the end,
+    /// so a repeated point at a junction does not decide it. A lookahead gives the bearing a person perceives
+    /// rather than that of the first metre of drawing. `point(k)` gives the line's points over `range`. The one
+    /// bearing function: the importer's turn costs and guidance both use it.
+    public static func bearing(intoLine range: Range<Int>, fromLast: Bool, lookahead: Double = 0,
+                               point: (Int) -> Coordinate) -> Double {
         let origin = fromLast ? range.upperBound - 1 : range.lowerBound
         let step = fromLast ? -1 : 1
+        let end = fromLast ? range.lowerBound : range.upperBound - 1
+        let start = point(origin)
         var k = origin + step
-        while k != (fromLast ? range.lowerBound : range.upperBound - 1) && point(k) == point(origin) { k += step }
-        return bearing(from: point(origin), to: point(k))
+        while k != end && point(k) == start { k += step }
+        guard lookahead > 0 else { return bearing(from: start, to: point(k)) }
+        var walked = 0.0
+        var previous = start
+        var i = origin + step
+        while true {
+            let here = point(i)
+            let d = distance(previous, here)
+            if walked + d >= lookahead && d > 0 {
+                let t = (lookahead - walked) / d
+                let target = Coordinate(latitude: previous.latitude + (here.latitude - previous.latitude) * t,
+                                        longitude: previous.longitude + (here.longitude - previous.longitude) * t)
+                return target == start ? bearing(from: start, to: point(k)) : bearing(from: start, to: target)
+            }
+            walked += d
+            previous = here
+            if i == end { break }
+            i += step
+        }
+        return previous == start ? bearing(from: start, to: point(k)) : bearing(from: start, to: previous)
     }
+
+    /// Initial bearing from `a` to `b`, degrees clockwise from north in [0, 360).
 
     public static func bearing(from a: Coordinate, to b: Coordinate) -> Double {
         let toRadians = Double.pi / 180

@@ -18,7 +18,7 @@ import Glibc
 /// never used.
 public enum GraphFormat {
     public static let magic: [UInt8] = Array("WAYFGRPH".utf8)
-    public static let version: UInt32 = 7
+    public static let version: UInt32 = 8
     static let headerSize = 512
     static let sectionEntrySize = 32
     /// Where the header's own checksum sits (it covers the header, with these bytes zero, and the section table).
@@ -116,7 +116,7 @@ enum SectionID: UInt32, CaseIterable {
          gridSegments, edgeFlags, labelStart, labelEntries, vertexEdgeStart, vertexEdges, arcInCore, chRank, chUpStart,
          chUpTarget, chUpWeight, chUpMiddle, chUpLength, chDownStart, chDownSource, chDownWeight, chDownMiddle, chDownLength, transitionWeight,
          arcDuration, arcClasses, arcDestinations, edgePronunciation, edgeExits, chUpDuration, chDownDuration,
-         chUpMask, chDownMask
+         chUpMask, chDownMask, arcTurnLanes, edgeLanes
 }
 
 /// A read-only memory mapping that lives as long as any graph that points into it.
@@ -272,6 +272,8 @@ public enum GraphFileWriter {
         add(.arcDuration, arrays.arcDuration)
         add(.arcClasses, arrays.arcClasses)
         add(.arcDestinations, arrays.arcDestinations)
+        add(.arcTurnLanes, arrays.arcTurnLanes)
+        add(.edgeLanes, arrays.edgeLanes)
         add(.edgePronunciation, arrays.edgePronunciation)
         add(.edgeExits, arrays.edgeExits)
         add(.arcComponent, arrays.arcComponent)

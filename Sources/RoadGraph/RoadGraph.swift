@@ -41,10 +41,16 @@ public struct EdgeFlags: OptionSet, Sendable, Equatable {
     public static let link = EdgeFlags(rawValue: 2)
     /// A ferry crossing (`route=ferry`).
     public static let ferry = EdgeFlags(rawValue: 4)
+    /// A bridge (`bridge` other than `no`): its own name is not announced on a road that goes on across it.
+    public static let bridge = EdgeFlags(rawValue: 128)
     /// A car-carrying train (`route=shuttle_train`).
     public static let train = EdgeFlags(rawValue: 8)
     /// No route may start or end here: ferries, trains, a car's private service roads.
     public static let notStartpoint = EdgeFlags(rawValue: 16)
+    /// `junction=circular`: a circle that is not a roundabout by the rules (OSRM's rotaries when named).
+    public static let circular = EdgeFlags(rawValue: 32)
+    /// A oneway (either direction), as tagged or implied.
+    public static let oneway = EdgeFlags(rawValue: 64)
 }
 
 /// OSRM's classes of a direction of a way: what `exclude` avoids and intersections report.
@@ -154,6 +160,10 @@ public struct GraphArrays {
     public var edgeForwardArc: [UInt32] = [], edgeBackwardArc: [UInt32] = []
     public var arcEdge: [UInt32] = [], arcHead: [UInt32] = [], arcWeight: [UInt32] = [], arcBase: [UInt32] = []
     public var arcDuration: [UInt32] = [], arcClasses: [UInt8] = [], arcDestinations: [UInt32] = []
+    /// Per arc: its `turn:lanes` for that direction (a string id, "" for none).
+    public var arcTurnLanes: [UInt32] = []
+    /// Per edge: its lanes (both directions), 0 when not tagged.
+    public var edgeLanes: [UInt8] = []
     public var edgePronunciation: [UInt32] = [], edgeExits: [UInt32] = []
     public var arcComponent: [UInt32] = [], componentSize: [UInt32] = []
     /// 1 for arcs in the largest strongly connected component: from there every other such arc can be reached.
@@ -187,7 +197,8 @@ public struct RoadGraph: @unchecked Sendable {
     public let arcEdge: UnsafeBufferPointer<UInt32>, arcHead: UnsafeBufferPointer<UInt32>
     public let arcWeight: UnsafeBufferPointer<UInt32>, arcBase: UnsafeBufferPointer<UInt32>
     public let arcDuration: UnsafeBufferPointer<UInt32>, arcClasses: UnsafeBufferPointer<UInt8>
-    public let arcDestinations: UnsafeBufferPointer<UInt32>
+    public let arcDestinations: UnsafeBufferPointer<UInt32>, arcTurnLanes: UnsafeBufferPointer<UInt32>
+    public let edgeLanes: UnsafeBufferPointer<UInt8>
     public let edgePronunciation: UnsafeBufferPointer<UInt32>, edgeExits: UnsafeBufferPointer<UInt32>
     public let arcComponent: UnsafeBufferPointer<UInt32>, componentSize: UnsafeBufferPointer<UInt32>
     public let arcInCore: UnsafeBufferPointer<UInt8>
@@ -242,6 +253,8 @@ public struct RoadGraph: @unchecked Sendable {
         arcDuration = try sections.buffer(.arcDuration)
         arcClasses = try sections.buffer(.arcClasses)
         arcDestinations = try sections.buffer(.arcDestinations)
+        arcTurnLanes = try sections.buffer(.arcTurnLanes)
+        edgeLanes = try sections.buffer(.edgeLanes)
         edgePronunciation = try sections.buffer(.edgePronunciation)
         edgeExits = try sections.buffer(.edgeExits)
         arcComponent = try sections.buffer(.arcComponent)
@@ -306,13 +319,13 @@ public struct RoadGraph: @unchecked Sendable {
         try requireTable(edgeShapeStart, edges, shapeLatitudes.count, "edge shapes")
         try require(zip(edgeShapeStart, edgeShapeStart.dropFirst()).allSatisfy { $1 - $0 >= 2 }, "edge shape lengths")
         try require([edgeLabel.count, edgeRef.count, edgeClass.count, edgeFlags.count, edgeForwardArc.count,
-                     edgeBackwardArc.count, edgePronunciation.count, edgeExits.count]
+                     edgeBackwardArc.count, edgePronunciation.count, edgeExits.count, edgeLanes.count]
             .allSatisfy { $0 == edges }, "edge arrays")
         try require(edgeLength.allSatisfy { $0.isFinite && $0 >= 0 }, "edge lengths")
         try require(edgeForwardArc.allSatisfy { $0 == noIndex || Int($0) < arcs }
                     && edgeBackwardArc.allSatisfy { $0 == noIndex || Int($0) < arcs }, "edge arcs")
         try require([arcEdge.count, arcWeight.count, arcBase.count, arcComponent.count, arcInCore.count, arcDuration.count,
-                     arcClasses.count, arcDestinations.count].allSatisfy { $0 == arcs }, "arc arrays")
+                     arcClasses.count, arcDestinations.count, arcTurnLanes.count].allSatisfy { $0 == arcs }, "arc arrays")
         try require(arcWeight.allSatisfy { $0 <= Self.maxArcWeight } && arcDuration.allSatisfy { $0 <= Self.maxArcWeight },
                     "arc weights")
         try require(arcBase.allSatisfy { Int($0) < arcs }, "arc copies")
@@ -326,7 +339,8 @@ public struct RoadGraph: @unchecked Sendable {
         try require(labelEntries.allSatisfy { Int($0) < strings }, "label strings")
         try require(edgeLabel.allSatisfy { Int($0) < labels } && edgeRef.allSatisfy { Int($0) < strings }
                     && edgePronunciation.allSatisfy { Int($0) < strings } && edgeExits.allSatisfy { Int($0) < strings }
-                    && arcDestinations.allSatisfy { Int($0) < strings }, "edge names")
+                    && arcDestinations.allSatisfy { Int($0) < strings } && arcTurnLanes.allSatisfy { Int($0) < strings },
+                    "edge names")
         try requireTable(vertexEdgeStart, vertices, vertexEdges.count, "vertex edges")
         try require(vertexEdges.allSatisfy { Int($0 >> 1) < edges }, "vertex edge indices")
         try requireTable(gridCellStart, cells, gridSegments.count, "grid")
@@ -434,6 +448,9 @@ public struct RoadGraph: @unchecked Sendable {
 
     public func classes(ofArc a: UInt32) -> ArcClasses { ArcClasses(rawValue: arcClasses[Int(a)]) }
 
+    /// The `turn:lanes` of a direction ("left|through|through;right"), "" where none is mapped.
+    public func turnLanes(ofArc a: UInt32) -> String { string(arcTurnLanes[Int(a)]) }
+
     public func flags(ofEdge e: Int) -> EdgeFlags { EdgeFlags(rawValue: edgeFlags[e]) }
 
     public func roadClass(ofEdge e: Int) -> RoadClass { RoadClass(rawValue: edgeClass[e]) ?? .other }
@@ -446,8 +463,8 @@ public struct RoadGraph: @unchecked Sendable {
     }
 
     /// Bearing of an edge leaving a vertex (from the vertex along the edge), degrees.
-    public func bearing(ofEdge e: Int, leavingFromEnd atEnd: Bool) -> Double {
-        Geo.bearing(intoLine: shapeRange(ofEdge: e), fromLast: atEnd, point: shapePoint)
+    public func bearing(ofEdge e: Int, leavingFromEnd atEnd: Bool, lookahead: Double = 0) -> Double {
+        Geo.bearing(intoLine: shapeRange(ofEdge: e), fromLast: atEnd, lookahead: lookahead, point: shapePoint)
     }
 
     /// Arcs copied for via-way restrictions, by the arc they copy. Copies follow all original arcs, so only the

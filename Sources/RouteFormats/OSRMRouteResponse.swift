@@ -39,8 +39,10 @@ public enum OSRMRouteResponse {
                 + alternatives.map { routeObject($0.0, directions: $0.1, options: options) })),
         ]
         if options.includeWaypoints {
-            members.append(("waypoints", .array(route.waypoints.map {
-                waypoint($0, name: graph.name(ofEdge: $0.edge, language: directions.options.language))
+            // The names come with the directions, in their language; a graph lookup stays for routes without legs.
+            let names = directions.waypointNames
+            members.append(("waypoints", .array(route.waypoints.enumerated().map { i, snap in
+                waypoint(snap, name: i < names.count ? names[i] : graph.name(ofEdge: snap.edge, language: directions.options.language))
             })))
         }
         return .object(members)
@@ -143,8 +145,15 @@ public enum OSRMRouteResponse {
             ("driving_side", .string("right")),
             ("name", .string(step.name)),
         ]
-        if !step.ref.isEmpty { members.append(("ref", .string(step.ref))) }
-        if let rotary = step.rotaryName { members.append(("rotary_name", .string(rotary))) }
+        // OSRM writes these only when the road has them.
+        for (key, value) in [("ref", step.ref), ("pronunciation", step.pronunciation), ("destinations", step.destinations),
+                             ("exits", step.exits)] where !value.isEmpty {
+            members.append((key, .string(value)))
+        }
+        if let rotary = step.rotaryName {
+            members.append(("rotary_name", .string(rotary)))
+            if let spoken = step.rotaryPronunciation, !spoken.isEmpty { members.append(("rotary_pronunciation", .string(spoken))) }
+        }
         members += [
             ("intersections", .array(step.intersections.map(intersection))),
             ("weight", .number(step.weight, decimals: 1)),
@@ -163,6 +172,13 @@ public enum OSRMRouteResponse {
             ("bearings", .array(i.bearings.map { .number(Double($0)) })),
             ("location", location(i.location)),
         ]
+        let classes = i.classes.names
+        if !classes.isEmpty { members.append(("classes", .array(classes.map(JSON.string)))) }
+        if !i.lanes.isEmpty {
+            members.append(("lanes", .array(i.lanes.map { lane in
+                .object([("indications", .array(lane.indications.map(JSON.string))), ("valid", .bool(lane.valid))])
+            })))
+        }
         return .object(members)
     }
 

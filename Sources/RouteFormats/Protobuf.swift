@@ -37,7 +37,10 @@ public enum ProtobufOutput {
     public static func route(_ route: Route, directions: Directions, graph: RoadGraph) throws -> [UInt8] {
         let strings = CStrings()
         let language = directions.options.language
-        let waypoints = route.waypoints.map { waypoint($0, name: graph.name(ofEdge: $0.edge, language: language), strings: strings) }
+        let names = directions.waypointNames
+        let waypoints = route.waypoints.enumerated().map { i, snap in
+            waypoint(snap, name: i < names.count ? names[i] : graph.name(ofEdge: snap.edge, language: language), strings: strings)
+        }
         let stepArrays: [[wf_pb_step]] = directions.legs.map { steps in
             steps.map { s in
                 wf_pb_step(instruction: strings.make(s.instruction), type: strings.make(s.maneuver.type.rawValue),

@@ -129,7 +129,7 @@ enum RouteCommand {
         case .text: return RouteText.make(route, directions: directions)
         case .json: return OSRMRouteResponse.make(route, directions: directions, graph: graph, alternatives: alternatives).serialized()
         case .gpx: return RouteGPX.make(route, directions: directions)
-        case .geojson: return RouteGeoJSON.make(route).serialized()
+        case .geojson: return RouteGeoJSON.make(route, directions: directions).serialized()
         case .polyline: return Polyline.encode(route.coordinates, precision: 5)
         case .polyline6: return Polyline.encode(route.coordinates, precision: 6)
         case .protobuf: return ""  // binary: written directly

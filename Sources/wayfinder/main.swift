@@ -19,6 +19,7 @@ Usage:
   wayfinder serve --graph <dir> [--host 127.0.0.1] [--port 5000] [--threads N]
   wayfinder info --graph <dir>
   wayfinder bench --graph <dir> [--mode driving|walking] [--queries N] [--seed S]
+  wayfinder guidebench --graph <dir> [--mode driving|walking] [--pairs N] [--seed S] [--print K]
 
 Run 'wayfinder <command> --help' for a command's options.
 Exit codes: 0 ok, 1 usage error, 2 bad input (unreadable file, bad coordinate, no road nearby), 3 no route.
@@ -43,6 +44,7 @@ do {
     case "route": status = try RouteCommand.run(rest)
     case "info": status = try InfoCommand.run(rest)
     case "bench": status = try BenchCommand.run(rest)
+    case "guidebench": status = try GuideBenchCommand.run(rest)
     case "serve": status = try ServeCommand.run(rest)
     case "matrix": status = try MatrixCommand.run(rest)
     case "geocode": status = try GeocodeCommand.geocode(rest)

@@ -99,9 +99,17 @@ import Testing
         let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         #expect(json["type"] as? String == "FeatureCollection")
         let features = try #require(json["features"] as? [[String: Any]])
-        #expect(features.count == 3)
+        let roles = features.dropFirst().map { ($0["properties"] as? [String: Any])?["role"] as? String ?? "" }
+        #expect(roles.prefix(2) == ["start", "end"])
+        #expect(roles.dropFirst(2).allSatisfy { $0 == "maneuver" } && roles.count >= 4, "a point per step")
         let line = try #require((features[0]["geometry"] as? [String: Any])?["coordinates"] as? [[Double]])
         #expect(line.allSatisfy { abs($0[0] - 24.94) < 0.05 && abs($0[1] - 60.17) < 0.05 })
+        // The steps' instructions honour --language, as the JSON output does.
+        let zh = try Self.run(["route", "--graph", Self.graph.1, "--format", "geojson", "--language", "zh",
+                               "60.1699,24.9384", "60.1756,24.9412"])
+        let zhJSON = try #require(try JSONSerialization.jsonObject(with: Data(zh.stdout.utf8)) as? [String: Any])
+        let last = try #require((zhJSON["features"] as? [[String: Any]])?.last?["properties"] as? [String: Any])
+        #expect((last["instruction"] as? String)?.hasPrefix("您已到达") == true)
     }
 
     @Test func polylineFormatsDecodeToTheSameLine() throws {

@@ -1,0 +1,533 @@
+import Foundation
+import RoadGraph
+
+/// A step while guidance is being worked out: OSRM's `RouteStep` with its internal turn type, before the
+/// post-processing passes merge, collapse and drop steps.
+struct DraftStep {
+    enum Waypoint { case none, depart, arrive }
+
+    var kind: TurnKind
+    var modifier: Modifier
+    var waypoint: Waypoint = .none
+    var label: RoadLabel
+    var name: String
+    var destinations: String
+    var mode: String
+    var rotaryName: String?
+    var rotaryPronunciation: String?
+    var distance: Double
+    var duration: Double
+    var weight: Double
+    /// The step's line: leg coordinates `first...last`.
+    var first: Int
+    var last: Int
+    var intersections: [Intersection]
+    var bearingBefore: Double
+    var bearingAfter: Double
+    /// The step starts on a connector inside a divided-road junction.
+    var isSegregated: Bool
+    var exit = 0
+    var invalid = false
+    /// Lane anticipation's reading of a straight maneuver: towards which side the next one pulls.
+    var anticipatedSide: Modifier?
+    /// A maneuver said together with this one because it follows within a few metres ("…, then turn right").
+    var then: TurnInstruction?
+    /// The road after the maneuver is the one the step before was on: said as staying on it.
+    var staysOn = false
+
+    var isWaypoint: Bool { waypoint != .none }
+    var hasTurnType: Bool { kind != .noTurn }
+
+    /// The turn at the step's first intersection (OSRM's angle: 0 back, 180 straight on).
+    var turnAngle: Double {
+        let i = intersections[0]
+        guard let inIndex = i.inIndex, let out = i.outIndex else { return 180 }
+        return Geo.turnAngle(arriving: Double((i.bearings[inIndex] + 180) % 360), leaving: Double(i.bearings[out]))
+    }
+
+    var allowedTurns: Int { intersections[0].entry.filter { $0 }.count }
+    var noIntermediaryIntersections: Bool { intersections.dropFirst().allSatisfy { $0.bearings.count == 2 } }
+    var isShortAndUndisturbed: Bool { distance <= 30 && noIntermediaryIntersections }
+
+    mutating func invalidate() {
+        kind = .noTurn
+        modifier = .uturn
+        waypoint = .none
+        invalid = true
+    }
+
+    /// Takes on a later step's length, time and intersections.
+    mutating func elongate(by other: DraftStep) {
+        distance += other.distance
+        duration += other.duration
+        weight += other.weight
+        last = max(last, other.last)
+        first = min(first, other.first)
+        intersections += other.intersections
+    }
+
+    /// The names and signs of the road after another step's maneuver (OSRM's `AdaptStepSignage`).
+    mutating func adoptSignage(of other: DraftStep) {
+        label = other.label
+        name = other.name
+        destinations = other.destinations
+    }
+}
+
+/// Builds a leg's steps: the turn analysis at each junction, then one step per instruction that is not silent,
+/// then OSRM's post-processing in its order, then our own last passes.
+struct StepAssembly {
+    let trip: TripLeg
+    var steps: [DraftStep] = []
+
+    static func steps(for trip: TripLeg) -> [DraftStep] {
+        var assembly = StepAssembly(trip: trip)
+        assembly.assemble()
+        assembly.postProcess()
+        return assembly.steps
+    }
+
+    // MARK: Assembly
+
+    /// The instruction for the road the route takes at each junction, and the lanes for it.
+    func analyseJunctions() -> [(TurnInstruction, [Lane])] {
+        var analyses: [[TurnInstruction]] = [], obvious: [Int] = []
+        for k in trip.junctions.indices {
+            var analysis = TurnAnalysis(junction: trip.junctions[k], arriving: trip.segments[k])
+            analysis.run()
+            analyses.append(analysis.instructions)
+            obvious.append(trip.junctions[k].roads.count > 2 ? analysis.findObviousTurn() : 0)
+        }
+        return trip.junctions.indices.map { k in
+            let junction = trip.junctions[k]
+            var instruction = analyses[k][junction.taken]
+            if instruction.kind == .invalid {
+                // No handler spoke for the road taken (the transition table allowed what the view did not).
+                // OSRM's fallback types: a U-turn is `continue uturn` (as at a dead end), anything else a turn.
+                instruction = junction.taken == 0 ? TurnInstruction(.continueOn, .uturn)
+                    : TurnInstruction(.turn, Modifier(angle: junction.takenRoad.angle))
+            }
+            if Sliproads.isSliproad(trip, junction: k, instructions: analyses, obvious: obvious) { instruction.kind = .sliproad }
+            let lanes = instruction.kind.hasRingType || trip.segments[k].roundabout
+                ? [] : Lanes.lanes(at: junction, instructions: analyses[k], next: trip.segments[k + 1])
+            return (instruction, lanes)
+        }
+    }
+
+    static func bearing(_ coordinates: [Coordinate], from: Int, to: Int) -> Double {
+        let start = coordinates[from]
+        var k = to
+        if from <= to {
+            for i in (from + 1)...max(from + 1, to) where i < coordinates.count && Geo.distance(start, coordinates[i]) > 0.1 {
+                k = i
+                break
+            }
+        } else {
+            for i in stride(from: from - 1, through: to, by: -1) where Geo.distance(start, coordinates[i]) > 0.1 {
+                k = i
+                break
+            }
+        }
+        return Geo.bearing(from: start, to: coordinates[min(max(k, 0), coordinates.count - 1)])
+    }
+
+    func draft(kind: TurnKind, modifier: Modifier, segment k: Int) -> DraftStep {
+        let s = trip.segments[k]
+        return DraftStep(kind: kind, modifier: modifier, label: s.label, name: s.name, destinations: s.destinations, mode: s.mode,
+                         distance: s.distance, duration: s.duration, weight: s.weight, first: s.coordinates.lowerBound,
+                         last: s.coordinates.upperBound, intersections: [], bearingBefore: 0, bearingAfter: 0,
+                         isSegregated: s.isSegregated)
+    }
+
+    mutating func assemble() {
+        let coordinates = trip.coordinates
+        guard !trip.segments.isEmpty else { return }
+        let departBearing = Self.bearing(coordinates, from: 0, to: coordinates.count - 1)
+        var current = draft(kind: .noTurn, modifier: .uturn, segment: 0)
+        current.waypoint = .depart
+        current.bearingAfter = departBearing
+        current.intersections = [Intersection(location: coordinates[0], bearings: [Int(departBearing.rounded()) % 360],
+                                              entry: [true], inIndex: nil, outIndex: 0, classes: trip.segments[0].classes)]
+        for (k, (instruction, lanes)) in analyseJunctions().enumerated() {
+            let segment = trip.segments[k + 1]
+            if instruction.kind == .noTurn {
+                current.distance += segment.distance
+                current.duration += segment.duration
+                current.weight += segment.weight
+                current.last = segment.coordinates.upperBound
+                continue
+            }
+            steps.append(current)
+            let junction = trip.junctions[k]
+            current = draft(kind: instruction.kind, modifier: instruction.modifier, segment: k + 1)
+            current.bearingBefore = junction.approachBearing
+            current.bearingAfter = junction.takenRoad.bearing
+            current.intersections = [Self.intersection(junction, lanes: lanes, classes: segment.classes)]
+        }
+        steps.append(current)
+        let last = coordinates.count - 1
+        let arriveBearing = (Self.bearing(coordinates, from: last, to: 0) + 180).truncatingRemainder(dividingBy: 360)
+        var arrive = draft(kind: .noTurn, modifier: .uturn, segment: trip.segments.count - 1)
+        arrive.waypoint = .arrive
+        arrive.distance = 0
+        arrive.duration = 0
+        arrive.weight = 0
+        arrive.first = last
+        arrive.last = last
+        arrive.isSegregated = false
+        arrive.bearingBefore = arriveBearing
+        arrive.intersections = [Intersection(location: coordinates[last], bearings: [(Int(arriveBearing.rounded()) + 180) % 360],
+                                             entry: [true], inIndex: 0, outIndex: nil)]
+        steps.append(arrive)
+    }
+
+    /// A junction as OSRM lists it: every road's bearing (on 15° steps where that keeps them apart), which may be
+    /// entered, the approach (`in`) and the road taken (`out`).
+    static func intersection(_ j: TripJunction, lanes: [Lane], classes: ArcClasses) -> Intersection {
+        let rounded = j.roads.map { Int($0.bearing.rounded()) % 360 }
+        let buckets = j.roads.map { Int((($0.bearing.rounded() + 7.5).truncatingRemainder(dividingBy: 360)) / 15) }
+        let published = Set(buckets).count == buckets.count ? buckets.map { $0 * 15 % 360 } : rounded
+        let order = j.roads.indices.sorted { published[$0] < published[$1] }
+        return Intersection(
+            location: j.location, bearings: order.map { published[$0] },
+            entry: order.map { $0 == j.taken || j.roads[$0].entryAllowed },
+            inIndex: order.firstIndex(of: 0), outIndex: order.firstIndex(of: j.taken), lanes: lanes, classes: classes)
+    }
+
+    // MARK: Post-processing
+
+    mutating func postProcess() {
+        guard steps.count >= 2 else { return }
+        collapseSegregated()
+        trimShortSegments()
+        handleRoundabouts()
+        collapseTurns()
+        anticipateLanes()
+        buildIntersections()
+        suppressShortNameSegments()
+        foldStepsUnder(10)
+        tidyNames()
+        assignRelativeLocations()
+    }
+
+    mutating func removeInvalid() { steps.removeAll(where: \.invalid) }
+
+    func nextTurn(after i: Int) -> Int {
+        var j = i + 1
+        while j < steps.count - 1 && !steps[j].isWaypoint && !steps[j].hasTurnType { j += 1 }
+        return min(j, steps.count - 1)
+    }
+
+    func previousTurn(before i: Int) -> Int {
+        var j = i - 1
+        while j > 0 && !steps[j].isWaypoint && !steps[j].hasTurnType { j -= 1 }
+        return max(j, 0)
+    }
+
+    /// OSRM's `haveSameName` for steps: never for two unnamed roads.
+    static func haveSameName(_ a: DraftStep, _ b: DraftStep) -> Bool {
+        if a.label.isEmpty || b.label.isEmpty { return false }
+        if a.label == b.label { return true }
+        return !RoadNames.requiresAnnouncement(from: a.label, to: b.label)
+    }
+
+    /// The turn from `entry`'s approach to `exit`'s road out, where the two make one turn (OSRM's
+    /// `findTotalTurnAngle`).
+    /// The angle turned from entering the first step's junction to leaving the second's (180 = straight on).
+    static func combinedAngle(_ a: DraftStep, _ b: DraftStep) -> Double {
+        let (entry, exit) = a.first <= b.first ? (a, b) : (b, a)
+        let ei = entry.intersections[0], xi = exit.intersections[0]
+        let entryBearing = ei.inIndex.map { Double((ei.bearings[$0] + 180) % 360) } ?? entry.bearingBefore
+        let exitBearing = xi.outIndex.map { Double(xi.bearings[$0]) } ?? exit.bearingAfter
+        return Geo.turnAngle(arriving: entryBearing, leaving: exitBearing)
+    }
+
+    static func totalTurnAngle(_ a: DraftStep, _ b: DraftStep) -> Double {
+        let (entry, exit) = a.first <= b.first ? (a, b) : (b, a)
+        let entryAngle = entry.turnAngle, exitAngle = exit.turnAngle
+        let total = combinedAngle(a, b)
+        let useTotal = Geo.deviation(total, 180) >= 20
+            && (entry.distance < 30 || (entryAngle <= 185 && exitAngle <= 185) || (entryAngle >= 175 && exitAngle >= 175))
+        return useTotal ? total : entryAngle
+    }
+
+    /// OSRM's `AdjustToCombinedTurnStrategy`: the step at the turn takes the combined angle, and a type that
+    /// says it (a name change that turns is a turn; a turn back onto the road one was on is a continue).
+    static func adjustedToCombinedTurn(_ at: DraftStep, from: DraftStep, prior: DraftStep) -> DraftStep {
+        var at = at
+        let angle = Self.totalTurnAngle(at, from)
+        let newModifier = at.kind == .fork || at.kind == .merge ? at.modifier : Modifier(angle: angle)
+        func nonTurn(_ s: DraftStep) -> Bool {
+            s.kind == .newName || ((s.kind == .turn || s.kind == .continueOn) && s.modifier == .straight)
+        }
+        if nonTurn(from) || nonTurn(at) || at.kind == .suppressed {
+            if at.kind == .suppressed {
+                at.kind = newModifier == .straight ? .newName : (Self.haveSameName(prior, from) ? .continueOn : .turn)
+            } else if at.kind == .newName && from.kind == .suppressed && newModifier != .straight {
+                at.kind = .turn
+            } else if at.kind == .continueOn && !Self.haveSameName(prior, from) {
+                at.kind = .turn
+            } else if at.kind == .turn && from.kind != .suppressed && Self.haveSameName(prior, from) {
+                at.kind = .continueOn
+            }
+        } else if from.kind == .onRamp {
+            at.kind = .onRamp
+        } else if at.kind == .turn && from.kind == .turn && Self.haveSameName(prior, from) {
+            at.kind = .continueOn
+        } else if at.kind == .continueOn && from.kind == .turn && !Self.haveSameName(prior, from) {
+            at.kind = .turn
+        }
+        at.modifier = newModifier
+        return at
+    }
+
+    enum LaneTransfer { case keep, take }
+
+    /// Merges step `j` into step `i` (OSRM's `combineRouteSteps`): `i` takes `j`'s signs and, if asked, its lanes,
+    /// and `j`'s length and intersections.
+    mutating func combine(_ i: Int, _ j: Int, lanes: LaneTransfer = .keep, turn: (inout DraftStep, DraftStep) -> Void) {
+        var at = steps[i]
+        let from = steps[j]
+        turn(&at, from)
+        at.adoptSignage(of: from)
+        at.rotaryName = from.rotaryName
+        at.rotaryPronunciation = from.rotaryPronunciation
+        if lanes == .take { at.intersections[0].lanes = from.intersections[0].lanes }
+        at.elongate(by: from)
+        steps[i] = at
+        steps[j].invalidate()
+    }
+
+    /// Merges step `j` into `i` with nothing changed but the length (OSRM's `suppressStep`).
+    mutating func suppress(_ j: Int, into i: Int) {
+        steps[i].elongate(by: steps[j])
+        steps[j].invalidate()
+    }
+
+    static func bearingsAreReversed(_ inBearing: Double, _ outBearing: Double) -> Bool {
+        let leftTurnAngle = (0 <= outBearing && outBearing <= inBearing) ? inBearing - outBearing : inBearing + 360 - outBearing
+        return Geo.deviation(leftTurnAngle, 180) <= 35
+    }
+
+    static func entryBearing(_ s: DraftStep) -> Double {
+        let i = s.intersections[0]
+        return i.inIndex.map { Double((i.bearings[$0] + 180) % 360) } ?? s.bearingBefore
+    }
+
+    static func exitBearing(_ s: DraftStep) -> Double {
+        let i = s.intersections[0]
+        return i.outIndex.map { Double(i.bearings[$0]) } ?? s.bearingAfter
+    }
+
+    // MARK: Divided roads
+
+    /// The turns on and off a connector inside a divided-road junction are one maneuver.
+    mutating func collapseSegregated() {
+        guard steps.count > 2 else { return }
+        var cur = 1, next = 2
+        let last = steps.count - 1
+        while next < last {
+            let prior = steps[previousTurn(before: cur)]
+            if steps[cur].isSegregated && steps[next].isSegregated {
+                combine(cur, next, lanes: .take) { at, from in
+                    if at.kind == .endOfRoad || from.kind == .endOfRoad { at.kind = .endOfRoad }
+                }
+                next += 1
+            } else if steps[cur].isSegregated && !steps[next].isSegregated && !steps[cur].kind.hasRingType
+                        && !steps[next].kind.hasRingType
+            {
+                if Self.bearingsAreReversed(Self.entryBearing(steps[cur]), Self.exitBearing(steps[next])) {
+                    combine(cur, next) { at, _ in at.kind = .continueOn; at.modifier = .uturn }
+                } else {
+                    combine(cur, next) { at, from in Self.segregatedTurn(&at, from: from, prior: prior) }
+                }
+                steps[cur].isSegregated = false
+                next += 1
+            } else {
+                cur = next
+                next += 1
+            }
+        }
+        removeInvalid()
+    }
+
+    /// OSRM's `SegregatedTurnStrategy`.
+    static func segregatedTurn(_ at: inout DraftStep, from: DraftStep, prior: DraftStep) {
+        let angle = Geo.turnAngle(arriving: at.bearingBefore, leaving: from.bearingAfter)
+        let direction = Modifier(angle: angle)
+        let straightish: Set<Modifier> = [.straight, .slightLeft, .slightRight]
+        let isStraightStep = [.newName, .continueOn, .suppressed, .turn].contains(from.kind) && straightish.contains(from.modifier)
+        let isTurnStep = [.turn, .continueOn, .newName, .suppressed].contains(from.kind)
+        var update = true
+        if at.kind == .endOfRoad || from.kind == .endOfRoad {
+            at.kind = .endOfRoad
+        } else if at.kind == .fork {
+            update = false
+        } else if direction == .straight && isStraightStep {
+            at.kind = Self.haveSameName(prior, from) ? .suppressed : .newName
+        } else if angle >= 125 && angle <= 235 && at.intersections.count == 1 && Self.hasStraightestTurn(at) && Self.hasStraightestTurn(from) {
+            at.kind = Self.haveSameName(prior, from) ? .suppressed : .newName
+            at.modifier = .straight
+            update = false
+        } else if direction != .straight && isTurnStep {
+            at.kind = .turn
+        } else {
+            at.kind = from.kind
+        }
+        if update { at.modifier = direction }
+    }
+
+    /// The route's turn at the step's first intersection is (about) the straightest one could take there.
+    static func hasStraightestTurn(_ s: DraftStep) -> Bool {
+        let i = s.intersections[0]
+        guard let inIndex = i.inIndex, let out = i.outIndex else { return false }
+        let arriving = Double((i.bearings[inIndex] + 180) % 360)
+        let pathTurn = Geo.turnAngle(arriving: arriving, leaving: Double(i.bearings[out]))
+        guard pathTurn >= 125 && pathTurn <= 235 else { return false }
+        let pathDeviation = Geo.deviation(pathTurn, 180)
+        let others = i.bearings.indices.filter { $0 != inIndex && $0 != out && i.entry[$0] }
+            .map { Geo.deviation(Geo.turnAngle(arriving: arriving, leaving: Double(i.bearings[$0])), 180) }
+        guard let straightest = others.min() else { return true }
+        return abs(pathDeviation - straightest) <= 10 || pathDeviation <= straightest
+    }
+
+    // MARK: Ends of the leg
+
+    /// Snapping onto a junction leaves a zero-length first or last step: the next one departs, the one before
+    /// arrives.
+    mutating func trimShortSegments() {
+        guard steps.count >= 2, trip.coordinates.count > 2 else { return }
+        if steps[0].distance <= 1 && steps.count > 2 {
+            var next = steps[1]
+            next.waypoint = .depart
+            next.kind = .noTurn
+            next.modifier = .uturn
+            next.duration += steps[0].duration
+            next.weight += steps[0].weight
+            next.distance += steps[0].distance
+            next.first = steps[0].first
+            next.bearingBefore = 0
+            let i = next.intersections[0]
+            let out = i.outIndex.map { i.bearings[$0] } ?? Int(next.bearingAfter.rounded()) % 360
+            next.intersections[0] = Intersection(location: i.location, bearings: [out], entry: [true], inIndex: nil, outIndex: 0,
+                                                 classes: i.classes)
+            steps[0] = next
+            steps.remove(at: 1)
+        }
+        let n = steps.count
+        if n > 2 && steps[n - 2].distance <= 1 {
+            // Arriving just past a junction: the arrival is on the road before it; the turn is never made.
+            var arrive = steps[n - 1]
+            let before = steps[n - 3]
+            arrive.first = steps[n - 2].first
+            arrive.label = before.label
+            arrive.name = before.name
+            arrive.destinations = before.destinations
+            arrive.mode = before.mode
+            arrive.distance = steps[n - 2].distance
+            arrive.duration = steps[n - 2].duration
+            arrive.weight = steps[n - 2].weight
+            steps[n - 3].distance += arrive.distance
+            steps[n - 3].duration += arrive.duration
+            steps[n - 3].weight += arrive.weight
+            steps[n - 3].last = steps[n - 2].last
+            arrive.distance = 0
+            arrive.duration = 0
+            arrive.weight = 0
+            arrive.bearingBefore = steps[n - 2].bearingBefore
+            arrive.intersections[0] = Intersection(location: arrive.intersections[0].location,
+                                                   bearings: [(Int(arrive.bearingBefore.rounded()) + 180) % 360],
+                                                   entry: [true], inIndex: 0, outIndex: nil)
+            steps.remove(at: n - 2)
+            steps[steps.count - 1] = arrive
+        }
+    }
+
+    // MARK: Roundabouts
+
+    /// OSRM's `handleRoundabouts`: the entry step carries the exit number and the road taken, the passes round
+    /// the circle fold into it, and a roundabout crossed like a turn is one step.
+    mutating func handleRoundabouts() {
+        guard let firstRing = steps.firstIndex(where: { $0.kind.hasRingType }) else { return }
+        var onRing = !steps[firstRing].kind.entersRing
+        // Which steps belong to a pass round a circle.
+        var member = [Bool](repeating: false, count: steps.count)
+        for i in steps.indices {
+            let kind = steps[i].kind
+            if onRing {
+                if kind.leavesRing { onRing = false }
+                member[i] = true
+            } else {
+                onRing = kind.entersRing
+                member[i] = onRing
+                if onRing { onRing = !kind.leavesRing }
+            }
+        }
+        var i = 0
+        while i < steps.count {
+            guard member[i] else { i += 1; continue }
+            var end = i
+            while end + 1 < steps.count && member[end + 1] { end += 1 }
+            // Split the group after each step that leaves a circle.
+            var begin = i
+            for k in i...end where steps[k].kind.leavesRing || k == end {
+                processRing(begin, k + 1)
+                begin = k + 1
+            }
+            i = end + 1
+        }
+        removeInvalid()
+    }
+
+    mutating func processRing(_ begin: Int, _ end: Int) {
+        guard begin < end else { return }
+        let last = end - 1
+        func compress(_ from: Int, _ to: Int) {
+            var k = from + 1
+            while k < to {
+                if !steps[k].isWaypoint { suppress(k, into: from) }
+                k += 1
+            }
+        }
+        let beginKind = steps[begin].kind
+        if !steps[last].kind.leavesRing {
+            // The route ends on the circle: no exit to count.
+            if case .enterRing(.rotary) = beginKind { nameRotary(begin) }
+            if case .enterRingAtExit(.rotary) = beginKind { nameRotary(begin) }
+            if case .enterRing(.intersection) = beginKind { steps[begin].kind = .enterRing(.roundabout) }
+            if case .enterRingAtExit(.intersection) = beginKind { steps[begin].kind = .enterRing(.roundabout) }
+            compress(begin, end)
+            return
+        }
+        let exit = (begin..<end).filter { steps[$0].kind.staysOnRing || steps[$0].kind.leavesRing }.count
+        steps[last].exit = exit
+        let isTurn: Bool
+        switch beginKind {
+        case .enterRing(.intersection), .enterRingAtExit(.intersection): isTurn = true
+        default: isTurn = false
+        }
+        if beginKind.entersRing {
+            steps[begin].exit = exit
+            switch beginKind {
+            case .enterRing(.rotary), .enterRingAtExit(.rotary): nameRotary(begin)
+            default: break
+            }
+            if isTurn {
+                let angle = Geo.turnAngle(arriving: Self.entryBearing(steps[begin]), leaving: Self.exitBearing(steps[last]))
+                steps[begin].modifier = Modifier(angle: angle)
+            }
+            if begin != last { steps[begin].adoptSignage(of: steps[last]) }
+        }
+        if isTurn && steps[begin].mode == steps[last].mode {
+            compress(begin, end)
+        } else {
+            compress(begin, last)
+        }
+    }
+
+    /// A rotary is announced by its own name: the circle's, which the entry step still carries.
+    mutating func nameRotary(_ i: Int) {
+        steps[i].rotaryName = steps[i].name.isEmpty ? nil : steps[i].name
+        steps[i].rotaryPronunciation = steps[i].label.pronunciation.isEmpty ? nil : steps[i].label.pronunciation
+    }
+}

@@ -1,0 +1,523 @@
+import Foundation
+import RoadGraph
+import Routing
+
+/// A route leg with every fact guidance and the output formats need, read from the graph once when the leg is
+/// assembled: each road travelled (names in the requested language, class, classes, lanes, mode) and each
+/// junction passed (every road there, its perceived bearing, whether the route could take it). Guidance and the
+/// formats read only this, never the graph (Valhalla's trip leg is the model).
+public struct TripLeg: Sendable {
+    public var coordinates: [Coordinate]
+    public var segments: [TripSegment]
+    /// `junctions[i]` lies between `segments[i]` and `segments[i + 1]`.
+    public var junctions: [TripJunction]
+    public var source: Snap
+    public var target: Snap
+    public var distance: Double
+    public var duration: Double
+    public var weight: Double
+    public var travelMode: TravelMode
+    /// The names of the roads the leg starts and ends on, in the requested language (OSRM's waypoint names).
+    public var sourceName: String
+    public var targetName: String
+}
+
+/// One stretch of one road along a leg.
+public struct TripSegment: Sendable {
+    public var name: String
+    var label: RoadLabel
+    public var ref: String { label.ref }
+    public var pronunciation: String { label.pronunciation }
+    public var exits: String { label.exits }
+    public var destinations: String
+    public var roadClass: RoadClass
+    public var isLink: Bool
+    public var classes: ArcClasses
+    public var roundabout: Bool, circular: Bool
+    public var isBridge: Bool
+    /// "driving", "walking", "ferry" or "train".
+    public var mode: String
+    public var distance: Double, duration: Double, weight: Double
+    /// The segment's points in the leg's coordinates.
+    public var coordinates: ClosedRange<Int>
+    /// Lanes of the road (both directions), and the turn lanes of this direction, left to right.
+    public var laneCount: Int
+    public var turnLanes: [[String]]
+    /// Length of the whole road piece between junctions (the segment may be part of it at the leg's ends).
+    var edgeLength: Double
+    var edge: Int
+    /// A short connector inside a divided-road junction (OSRM's segregated edge): turns on and off it are one.
+    var isSegregated = false
+
+    var priority: Int { RoadPriority.of(roadClass, isLink: isLink) }
+    var lowPriority: Bool { RoadPriority.isLow(roadClass) }
+}
+
+/// One road at a junction.
+public struct TripRoad: Sendable {
+    /// Bearing leaving the junction along the road, as perceived some metres along it (degrees).
+    public var bearing: Double
+    /// OSRM's turn angle from the approach: 0 back, 180 straight on, below 180 to the right.
+    public var angle: Double
+    /// Whether the route's approach may turn onto it.
+    public var entryAllowed: Bool
+    var label: RoadLabel
+    public var roadClass: RoadClass
+    var isLink: Bool
+    public var classes: ArcClasses
+    var roundabout: Bool, circular: Bool
+    /// Oneway towards the junction: it cannot be left along.
+    var incomingOnly: Bool
+    var oneway: Bool
+    var laneCount: Int
+    var mode: String
+    var length: Double
+    /// Straight-line distance to the road's far end.
+    var reach: Double
+    var edge: Int
+    /// Whether the junction is at the edge's last shape point.
+    var atEnd: Bool
+    /// The vertex the road leads to (the junction itself for a road that cannot be taken from here).
+    var farVertex: UInt32
+    /// For a road that carries the approach on while the route turns off just before it: the next junction along
+    /// it, which a slip road cutting the corner would join (OSRM's sliproad test).
+    var ahead: JunctionAhead?
+
+    var priority: Int { RoadPriority.of(roadClass, isLink: isLink) }
+    var lowPriority: Bool { RoadPriority.isLow(roadClass) }
+    var isMotorway: Bool { (roadClass == .motorway || roadClass == .trunk) && !isLink }
+    var isRamp: Bool { (roadClass == .motorway || roadClass == .trunk) && isLink }
+    var onRing: Bool { roundabout || circular }
+}
+
+/// A junction along a leg: the roads there, `roads[0]` the one the route arrived on (going back), the others by
+/// increasing turn angle (from sharp right round to sharp left).
+public struct TripJunction: Sendable {
+    public var location: Coordinate
+    var vertex: UInt32
+    public var roads: [TripRoad]
+    /// The road the route takes.
+    public var taken: Int
+    /// The direction of travel arriving (degrees).
+    public var approachBearing: Double
+    /// The turn lanes of the road arriving, left to right (empty where none are mapped).
+    public var approachLanes: [[String]]
+    /// How the circle at this junction is announced, if there is one.
+    var ring: RingKind?
+
+    var takenRoad: TripRoad { roads[taken] }
+    var enterable: [TripRoad] { roads.filter(\.entryAllowed) }
+}
+
+/// OSRM's road priority classes (lower is more important) and low-priority roads.
+enum RoadPriority {
+    static func of(_ c: RoadClass, isLink: Bool) -> Int {
+        switch c {
+        case .motorway: return isLink ? 1 : 0
+        case .trunk: return isLink ? 3 : 2
+        case .primary: return isLink ? 5 : 4
+        case .secondary: return isLink ? 7 : 6
+        case .tertiary: return isLink ? 9 : 8
+        case .residential: return 10
+        case .livingStreet: return 11
+        case .service: return 12
+        case .unclassified: return 15
+        case .track, .path, .cycleway: return 16
+        case .footway, .pedestrian, .steps: return 18
+        case .other, .ferry: return 31
+        }
+    }
+
+    /// Service roads, tracks and paths: they never steal a "continue" from the road one is on.
+    static func isLow(_ c: RoadClass) -> Bool {
+        switch c {
+        case .motorway, .trunk, .primary, .secondary, .tertiary, .unclassified, .residential, .livingStreet: return false
+        default: return true
+        }
+    }
+
+    /// OSRM's road groups: motorway 0, trunk 1, primary to tertiary 2, residential and service 3, unclassified 4,
+    /// bike 5, foot 6, else 7.
+    static func group(_ p: Int) -> Int {
+        switch p {
+        case 0, 1: return 0
+        case 2, 3: return 1
+        case 4...9: return 2
+        case 10...13: return 3
+        case 14, 15: return 4
+        case 16, 17: return 5
+        case 18: return 6
+        default: return 7
+        }
+    }
+}
+
+extension TripLeg {
+    /// Reads a leg's roads and junctions from the graph. `language` picks the names shown (`name:xx`).
+    public init(leg: RouteLeg, graph: RoadGraph, language: String?) {
+        var reader = TripLegReader(graph: graph, leg: leg)
+        coordinates = leg.coordinates
+        source = leg.source
+        target = leg.target
+        distance = leg.distance
+        duration = leg.duration
+        weight = Double(leg.weight) / 1000
+        travelMode = graph.mode
+        sourceName = graph.name(ofEdge: leg.source.edge, language: language)
+        targetName = graph.name(ofEdge: leg.target.edge, language: language)
+        segments = leg.stretches.map { reader.segment($0, language: language) }
+        junctions = []
+        for k in 1..<max(1, leg.stretches.count) {
+            junctions.append(reader.junction(from: leg.stretches[k - 1], to: leg.stretches[k]))
+        }
+        // Connectors inside divided-road junctions, from the junctions at both of their ends.
+        for k in segments.indices where k > 0 && k < segments.count - 1 {
+            segments[k].isSegregated = TripLeg.isSegregated(segments[k], start: junctions[k - 1], end: junctions[k])
+        }
+    }
+}
+
+/// Reads the facts of one leg from the graph: the only place guidance touches it.
+struct TripLegReader {
+    let graph: RoadGraph
+    let leg: RouteLeg
+    /// Circles met along the leg, by each of their vertices.
+    var rings: [UInt32: RingKind?] = [:]
+
+    init(graph: RoadGraph, leg: RouteLeg) {
+        self.graph = graph
+        self.leg = leg
+    }
+
+    func label(_ edge: Int) -> RoadLabel {
+        RoadLabel(name: graph.name(ofEdge: edge), ref: graph.ref(ofEdge: edge), pronunciation: graph.pronunciation(ofEdge: edge),
+                  exits: graph.exits(ofEdge: edge))
+    }
+
+    func mode(_ edge: Int) -> String {
+        let flags = graph.flags(ofEdge: edge)
+        return flags.contains(.ferry) ? "ferry" : flags.contains(.train) ? "train" : graph.mode.rawValue
+    }
+
+    func segment(_ stretch: Stretch, language: String?) -> TripSegment {
+        let edge = graph.edge(ofArc: stretch.arc).edge
+        let flags = graph.flags(ofEdge: edge)
+        return TripSegment(
+            name: graph.name(ofEdge: edge, language: language), label: label(edge),
+            destinations: graph.destinations(ofArc: stretch.arc), roadClass: graph.roadClass(ofEdge: edge),
+            isLink: flags.contains(.link), classes: stretch.classes, roundabout: flags.contains(.roundabout),
+            circular: flags.contains(.circular), isBridge: flags.contains(.bridge), mode: mode(edge),
+            distance: stretch.distance, duration: stretch.duration, weight: stretch.weight, coordinates: stretch.coordinates,
+            laneCount: Int(graph.edgeLanes[edge]), turnLanes: Lanes.parse(graph.turnLanes(ofArc: stretch.arc)),
+            edgeLength: Double(graph.edgeLength[edge]), edge: edge)
+    }
+
+    /// How far along a road its bearing is read: what a person sees of it from the junction, not the first metre
+    /// of drawing. Short for service roads and circles, long for motorways (OSRM's representative coordinate,
+    /// simplified).
+    static func lookahead(_ roadClass: RoadClass, isLink: Bool, onRing: Bool, roadsHere: Int) -> Double {
+        if roadsHere <= 2 { return 1 }
+        if onRing { return 2 }
+        if RoadPriority.isLow(roadClass) { return 10 }
+        if roadClass == .motorway || roadClass == .trunk { return isLink ? 20 : 30 }
+        return 20
+    }
+
+    /// Every road at vertex `v`, seen from there.
+    func roads(at v: UInt32, allowed: Set<UInt32>?) -> [TripRoad] {
+        let here = graph.edges(atVertex: v)
+        let origin = graph.vertexCoordinate(v)
+        return here.map { edge, atEnd in
+            let leaving = atEnd ? graph.edgeBackwardArc[edge] : graph.edgeForwardArc[edge]
+            let arriving = atEnd ? graph.edgeForwardArc[edge] : graph.edgeBackwardArc[edge]
+            let flags = graph.flags(ofEdge: edge)
+            let roadClass = graph.roadClass(ofEdge: edge)
+            let isLink = flags.contains(.link)
+            let onRing = flags.contains(.roundabout) || flags.contains(.circular)
+            let bearing = graph.bearing(ofEdge: edge, leavingFromEnd: atEnd,
+                                        lookahead: Self.lookahead(roadClass, isLink: isLink, onRing: onRing, roadsHere: here.count))
+            let range = graph.shapeRange(ofEdge: edge)
+            let far = graph.shapePoint(atEnd ? range.lowerBound : range.upperBound - 1)
+            return TripRoad(
+                bearing: bearing, angle: 0,
+                entryAllowed: leaving != noIndex && (allowed?.contains(leaving) ?? true),
+                label: label(edge), roadClass: roadClass, isLink: isLink,
+                classes: leaving != noIndex ? graph.classes(ofArc: leaving) : (arriving != noIndex ? graph.classes(ofArc: arriving) : []),
+                roundabout: flags.contains(.roundabout), circular: flags.contains(.circular), incomingOnly: leaving == noIndex,
+                oneway: flags.contains(.oneway), laneCount: Int(graph.edgeLanes[edge]), mode: mode(edge),
+                length: Double(graph.edgeLength[edge]), reach: Geo.distance(origin, far), edge: edge, atEnd: atEnd,
+                farVertex: leaving != noIndex ? graph.arcHead[Int(leaving)] : v)
+        }
+    }
+
+    mutating func junction(from a: Stretch, to b: Stretch) -> TripJunction {
+        let v = graph.arcHead[Int(a.arc)]
+        let location = leg.coordinates[a.coordinates.upperBound]
+        let allowed = Set((Int(graph.transitionStart[Int(a.arc)])..<Int(graph.transitionStart[Int(a.arc) + 1]))
+            .map { graph.arcBase[Int(graph.transitionTargets[$0])] })
+        let (inEdge, inReversed) = graph.edge(ofArc: a.arc)
+        let (outEdge, outReversed) = graph.edge(ofArc: b.arc)
+        var roads = roads(at: v, allowed: allowed)
+        var approach = 0, taken = 0
+        for (i, road) in roads.enumerated() {
+            if road.edge == inEdge && road.atEnd != inReversed { approach = i }
+            if road.edge == outEdge && road.atEnd == outReversed { taken = i }
+        }
+        // The road the route takes is open to it whatever the transition table's copies say.
+        roads[taken].entryAllowed = true
+        var junction = TripJunction(location: location, vertex: v, roads: roads, taken: taken, approachBearing: 0,
+                                    approachLanes: Lanes.parse(graph.turnLanes(ofArc: a.arc)))
+        junction.ring = ringKind(at: v)
+        junction.mergeDividedRoads(approach: &approach)
+        junction.order(approach: approach)
+        addAhead(&junction)
+        return junction
+    }
+
+    // MARK: Circles
+
+    /// OSRM's roundabout classification of the circle through `v`: walks the ring once (cached for all its
+    /// vertices). Nil where there is no circle, a mix of tags, a fork in the ring, or a circle open both ways
+    /// (as for walkers).
+    mutating func ringKind(at v: UInt32) -> RingKind? {
+        var roundabout = false, circular = false
+        for (edge, _) in graph.edges(atVertex: v) {
+            let flags = graph.flags(ofEdge: edge)
+            roundabout = roundabout || flags.contains(.roundabout)
+            circular = circular || flags.contains(.circular)
+        }
+        guard roundabout != circular else { return nil }
+        if let cached = rings[v] { return cached }
+        let ringFlag: EdgeFlags = roundabout ? .roundabout : .circular
+        var visited: [UInt32] = []
+        var exitNodes: [UInt32] = []
+        var length = 0.0
+        var names: [RoadLabel] = []
+        var connected: [String] = []
+        var n = v
+        var result: RingKind?
+        walk: do {
+            for _ in 0..<10_000 {
+                visited.append(n)
+                let here = graph.edges(atVertex: n)
+                if here.count > 2 { exitNodes.append(n) }
+                let ringEdges = here.filter { graph.flags(ofEdge: $0.edge).contains(ringFlag) }
+                guard ringEdges.count == 2 else { break walk }
+                for (edge, _) in here {
+                    let label = label(edge)
+                    if graph.flags(ofEdge: edge).contains(ringFlag) {
+                        if !label.name.isEmpty && names.allSatisfy({ RoadNames.requiresAnnouncement(from: $0, to: label) }) {
+                            names.append(label)
+                        }
+                    } else {
+                        connected.append(label.name)
+                    }
+                }
+                let onward = ringEdges.compactMap { edge, atEnd -> UInt32? in
+                    let arc = atEnd ? graph.edgeBackwardArc[edge] : graph.edgeForwardArc[edge]
+                    return arc == noIndex ? nil : arc
+                }
+                guard onward.count == 1 else { break walk }
+                length += Double(graph.edgeLength[graph.edge(ofArc: onward[0]).edge])
+                n = graph.arcHead[Int(onward[0])]
+                if n == v { break }
+                guard !visited.contains(n) else { break walk }
+            }
+            guard n == v, !exitNodes.isEmpty else { break walk }
+            if exitNodes.count == 1 && roundabout { result = .intersection; break walk }
+            let radius = length / (2 * Double.pi)
+            if names.count == 1 && (circular || (!connected.contains(names[0].name) && radius > 15)) {
+                result = .rotary
+            } else if circular {
+                result = nil
+            } else if radius < 15 && qualifiesAsRoundaboutIntersection(exitNodes, ringFlag) {
+                result = .intersection
+            } else {
+                result = .roundabout
+            }
+        }
+        for vertex in visited { rings[vertex] = .some(result) }
+        rings[v] = .some(result)
+        return result
+    }
+
+    /// A small circle with at most four simple exits, each more than 40° from the next (OSRM compares the sorted
+    /// bearings without wrapping round, and so do we).
+    func qualifiesAsRoundaboutIntersection(_ nodes: [UInt32], _ ringFlag: EdgeFlags) -> Bool {
+        guard nodes.count <= 4 else { return false }
+        var bearings: [Double] = []
+        for n in nodes {
+            let here = graph.edges(atVertex: n)
+            guard here.count <= 3, let exit = here.first(where: { !graph.flags(ofEdge: $0.edge).contains(ringFlag) }) else {
+                return false
+            }
+            let roadClass = graph.roadClass(ofEdge: exit.edge)
+            bearings.append(graph.bearing(ofEdge: exit.edge, leavingFromEnd: exit.atEnd,
+                                          lookahead: Self.lookahead(roadClass, isLink: false, onRing: false, roadsHere: 3)))
+        }
+        bearings.sort()
+        for i in bearings.indices where abs(bearings[(i + 1) % bearings.count] - bearings[i]) <= 40 { return false }
+        return true
+    }
+
+    // MARK: Slip roads
+
+    /// Where the route turns off a road that goes on under the approach's name, the next junction along that
+    /// road: a slip road that cuts the corner to it is one turn (OSRM's sliproad handler needs these facts).
+    func addAhead(_ junction: inout TripJunction) {
+        guard junction.roads.count > 2, junction.taken != 0 else { return }
+        let approach = junction.roads[0], taken = junction.takenRoad
+        guard Geo.deviation(taken.angle, 180) <= 80, !taken.onRing, !taken.lowPriority, !approach.label.isEmpty else { return }
+        for i in junction.roads.indices where i != 0 && i != junction.taken {
+            let r = junction.roads[i]
+            guard !r.incomingOnly, r.priority == approach.priority, r.mode == approach.mode,
+                  RoadNames.identical(r.label, approach.label), !r.onRing else { continue }
+            junction.roads[i].ahead = ahead(from: junction.vertex, along: r)
+        }
+    }
+
+    /// Follows a road across vertices that join only two edges (at most ten) to the next real junction.
+    func ahead(from start: UInt32, along road: TripRoad) -> JunctionAhead? {
+        var edge = road.edge, atEnd = road.atEnd
+        var distance = road.length
+        var v = road.farVertex
+        for _ in 0..<10 {
+            let here = graph.edges(atVertex: v)
+            guard here.count == 2 else { break }
+            guard let next = here.first(where: { $0.edge != edge || $0.atEnd == atEnd }) else { return nil }
+            let arc = next.atEnd ? graph.edgeBackwardArc[next.edge] : graph.edgeForwardArc[next.edge]
+            guard arc != noIndex else { return nil }
+            edge = next.edge
+            atEnd = next.atEnd
+            distance += Double(graph.edgeLength[edge])
+            v = graph.arcHead[Int(arc)]
+        }
+        guard v != start else { return nil }
+        var roads = roads(at: v, allowed: nil)
+        guard roads.count > 2, let back = roads.firstIndex(where: { $0.edge == edge && $0.atEnd != atEnd }) else { return nil }
+        let arrivalBearing = (roads[back].bearing + 180).truncatingRemainder(dividingBy: 360)
+        for i in roads.indices { roads[i].angle = Geo.turnAngle(arriving: arrivalBearing, leaving: roads[i].bearing) }
+        let others = roads.indices.filter { $0 != back && !roads[$0].incomingOnly }
+        let rightmost = others.min { roads[$0].angle < roads[$1].angle }
+        let leftmost = others.max { roads[$0].angle < roads[$1].angle }
+        return JunctionAhead(
+            vertex: v, location: graph.vertexCoordinate(v), distance: distance, labels: roads.map(\.label),
+            rightmost: rightmost.map { (roads[$0].farVertex, roads[$0].angle, roads[$0].bearing) },
+            leftmost: leftmost.map { (roads[$0].farVertex, roads[$0].angle, roads[$0].bearing) })
+    }
+}
+
+/// The next junction along a road from a junction of the leg.
+struct JunctionAhead: Sendable {
+    var vertex: UInt32
+    var location: Coordinate
+    var distance: Double
+    /// The names of every road there.
+    var labels: [RoadLabel]
+    /// The sharpest right and left roads there, arriving along the road: where they lead, their turn angle and
+    /// bearing.
+    var rightmost: (far: UInt32, angle: Double, bearing: Double)?
+    var leftmost: (far: UInt32, angle: Double, bearing: Double)?
+}
+
+extension TripLeg {
+    /// OSRM's internal intersection edge: a short piece (≤ 32 m) joining the carriageways of divided roads, with a
+    /// oneway road turning onto it at one end and off it at the other, not a zig-zag.
+    static func isSegregated(_ s: TripSegment, start: TripJunction, end: TripJunction) -> Bool {
+        guard s.edgeLength <= 32, !s.roundabout, !s.circular else { return false }
+        func qualifies(_ r: TripRoad) -> Bool { r.oneway && !r.isLink && r.priority <= 11 }
+        // Arriving at the start along a oneway road other than this one, turning onto the connector.
+        let leavingStart = start.takenRoad.bearing
+        let inTurns = start.roads.enumerated().compactMap { i, r -> Modifier? in
+            guard i != start.taken, r.incomingOnly, qualifies(r) else { return nil }
+            let angle = Geo.turnAngle(arriving: (r.bearing + 180).truncatingRemainder(dividingBy: 360), leaving: leavingStart)
+            return angle > 150 && angle < 210 ? nil : Modifier(angle: angle)
+        }
+        let arrivingEnd = end.approachBearing
+        let outTurns = end.roads.enumerated().compactMap { i, r -> Modifier? in
+            guard i != 0, !r.incomingOnly, r.oneway, qualifies(r) else { return nil }
+            let angle = Geo.turnAngle(arriving: arrivingEnd, leaving: r.bearing)
+            return angle > 150 && angle < 210 ? nil : Modifier(angle: angle)
+        }
+        guard !inTurns.isEmpty, !outTurns.isEmpty else { return false }
+        let inLeft = inTurns.contains { $0 == .left || $0 == .sharpLeft }, inRight = inTurns.contains { $0 == .right || $0 == .sharpRight }
+        let outLeft = outTurns.contains { $0 == .left || $0 == .sharpLeft }, outRight = outTurns.contains { $0 == .right || $0 == .sharpRight }
+        return !(inLeft && outRight) && !(inRight && outLeft) && !(outLeft && outRight)
+    }
+}
+
+extension Geo {
+    /// OSRM's turn angle: 0 back, 180 straight on, 90 a right turn, 270 a left turn.
+    static func turnAngle(arriving: Double, leaving: Double) -> Double {
+        (arriving - leaving + 540).truncatingRemainder(dividingBy: 360)
+    }
+
+    /// The smallest difference between two bearings or angles, 0...180.
+    static func deviation(_ a: Double, _ b: Double) -> Double {
+        let d = abs(a - b).truncatingRemainder(dividingBy: 360)
+        return min(d, 360 - d)
+    }
+}
+
+extension TripJunction {
+    /// A dual carriageway seen as one road (OSRM's mergeable roads): two oneway roads side by side, one coming in
+    /// and one going out, of one name and class and less than 95° apart, become one road at their mean bearing.
+    mutating func mergeDividedRoads(approach: inout Int) {
+        guard roads.count >= 3 else { return }
+        var merged = true
+        while merged {
+            merged = false
+            let order = roads.indices.sorted { roads[$0].bearing < roads[$1].bearing }
+            for k in order.indices {
+                let i = order[k], j = order[(k + 1) % order.count]
+                let a = roads[i], b = roads[j]
+                guard a.oneway && b.oneway, a.incomingOnly != b.incomingOnly, !a.onRing, !b.onRing,
+                      a.roadClass == b.roadClass, a.isLink == b.isLink, a.mode == b.mode,
+                      RoadNames.identical(a.label, b.label), Geo.deviation(a.bearing, b.bearing) < 95 else { continue }
+                let (outgoing, incoming) = a.incomingOnly ? (j, i) : (i, j)
+                // The route's own roads stay: only a road it neither arrived nor left on is dropped (arriving on
+                // one carriageway and leaving on the other is a U-turn, and keeps both).
+                guard incoming != taken, !(incoming == approach && outgoing == taken) else { continue }
+                let mean = Self.meanBearing(a.bearing, b.bearing)
+                roads[outgoing].bearing = mean
+                if incoming == approach {
+                    // Arriving on one carriageway: the road behind is the pair, at their mean bearing.
+                    roads[incoming].bearing = mean
+                    roads[incoming].entryAllowed = roads[outgoing].entryAllowed || roads[incoming].entryAllowed
+                    roads.remove(at: outgoing)
+                    if taken > outgoing { taken -= 1 }
+                    if approach > outgoing { approach -= 1 }
+                } else {
+                    roads.remove(at: incoming)
+                    if taken > incoming { taken -= 1 }
+                    if approach > incoming { approach -= 1 }
+                }
+                merged = true
+                break
+            }
+        }
+    }
+
+    static func meanBearing(_ a: Double, _ b: Double) -> Double {
+        let x = sin(a * Double.pi / 180) + sin(b * Double.pi / 180), y = cos(a * Double.pi / 180) + cos(b * Double.pi / 180)
+        return (atan2(x, y) * 180 / Double.pi + 360).truncatingRemainder(dividingBy: 360)
+    }
+
+    /// Angles from the approach, and the roads in OSRM's order: back first, then from sharp right to sharp left.
+    mutating func order(approach: Int) {
+        approachBearing = (roads[approach].bearing + 180).truncatingRemainder(dividingBy: 360)
+        for i in roads.indices {
+            roads[i].angle = i == approach ? 0 : Geo.turnAngle(arriving: approachBearing, leaving: roads[i].bearing)
+            // A road along the approach's own bearing is not "back": it sits at the end of the order.
+            if i != approach && roads[i].angle < 0.5 { roads[i].angle = 359.5 }
+        }
+        let takenRoad = taken
+        let sorted = roads.indices.sorted { i, j in
+            if i == approach { return j != approach }
+            if j == approach { return false }
+            return roads[i].angle < roads[j].angle
+        }
+        roads = sorted.map { roads[$0] }
+        taken = sorted.firstIndex(of: takenRoad)!
+    }
+}
