@@ -5,7 +5,7 @@
 
 Draws pairs of random points in the new graph's bounds (a point with no road within 5 km is drawn again), routes
 each with both, and prints the median relative change in length and duration, the pairs that moved most, and how
-many pairs only one of them could route. Used to check that a profile change keeps routes as they were except
+many pairs only one of them could route; and the steps per route and routes with a step under 10 m of each. Used to check that a profile change keeps routes as they were except
 where it means to change them.
 """
 import argparse
@@ -26,8 +26,9 @@ def route(binary, graph, mode, a, b):
     if body.get("code") != "Ok":
         return None, body.get("code")
     r = body["routes"][0]
-    names = [s.get("name", "") for leg in r["legs"] for s in leg.get("steps", [])]
-    return (r["distance"], r["duration"], r["legs"][0].get("summary", "")), None
+    steps = [s for leg in r["legs"] for s in leg.get("steps", [])]
+    short = sum(1 for s in steps if s["maneuver"]["type"] not in ("depart", "arrive") and s["distance"] < 10)
+    return (r["distance"], r["duration"], r["legs"][0].get("summary", ""), len(steps), short), None
 
 
 def bounds(binary, graph):
@@ -78,6 +79,11 @@ def main():
     print(f"length: median change {100 * statistics.median(change):.2f} %, mean {100 * statistics.mean(change):.2f} %, "
           f"{sum(1 for c in change if c < 0.001)} unchanged (< 0.1 %), {sum(1 for c in change if c > 0.05)} over 5 %")
     print(f"duration: median change {100 * statistics.median(duration):+.2f} %")
+    old_steps, new_steps = [o[3] for _, _, o, _ in rows], [n[3] for _, _, _, n in rows]
+    print(f"steps per route: median {statistics.median(old_steps):g} → {statistics.median(new_steps):g} "
+          f"({100 * (statistics.median(new_steps) / statistics.median(old_steps) - 1):+.1f} %), mean "
+          f"{statistics.mean(old_steps):.1f} → {statistics.mean(new_steps):.1f}; routes with a step under 10 m: "
+          f"{sum(1 for _, _, o, _ in rows if o[4])} → {sum(1 for _, _, _, n in rows if n[4])}")
     rows.sort(key=lambda r: -abs(r[3][0] - r[2][0]) / max(1, r[2][0]))
     for a, b, o, n in rows[:args.show]:
         print(f"  {a[0]:.5f},{a[1]:.5f} → {b[0]:.5f},{b[1]:.5f}: {o[0]:.0f} m {o[1]:.0f} s via {o[2]!r} → "

@@ -80,7 +80,10 @@ public enum RoadNames {
         let namesEqual = same(from.name, to.name) || from.name.isEmpty || to.name.isEmpty
         let nameRemoved = !from.name.isEmpty && to.name.isEmpty
         let refsEmpty = from.ref.isEmpty && to.ref.isEmpty
-        let refContained = from.ref.isEmpty || to.ref.isEmpty || from.ref.contains(to.ref) || to.ref.contains(from.ref)
+        // Refs compared without spaces or case: "IP1" and "IP 1" are one road (OSRM compares them as written).
+        func plain(_ ref: String) -> String { ref.uppercased().filter { !$0.isWhitespace } }
+        let fromRef = plain(from.ref), toRef = plain(to.ref)
+        let refContained = fromRef.isEmpty || toRef.isEmpty || fromRef.contains(toRef) || toRef.contains(fromRef)
         let refRemoved = !from.ref.isEmpty && to.ref.isEmpty
         // A named street whose ref changes (a road renumbered along the way) is still that street to a driver.
         let sameNamedStreet = !from.name.isEmpty && same(from.name, to.name)

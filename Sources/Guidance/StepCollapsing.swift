@@ -375,8 +375,8 @@ extension StepAssembly {
         var i = 1
         while i < steps.count - 1 {
             let s = steps[i], before = steps[i - 1]
-            // Leaving a ring onto the road its entry step named is no "stay on".
-            if Self.haveSameName(before, s) && s.mode == before.mode && !s.kind.leavesRing {
+            // Leaving a ring onto the road its entry step named is said without the name (see the phrase books).
+            if Self.haveSameName(before, s) && s.mode == before.mode {
                 if s.kind == .newName {
                     suppress(i, into: i - 1)
                     steps.remove(at: i)

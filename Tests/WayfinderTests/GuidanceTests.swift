@@ -248,6 +248,20 @@ import Testing
         }
     }
 
+    @Test func aCarTrainIsANotification() throws {
+        let map = TestMap("a     b              c     d", gridSize: 30)
+        map.way("ab", ["highway": "residential", "name": "Station Road"])
+        map.way("bc", ["route": "shuttle_train", "name": "Autojuna"])
+        map.way("cd", ["highway": "residential", "name": "Terminal Road"])
+        let graph = try map.build().driving
+        let result = try steps(graph, [map.position("a"), map.position("d")])
+        #expect(kinds(result).map { $0.split(separator: " ")[0] } == ["depart", "notification", "notification", "arrive"])
+        #expect(result[1].mode == "train" && result[2].mode == "driving")
+        let text = try texts(graph, [map.position("a"), map.position("d")])
+        #expect(text.en[1] == "Take the train Autojuna")
+        #expect(text.zh[1] == "乘坐火车（Autojuna）")
+    }
+
     // MARK: U-turns
 
     @Test func uturnAtADeadEndOnlyWhereOneIsMade() throws {
@@ -413,8 +427,9 @@ import Testing
         #expect(result[1].instruction == "Enter the roundabout and take the \(ordinal) exit onto \(road)")
         let zh = try steps(graph, [map.position("s"), map.position(destination)], language: "zh")
         #expect(zh[1].instruction == "进入环岛，从第\(exit)个出口驶出，进入\(road)")
-        #expect(result[2].instruction == "Exit the roundabout onto \(road)")
-        #expect(zh[2].instruction == "驶出环岛，进入\(road)")
+        // The entry step named the road; the exit step does not say it again.
+        #expect(result[2].instruction == "Exit the roundabout" && result[2].name == road)
+        #expect(zh[2].instruction == "驶出环岛")
     }
 
     /// Exits are counted over the roads that may be taken: an arm one may only come in by is not an exit.
