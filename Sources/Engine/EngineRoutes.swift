@@ -49,7 +49,7 @@ extension Engine {
             throw EngineError(.invalidValue, "the \(query.mode.rawValue) graph has no contraction hierarchy (imported with --no-contraction)")
         }
         try Self.checkExclusion(query.excluding, mode: query.mode)
-        return try withinBudget {
+        let answer = try withinBudget {
             try set.routers[query.mode]!.with { router in
                 router.maxSnapDistance = query.snapRadius ?? limits.defaultSnapRadius
                 router.excluding = query.excluding
@@ -66,6 +66,39 @@ extension Engine {
                 }
             }
         }
+        return try withinBudget { walkTheRest(answer, query, set) }
+    }
+
+    /// How much closer a walker gets to a destination than the car must be before the route walks the rest.
+    public static let onFootMargin = 25.0
+    /// The longest walk added after a drive, metres, and how much longer than the straight line it may be.
+    public static let onFootLimit = 2_000.0, onFootDetour = 2.0
+
+    /// A destination on a road the car cannot reach from the route (behind bollards or a gate: the nearest road is
+    /// an island, so the drive ended on the main network): the last leg goes on on foot from where the car
+    /// stopped, with a step that says so. OSRM stops at the main network without a word; PROFILES.md says why we
+    /// do otherwise. A destination that is merely far from any road keeps OSRM's answer (and the table's).
+    func walkTheRest(_ answer: RouteAnswer, _ query: RouteQuery, _ set: GraphSet) -> RouteAnswer {
+        guard query.mode == .driving, let walkers = set.routers[.walking], let destination = query.points.last,
+              let carStop = answer.route.waypoints.last, carStop.distance > Self.onFootMargin,
+              let nearest = answer.graph.snap(destination, maxDistance: carStop.distance,
+                                              filter: query.filters?.last ?? WaypointFilter(excluding: query.excluding))?.nearest,
+              nearest.edge != carStop.edge, !nearest.onMainNetwork else { return answer }
+        let walking = walkers.with { router -> (Route, RoadGraph)? in
+            router.maxSnapDistance = query.snapRadius ?? limits.defaultSnapRadius
+            router.excluding = query.excluding.intersection(.ferry)
+            let crow = Geo.distance(carStop.location, destination)
+            guard let walk = try? router.route([carStop.location, destination], algorithm: .automatic),
+                  let target = walk.waypoints.last, target.distance + Self.onFootMargin < carStop.distance,
+                  walk.distance <= min(Self.onFootLimit, Self.onFootDetour * crow + 100) else { return nil }
+            return (walk, router.graph)
+        }
+        guard let (walk, walkingGraph) = walking,
+              let walkDirections = try? Directions(route: walk, graph: walkingGraph, options: query.directions) else { return answer }
+        var route = answer.route, directions = answer.directions
+        route.continueOnFoot(walk)
+        directions.continueOnFoot(walkDirections)
+        return RouteAnswer(graph: answer.graph, route: route, directions: directions, alternatives: answer.alternatives)
     }
 
     /// Only the excludable classes may be avoided, and a walker has none of them but ferries (as OSRM, whose foot

@@ -13,8 +13,8 @@ public struct DirectionsOptions: Sendable {
 /// A route's turn-by-turn steps, leg by leg, with instructions in the requested language. Each leg's facts are read
 /// from the graph once, into a `TripLeg`; the steps and every output format read only those.
 public struct Directions: Sendable {
-    public let legs: [[GuidanceStep]]
-    public let trips: [TripLeg]
+    public private(set) var legs: [[GuidanceStep]]
+    public private(set) var trips: [TripLeg]
     public let phrases: PhraseBook
     public let options: DirectionsOptions
 
@@ -32,6 +32,32 @@ public struct Directions: Sendable {
                 return step
             }
         }
+    }
+
+    /// Goes on from the last leg's arrival with the steps of a walk (its own directions, one leg): the arrival
+    /// becomes the step that says to leave the car, in walking mode, and the walk's arrival ends the leg.
+    public mutating func continueOnFoot(_ walk: Directions) {
+        guard var last = legs.last, let walkSteps = walk.legs.first, walkSteps.count >= 2, let walkTrip = walk.trips.first,
+              let arrive = last.popLast() else { return }
+        var leave = walkSteps[0]
+        leave.maneuver.type = .notification
+        leave.maneuver.modifier = .straight
+        leave.maneuver.bearingBefore = arrive.maneuver.bearingBefore
+        leave.arrivalSide = nil
+        // On along the street the drive ended on: the name was said already.
+        leave.staysOn = !leave.name.isEmpty && last.last?.name == leave.name
+        leave.instruction = phrases.onFoot(leave)
+        // The walk starts where the drive ends (see Route.continueOnFoot).
+        let connector = Geo.distance(arrive.maneuver.location, leave.coordinates[0])
+        if connector > 0.01 {
+            leave.coordinates.insert(arrive.maneuver.location, at: 0)
+            leave.distance += connector
+        }
+        leave.maneuver.location = arrive.maneuver.location
+        last.append(leave)
+        last.append(contentsOf: walkSteps.dropFirst())
+        legs[legs.count - 1] = last
+        trips[trips.count - 1].targetName = walkTrip.targetName
     }
 
     /// The names of the roads at the route's waypoints, in the requested language (OSRM's `waypoints[].name`).

@@ -153,6 +153,14 @@ public struct PhraseBook: Sendable {
         return capitalisedFirst(fill(word("lanes", "use"), ["lanes": lanes, "instruction": lowercasedFirst(base)]))
     }
 
+    /// The step where a driver leaves the car to walk where the car may not go.
+    public func onFoot(_ step: GuidanceStep) -> String {
+        let forms = instructions["on foot"]?["default"] ?? [:]
+        let way = step.staysOn ? "" : wayName(step.name, ref: step.ref)
+        let template = (way.isEmpty ? nil : forms["name"]) ?? forms["default"] ?? ""
+        return capitalisedFirst(fill(template, ["way_name": way]))
+    }
+
     /// The words of one step, as osrm-text-instructions compiles them.
     func compile(_ step: GuidanceStep) -> String {
         let m = step.maneuver

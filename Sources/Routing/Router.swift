@@ -365,3 +365,31 @@ extension RoadGraph {
         return result
     }
 }
+
+extension Route {
+    /// Appends a walk (a one-leg walking route from where this route ends) to the last leg, for a destination the
+    /// mode cannot reach. The walk's stretches name the walking graph's arcs: past this point only their lengths,
+    /// times and geometry are read.
+    public mutating func continueOnFoot(_ walk: Route) {
+        guard var leg = legs.last, let w = walk.legs.first, let end = leg.coordinates.last, let start = w.coordinates.first
+        else { return }
+        // Start the walk exactly where the drive ends (both graphs share OSM's nodes, so this is rarely needed).
+        let connector = Geo.distance(end, start)
+        let joined = connector > 0.01 ? w.coordinates : Array(w.coordinates.dropFirst())
+        let base = leg.coordinates.count - 1
+        for (k, stretch) in w.stretches.enumerated() {
+            var s = stretch
+            let shift = connector > 0.01 ? base + 1 : base
+            s.coordinates = (k == 0 ? base : stretch.coordinates.lowerBound + shift)...(stretch.coordinates.upperBound + shift)
+            if k == 0 { s.distance += connector }
+            leg.stretches.append(s)
+        }
+        leg.coordinates += joined
+        leg.distance += w.distance + connector
+        leg.duration += w.duration
+        leg.weight += w.weight
+        leg.target = w.target
+        legs[legs.count - 1] = leg
+        if let last = walk.waypoints.last { waypoints[waypoints.count - 1] = last }
+    }
+}

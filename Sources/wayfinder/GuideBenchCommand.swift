@@ -28,7 +28,8 @@ enum GuideBenchCommand {
         let seed = try args.integer("--seed", default: 1, range: 0...Int.max)
         let printCount = try args.integer("--print", default: 0, range: 0...100_000)
         let language = args["--language"] ?? "en"
-        let engine = try openEngine(args, modes: [mode])
+        // Both modes: a drive to a destination the car cannot reach walks the rest, as users get it.
+        let engine = try openEngine(args, modes: TravelMode.allCases)
         let graph = engine.current.graphs[mode]!
         let bounds = graph.metadata.bounds
         guard !bounds.isEmpty else { throw CommandError.badInput("the \(mode.rawValue) graph is empty") }

@@ -1,3 +1,4 @@
+import Engine
 import Foundation
 import Guidance
 import RoadGraph
@@ -260,6 +261,38 @@ import Testing
         let text = try texts(graph, [map.position("a"), map.position("d")])
         #expect(text.en[1] == "Take the train Autojuna")
         #expect(text.zh[1] == "乘坐火车（Autojuna）")
+    }
+
+    /// A destination behind bollards: the drive ends where the car must stop and the route says to walk the
+    /// rest (OSRM answers NoRoute or stops at the road without a word; see PROFILES.md).
+    @Test func theRestOnFoot() throws {
+        let map = TestMap("""
+            e     f
+            a     b  x  c     d
+            g     h
+            """, gridSize: 30)
+        map.way("ab", ["highway": "residential", "name": "Car Street"])
+        for way in ["ef", "gh", "ae", "ag", "bf", "bh"] { map.way(way, ["highway": "residential", "name": "Block"]) }
+        map.way("bxcd", ["highway": "residential", "name": "Quiet Lane"])
+        map.tagNode("x", ["barrier": "bollard"])
+        _ = try map.build()
+        let engine = try Engine(directory: map.graphDirectory)
+        for (language, leave) in [("en", "Leave the car and continue on foot along Quiet Lane"), ("zh", "下车后沿Quiet Lane步行前往")] {
+            var query = RouteQuery(mode: .driving, points: [map.position("a"), map.position("d")])
+            query.directions = DirectionsOptions(language: language)
+            let answer = try engine.route(query)
+            let steps = answer.directions.legs[0]
+            #expect(kinds(steps) == ["depart", "notification straight", "arrive"])
+            #expect(steps.map(\.mode) == ["driving", "walking", "walking"])
+            #expect(steps[1].instruction == leave)
+            #expect(abs(answer.route.distance - 540) < 2, "180 m by car, 360 m on foot")
+            #expect(abs(steps.reduce(0) { $0 + $1.distance } - answer.route.distance) < 1)
+            #expect(Geo.distance(steps[0].coordinates.last!, steps[1].coordinates.first!) < 0.01)
+            #expect(Geo.distance(answer.route.waypoints[1].location, map.position("d")) < 1)
+        }
+        // Where the car can reach the destination, no walk is added.
+        let near = try engine.route(RouteQuery(mode: .driving, points: [map.position("a"), map.position(between: "a", "b", at: 0.9)]))
+        #expect(near.directions.legs[0].allSatisfy { $0.mode == "driving" })
     }
 
     // MARK: U-turns
