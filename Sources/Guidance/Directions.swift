@@ -38,7 +38,7 @@ public struct Directions: Sendable {
     /// becomes the step that says to leave the car, in walking mode, and the walk's arrival ends the leg.
     public mutating func continueOnFoot(_ walk: Directions) {
         guard var last = legs.last, let walkSteps = walk.legs.first, walkSteps.count >= 2, let walkTrip = walk.trips.first,
-              let arrive = last.popLast() else { return }
+              let walkStart = walkSteps[0].coordinates.first, let arrive = last.popLast() else { return }
         var leave = walkSteps[0]
         leave.maneuver.type = .notification
         leave.maneuver.modifier = .straight
@@ -48,7 +48,7 @@ public struct Directions: Sendable {
         leave.staysOn = !leave.name.isEmpty && last.last?.name == leave.name
         leave.instruction = phrases.onFoot(leave)
         // The walk starts where the drive ends (see Route.continueOnFoot).
-        let connector = Geo.distance(arrive.maneuver.location, leave.coordinates[0])
+        let connector = Geo.distance(arrive.maneuver.location, walkStart)
         if connector > 0.01 {
             leave.coordinates.insert(arrive.maneuver.location, at: 0)
             leave.distance += connector

@@ -518,6 +518,7 @@ extension TripJunction {
             return roads[i].angle < roads[j].angle
         }
         roads = sorted.map { roads[$0] }
-        taken = sorted.firstIndex(of: takenRoad)!
+        // Every index is in `sorted`; a miss would be a bug upstream, which must not take a server down.
+        taken = sorted.firstIndex(of: takenRoad) ?? 0
     }
 }
