@@ -4,9 +4,13 @@ import Routing
 public struct DirectionsOptions: Sendable {
     public var language = "en"
     public var units = Units.metric
-    public init(language: String = "en", units: Units = .metric) {
+    /// False for answers without steps (OSRM's `steps=false`): guidance is not run at all, and the directions
+    /// carry only the waypoint names. Guidance is most of a route request's time.
+    public var steps = true
+    public init(language: String = "en", units: Units = .metric, steps: Bool = true) {
         self.language = language
         self.units = units
+        self.steps = steps
     }
 }
 
@@ -17,6 +21,8 @@ public struct Directions: Sendable {
     public private(set) var trips: [TripLeg]
     public let phrases: PhraseBook
     public let options: DirectionsOptions
+    /// The names of the roads at the route's waypoints, in the requested language (OSRM's `waypoints[].name`).
+    public private(set) var waypointNames: [String]
 
     public init(route: Route, graph: RoadGraph, options: DirectionsOptions = DirectionsOptions()) throws {
         // Street names follow any language the data has (name:xx); instructions fall back to English where no
@@ -24,7 +30,19 @@ public struct Directions: Sendable {
         let phrases = try (try? PhraseBook.load(language: options.language)) ?? PhraseBook.load(language: "en")
         self.phrases = phrases
         self.options = options
-        trips = route.legs.map { TripLeg(leg: $0, graph: graph, language: options.language) }
+        guard options.steps else {
+            trips = []
+            legs = route.legs.map { _ in [] }
+            let language = options.language
+            waypointNames = route.legs.first.map { first in
+                [graph.name(ofEdge: first.source.edge, language: language)]
+                    + route.legs.map { graph.name(ofEdge: $0.target.edge, language: language) }
+            } ?? []
+            return
+        }
+        let trips = route.legs.map { TripLeg(leg: $0, graph: graph, language: options.language) }
+        self.trips = trips
+        waypointNames = trips.first.map { [$0.sourceName] + trips.map(\.targetName) } ?? []
         legs = trips.enumerated().map { index, trip in
             Directions.steps(for: trip, waypointNumber: index == route.legs.count - 1 ? nil : index + 1).map { step in
                 var step = step
@@ -37,6 +55,7 @@ public struct Directions: Sendable {
     /// Goes on from the last leg's arrival with the steps of a walk (its own directions, one leg): the arrival
     /// becomes the step that says to leave the car, in walking mode, and the walk's arrival ends the leg.
     public mutating func continueOnFoot(_ walk: Directions) {
+        if let name = walk.waypointNames.last, !waypointNames.isEmpty { waypointNames[waypointNames.count - 1] = name }
         guard var last = legs.last, let walkSteps = walk.legs.first, walkSteps.count >= 2, let walkTrip = walk.trips.first,
               let walkStart = walkSteps[0].coordinates.first, let arrive = last.popLast() else { return }
         var leave = walkSteps[0]
@@ -58,12 +77,6 @@ public struct Directions: Sendable {
         last.append(contentsOf: walkSteps.dropFirst())
         legs[legs.count - 1] = last
         trips[trips.count - 1].targetName = walkTrip.targetName
-    }
-
-    /// The names of the roads at the route's waypoints, in the requested language (OSRM's `waypoints[].name`).
-    public var waypointNames: [String] {
-        guard let first = trips.first else { return [] }
-        return [first.sourceName] + trips.map(\.targetName)
     }
 
     static func steps(for trip: TripLeg, waypointNumber: Int?) -> [GuidanceStep] {

@@ -2,10 +2,22 @@ import Foundation
 
 /// The names, ref, pronunciation and exit number of a road: what decides whether a change is announced.
 struct RoadLabel: Equatable, Sendable {
-    var name: String
-    var ref: String
+    var name: String { didSet { nameKey = RoadNames.key(name) } }
+    var ref: String { didSet { plainRef = RoadNames.plain(ref: ref) } }
     var pronunciation: String
     var exits: String
+    /// `name` and `ref` as compared, worked out once: a leg's guidance compares each label many times.
+    private(set) var nameKey: [String]
+    private(set) var plainRef: String
+
+    init(name: String, ref: String, pronunciation: String, exits: String) {
+        self.name = name
+        self.ref = ref
+        self.pronunciation = pronunciation
+        self.exits = exits
+        nameKey = RoadNames.key(name)
+        plainRef = RoadNames.plain(ref: ref)
+    }
 
     var isEmpty: Bool { name.isEmpty && ref.isEmpty }
 }
@@ -39,6 +51,16 @@ public enum RoadNames {
 
     /// The words of a name that identify the road.
     static func key(_ name: String) -> [String] {
+        if name.isEmpty { return [] }
+        // Most names are plain ASCII: split and lowercase their bytes without Foundation's folding (10× dearer).
+        if name.utf8.allSatisfy({ $0 < 0x80 }) {
+            var words: [String] = []
+            for word in name.utf8.split(whereSeparator: { !(($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A) && !($0 >= 0x30 && $0 <= 0x39) }) {
+                let lower = String(decoding: word.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+                if !fillers.contains(lower) { words.append(canonical[lower] ?? lower) }
+            }
+            return words
+        }
         let folded = name.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil).lowercased()
         var words: [String] = []
         var word = ""
@@ -65,11 +87,36 @@ public enum RoadNames {
     public static func same(_ a: String, _ b: String) -> Bool {
         if a == b { return true }
         if a.isEmpty || b.isEmpty { return a.isEmpty && b.isEmpty }
-        let ka = key(a), kb = key(b)
+        return sameKeys(key(a), key(b))
+    }
+
+    /// `same` on names' keys.
+    static func sameKeys(_ ka: [String], _ kb: [String]) -> Bool {
         if ka.isEmpty || kb.isEmpty { return ka == kb }
         if ka == kb || stripped(ka).contains(kb) || stripped(kb).contains(ka) { return true }
         let (short, long) = ka.count <= kb.count ? (ka, kb) : (kb, ka)
         return short.count == 1 && short[0].count >= 5 && long[0] != short[0] && long[0].hasPrefix(short[0])
+    }
+
+    /// Refs compared without spaces or case: "IP1" and "IP 1" are one road (OSRM compares them as written).
+    static func plain(ref: String) -> String { ref.uppercased().filter { !$0.isWhitespace } }
+
+    /// Whether `whole` contains `part`, byte by byte (refs are short; Foundation's search is far dearer).
+    static func contains(_ whole: String, _ part: String) -> Bool {
+        if whole == part { return true }
+        let w = Array(whole.utf8), p = Array(part.utf8)
+        guard !p.isEmpty, w.count > p.count else { return p.isEmpty }
+        for start in 0...(w.count - p.count) where w[start] == p[0] {
+            if w[start..<start + p.count].elementsEqual(p) { return true }
+        }
+        return false
+    }
+
+    /// `same` on labels, with their keys worked out already.
+    static func same(_ a: RoadLabel, _ b: RoadLabel) -> Bool {
+        if a.name == b.name { return true }
+        if a.name.isEmpty || b.name.isEmpty { return false }
+        return sameKeys(a.nameKey, b.nameKey)
     }
 
     /// OSRM's `requiresNameAnnounced`, names compared with `same`.
@@ -77,16 +124,14 @@ public enum RoadNames {
         if from.isEmpty && !to.isEmpty { return true }
         let namesEmpty = from.name.isEmpty && to.name.isEmpty
         // An empty name is contained in every name (OSRM's prefix test): a name that goes is no news.
-        let namesEqual = same(from.name, to.name) || from.name.isEmpty || to.name.isEmpty
+        let namesEqual = same(from, to) || from.name.isEmpty || to.name.isEmpty
         let nameRemoved = !from.name.isEmpty && to.name.isEmpty
         let refsEmpty = from.ref.isEmpty && to.ref.isEmpty
-        // Refs compared without spaces or case: "IP1" and "IP 1" are one road (OSRM compares them as written).
-        func plain(_ ref: String) -> String { ref.uppercased().filter { !$0.isWhitespace } }
-        let fromRef = plain(from.ref), toRef = plain(to.ref)
-        let refContained = fromRef.isEmpty || toRef.isEmpty || fromRef.contains(toRef) || toRef.contains(fromRef)
+        let fromRef = from.plainRef, toRef = to.plainRef
+        let refContained = fromRef.isEmpty || toRef.isEmpty || contains(fromRef, toRef) || contains(toRef, fromRef)
         let refRemoved = !from.ref.isEmpty && to.ref.isEmpty
         // A named street whose ref changes (a road renumbered along the way) is still that street to a driver.
-        let sameNamedStreet = !from.name.isEmpty && same(from.name, to.name)
+        let sameNamedStreet = !from.name.isEmpty && same(from, to)
         let obvious = (namesEmpty && refsEmpty) || (namesEqual && refContained) || (namesEqual && refsEmpty)
             || (refContained && nameRemoved) || (namesEqual && refRemoved) || sameNamedStreet
         let needs = (from.name.isEmpty && !from.ref.isEmpty && !to.name.isEmpty && to.ref.isEmpty)

@@ -183,6 +183,17 @@ struct TripLegReader {
     let leg: RouteLeg
     /// Circles met along the leg, by each of their vertices.
     var rings: [UInt32: RingKind?] = [:]
+    /// Labels by the ids of their strings: a leg meets few streets many times, and decoding and keying a label
+    /// was most of guidance's time.
+    private let labels = LabelCache()
+
+    final class LabelCache {
+        var byIDs: [LabelIDs: RoadLabel] = [:]
+    }
+
+    struct LabelIDs: Hashable {
+        var name: UInt32, ref: UInt32, pronunciation: UInt32, exits: UInt32
+    }
 
     init(graph: RoadGraph, leg: RouteLeg) {
         self.graph = graph
@@ -190,8 +201,13 @@ struct TripLegReader {
     }
 
     func label(_ edge: Int) -> RoadLabel {
-        RoadLabel(name: graph.name(ofEdge: edge), ref: graph.ref(ofEdge: edge), pronunciation: graph.pronunciation(ofEdge: edge),
-                  exits: graph.exits(ofEdge: edge))
+        let ids = LabelIDs(name: graph.edgeLabel[edge], ref: graph.edgeRef[edge], pronunciation: graph.edgePronunciation[edge],
+                           exits: graph.edgeExits[edge])
+        if let known = labels.byIDs[ids] { return known }
+        let label = RoadLabel(name: graph.name(ofEdge: edge), ref: graph.ref(ofEdge: edge),
+                              pronunciation: graph.pronunciation(ofEdge: edge), exits: graph.exits(ofEdge: edge))
+        labels.byIDs[ids] = label
+        return label
     }
 
     func mode(_ edge: Int) -> String {
@@ -224,7 +240,7 @@ struct TripLegReader {
     }
 
     /// Every road at vertex `v`, seen from there.
-    func roads(at v: UInt32, allowed: Set<UInt32>?) -> [TripRoad] {
+    func roads(at v: UInt32, allowed: [UInt32]?) -> [TripRoad] {
         let here = graph.edges(atVertex: v)
         let origin = graph.vertexCoordinate(v)
         return here.map { edge, atEnd in
@@ -253,8 +269,9 @@ struct TripLegReader {
     mutating func junction(from a: Stretch, to b: Stretch) -> TripJunction {
         let v = graph.arcHead[Int(a.arc)]
         let location = leg.coordinates[a.coordinates.upperBound]
-        let allowed = Set((Int(graph.transitionStart[Int(a.arc)])..<Int(graph.transitionStart[Int(a.arc) + 1]))
-            .map { graph.arcBase[Int(graph.transitionTargets[$0])] })
+        // A handful of arcs: an array searches them faster than a set hashes them.
+        let allowed = (Int(graph.transitionStart[Int(a.arc)])..<Int(graph.transitionStart[Int(a.arc) + 1]))
+            .map { graph.arcBase[Int(graph.transitionTargets[$0])] }
         let (inEdge, inReversed) = graph.edge(ofArc: a.arc)
         let (outEdge, outReversed) = graph.edge(ofArc: b.arc)
         var roads = roads(at: v, allowed: allowed)

@@ -167,7 +167,7 @@ public struct OSRMRequest {
                 return kind
             }
         }
-        query.directions = DirectionsOptions(language: options["language"] ?? "en")
+        query.directions = DirectionsOptions(language: options["language"] ?? "en", steps: output.steps)
         query.filters = try filters()
         // OSRM's "default" leaves it to the profile: on for driving, off for walking.
         if ![nil, "default"].contains(options["continue_straight"]) {

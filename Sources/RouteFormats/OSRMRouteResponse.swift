@@ -76,19 +76,10 @@ public enum OSRMRouteResponse {
         return .object(members)
     }
 
-    /// OSRM's summary: the names of the two longest named steps, in route order.
-    static func summary(_ steps: [GuidanceStep]) -> String {
-        let named = steps.filter { !$0.name.isEmpty }
-        let longest = Set(named.sorted { $0.distance > $1.distance }.prefix(2).map(\.name))
-        var names: [String] = []
-        for step in named where longest.contains(step.name) && !names.contains(step.name) { names.append(step.name) }
-        return names.joined(separator: ", ")
-    }
-
     static func leg(_ leg: RouteLeg, steps: [GuidanceStep], _ options: Options) -> JSON {
         var members: [(String, JSON)] = [
             ("steps", .array(options.steps ? steps.map { step($0, options) } : [])),
-            ("summary", .string(summary(steps))),
+            ("summary", .string(leg.summary)),
             ("weight", .number(Double(leg.weight) / 1000, decimals: 1)),
             ("duration", .number(leg.duration, decimals: 1)),
             ("distance", .number(leg.distance, decimals: 1)),

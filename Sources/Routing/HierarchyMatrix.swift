@@ -95,11 +95,8 @@ public struct HierarchyMatrix: @unchecked Sendable {
         for (j, endpoints) in targetEndpoints.enumerated() {
             for s in sourceEndpoints {
                 for t in endpoints where t.arc == s.arc {
-                    let length = Double(graph.edgeLength[graph.edge(ofArc: s.arc).edge])
-                    if t.fraction >= s.fraction {
-                        offer(j, Int64(t.cost) - Int64(graph.arcWeight[Int(s.arc)] - s.cost),
-                              Int64(graph.targetDuration(t)) - Int64(graph.arcDuration[Int(s.arc)] - graph.sourceDuration(s)),
-                              length * (t.fraction - s.fraction))
+                    if let cell = graph.cellWithinArc(from: s, to: t) {
+                        offer(j, Int64(cell.weight), Int64(cell.duration), cell.distance)
                     } else if !needsPlainSearch.contains(j) {
                         needsPlainSearch.append(j)
                     }
@@ -138,16 +135,15 @@ struct UpwardSearch {
     private var distance: [Int64]
     private var duration: [Int64]
     private var length: [Double]
-    private var stamp: [UInt32]
+    private var labelled = SearchStamps()
     private var atStart: [Bool]
-    private var generation: UInt32 = 0
-    private var heap = SignedHeap()
+    private var heap = SearchHeap()
 
     init(count: Int) {
         distance = Array(repeating: 0, count: count)
         duration = Array(repeating: 0, count: count)
         length = Array(repeating: 0, count: count)
-        stamp = Array(repeating: 0, count: count)
+        labelled.reset(count: count)
         atStart = Array(repeating: false, count: count)
     }
 
@@ -156,16 +152,12 @@ struct UpwardSearch {
     mutating func run(_ graph: RoadGraph, starts initial: [Start], upward: Bool, excluded: UInt8 = 0,
                       settle: (UInt32, Start, Bool) -> Void)
     {
-        generation &+= 1
-        if generation == 0 {
-            for i in stamp.indices { stamp[i] = 0 }
-            generation = 1
-        }
+        labelled.reset(count: distance.count)
         heap.removeAll()
         for start in initial {
             let i = Int(start.arc)
-            if stamp[i] == generation && distance[i] <= start.weight { continue }
-            stamp[i] = generation
+            if labelled.contains(i) && distance[i] <= start.weight { continue }
+            labelled.insert(i)
             distance[i] = start.weight
             duration[i] = start.duration
             length[i] = start.length
@@ -190,7 +182,7 @@ struct UpwardSearch {
             var stalled = false
             for k in Int(otherStart[i])..<Int(otherStart[i + 1]) where otherMask[k] & excluded == 0 {
                 let x = Int(otherNode[k])
-                if stamp[x] == generation && distance[x] + Int64(otherWeight[k]) < d { stalled = true; break }
+                if labelled.contains(x) && distance[x] + Int64(otherWeight[k]) < d { stalled = true; break }
             }
             if stalled { continue }
             settle(arc, Start(arc: arc, weight: d, duration: duration[i], length: length[i]), atStart[i])
@@ -198,8 +190,8 @@ struct UpwardSearch {
                 let x = Int(edgeNode[k])
                 if edgeMask[k] & excluded != 0 || classes[x] & excluded != 0 { continue }
                 let nd = d + Int64(edgeWeight[k])
-                if stamp[x] == generation && distance[x] <= nd { continue }
-                stamp[x] = generation
+                if labelled.contains(x) && distance[x] <= nd { continue }
+                labelled.insert(x)
                 distance[x] = nd
                 duration[x] = duration[i] + Int64(edgeDuration[k])
                 length[x] = length[i] + Double(edgeLength[k])

@@ -14,31 +14,23 @@ public struct HierarchySearch {
     struct Side {
         var distance: [Int64] = []
         var parent: [UInt32] = []  // predecessor arc in the upward search (noIndex at a start)
-        var stamp: [UInt32] = []
-        var generation: UInt32 = 0
-        var heap = SignedHeap()
+        var labelled = SearchStamps()
+        var heap = SearchHeap()
 
         mutating func prepare(_ count: Int) {
-            if distance.count != count {
+            if labelled.reset(count: count) {
                 distance = Array(repeating: 0, count: count)
                 parent = Array(repeating: noIndex, count: count)
-                stamp = Array(repeating: 0, count: count)
-                generation = 0
-            }
-            generation &+= 1
-            if generation == 0 {
-                for i in stamp.indices { stamp[i] = 0 }
-                generation = 1
             }
             heap.removeAll()
         }
 
-        func reached(_ a: Int) -> Bool { stamp[a] == generation }
+        func reached(_ a: Int) -> Bool { labelled.contains(a) }
 
         mutating func offer(_ a: UInt32, _ d: Int64, parent p: UInt32) {
             let i = Int(a)
-            if stamp[i] == generation && distance[i] <= d { return }
-            stamp[i] = generation
+            if labelled.contains(i) && distance[i] <= d { return }
+            labelled.insert(i)
             distance[i] = d
             parent[i] = p
             heap.push(d, a)
@@ -63,7 +55,7 @@ public struct HierarchySearch {
         precondition(graph.hasHierarchy, "the graph has no contraction hierarchy")
         // A target behind the source on the same arc needs a path that comes back to that arc, which the upward
         // searches cannot see (each arc keeps only its best label): such rare legs go to plain search.
-        if sources.contains(where: { s in targets.contains { $0.arc == s.arc && $0.fraction < s.fraction } }) {
+        if sources.contains(where: { s in targets.contains { graph.liesBehind($0, s) } }) {
             return plain.shortestPath(in: graph, from: sources, to: targets, heuristic: NoHeuristic(), excluding: excluding)
         }
         let excluded = excluding.rawValue
@@ -75,9 +67,8 @@ public struct HierarchySearch {
         var meeting = noIndex
         var direct: (cost: UInt32, arc: UInt32)?
         for s in sources {
-            for t in targets where t.arc == s.arc && t.fraction >= s.fraction {
-                let cost = t.cost &- (graph.arcWeight[Int(s.arc)] &- s.cost)
-                if cost < (direct?.cost ?? UInt32.max) { direct = (cost, s.arc) }
+            for t in targets {
+                if let cost = graph.weightWithinArc(from: s, to: t), cost < (direct?.cost ?? UInt32.max) { direct = (cost, s.arc) }
             }
         }
         if let direct { best = Int64(direct.cost) }
@@ -188,51 +179,5 @@ public struct HierarchySearch {
             }
         }
         return result == noIndex ? nil : result
-    }
-}
-
-/// A binary min-heap of (Int64 key, arc).
-struct SignedHeap {
-    private var keys: [Int64] = []
-    private var values: [UInt32] = []
-
-    mutating func removeAll() {
-        keys.removeAll(keepingCapacity: true)
-        values.removeAll(keepingCapacity: true)
-    }
-
-    var minKey: Int64? { keys.first }
-
-    mutating func push(_ key: Int64, _ value: UInt32) {
-        keys.append(key)
-        values.append(value)
-        var i = keys.count - 1
-        while i > 0 {
-            let p = (i - 1) >> 1
-            if keys[p] <= key { break }
-            keys[i] = keys[p]; values[i] = values[p]
-            i = p
-        }
-        keys[i] = key; values[i] = value
-    }
-
-    mutating func pop() -> (Int64, UInt32)? {
-        guard let topKey = keys.first else { return nil }
-        let topValue = values[0]
-        let lastKey = keys.removeLast(), lastValue = values.removeLast()
-        if !keys.isEmpty {
-            var i = 0
-            let n = keys.count
-            while true {
-                var c = 2 * i + 1
-                if c >= n { break }
-                if c + 1 < n && keys[c + 1] < keys[c] { c += 1 }
-                if keys[c] >= lastKey { break }
-                keys[i] = keys[c]; values[i] = values[c]
-                i = c
-            }
-            keys[i] = lastKey; values[i] = lastValue
-        }
-        return (topKey, topValue)
     }
 }

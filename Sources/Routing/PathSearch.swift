@@ -71,9 +71,8 @@ public struct PathSearch {
     private var distance: [UInt32] = []
     private var parent: [UInt32] = []
     private var estimate: [UInt32] = []
-    private var stamp: [UInt32] = []
-    private var generation: UInt32 = 0
-    private var heap = MinHeap()
+    private var reached = SearchStamps()
+    private var heap = SearchHeap()
 
     public init() {}
 
@@ -87,53 +86,43 @@ public struct PathSearch {
         let excluded = excluding.rawValue
         let classes = graph.arcClasses
         let arcCount = graph.arcCount
-        if distance.count != arcCount {
+        if reached.reset(count: arcCount) {
             distance = Array(repeating: 0, count: arcCount)
             parent = Array(repeating: noIndex, count: arcCount)
             estimate = Array(repeating: 0, count: arcCount)
-            stamp = Array(repeating: 0, count: arcCount)
-            generation = 0
-        }
-        generation &+= 1
-        if generation == 0 {
-            for i in stamp.indices { stamp[i] = 0 }
-            generation = 1
         }
         heap.removeAll()
 
         var best = UInt32.max
         var bestPredecessor = noIndex, bestTarget = noIndex
-        // A target ahead of the source on the same arc needs no search at all.
         for s in sources {
-            for t in targets where t.arc == s.arc && t.fraction >= s.fraction {
-                let weight = graph.arcWeight[Int(s.arc)]
-                let direct = t.cost &- (weight &- s.cost)
-                if direct < best { best = direct; bestPredecessor = noIndex; bestTarget = s.arc }
+            for t in targets {
+                if let direct = graph.weightWithinArc(from: s, to: t), direct < best {
+                    best = direct; bestPredecessor = noIndex; bestTarget = s.arc
+                }
             }
         }
 
-        let gen = generation
         let arcHead = graph.arcHead, arcWeight = graph.arcWeight, arcBase = graph.arcBase
         let start = graph.transitionStart, next = graph.transitionTargets, turn = graph.transitionWeight
         var settled = 0
         distance.withUnsafeMutableBufferPointer { distance in
         parent.withUnsafeMutableBufferPointer { parent in
         estimate.withUnsafeMutableBufferPointer { estimate in
-        stamp.withUnsafeMutableBufferPointer { stamp in
             for s in sources {
                 let a = Int(s.arc)
-                if stamp[a] == gen && distance[a] <= s.cost { continue }
-                stamp[a] = gen
+                if reached.contains(a) && distance[a] <= s.cost { continue }
+                reached.insert(a)
                 distance[a] = s.cost
                 parent[a] = noIndex
                 estimate[a] = heuristic.estimate(fromVertex: arcHead[a])
-                heap.push(key: s.cost &+ estimate[a], value: s.arc)
+                heap.push(Int64(s.cost &+ estimate[a]), s.arc)
             }
-            while let (key, arc) = heap.popMin() {
-                if key >= best { break }
+            while let (key, arc) = heap.pop() {
+                if key >= Int64(best) { break }
                 let a = Int(arc)
                 let d = distance[a]
-                if d &+ estimate[a] != key { continue }  // stale entry: the arc was reached more cheaply since
+                if Int64(d &+ estimate[a]) != key { continue }  // stale entry: the arc was reached more cheaply since
                 settled += 1
                 // A request's CPU budget (the server's) ends a search that would run on.
                 if settled & 0x3FFF == 0 && WorkBudget.exceeded() { best = .max; break }
@@ -149,18 +138,17 @@ public struct PathSearch {
                     var nd = dt &+ arcWeight[Int(b)]
                     if let penalties, let extra = penalties[base] { nd &+= extra }
                     let bi = Int(b)
-                    if stamp[bi] != gen {
-                        stamp[bi] = gen
+                    if reached.insertIfAbsent(bi) {
                         estimate[bi] = heuristic.estimate(fromVertex: arcHead[bi])
                     } else if nd >= distance[bi] {
                         continue
                     }
                     distance[bi] = nd
                     parent[bi] = arc
-                    heap.push(key: nd &+ estimate[bi], value: b)
+                    heap.push(Int64(nd &+ estimate[bi]), b)
                 }
             }
-        }}}}
+        }}}
         guard best != UInt32.max else { return nil }
         var arcs = [bestTarget]
         var current = bestPredecessor
@@ -170,47 +158,5 @@ public struct PathSearch {
         }
         arcs.reverse()
         return SearchResult(cost: best, path: arcs, in: graph, settled: settled)
-    }
-}
-
-/// A binary min-heap of (key, value) packed into UInt64, so comparisons are single integer compares.
-struct MinHeap {
-    private var items: [UInt64] = []
-
-    mutating func removeAll() { items.removeAll(keepingCapacity: true) }
-
-    @inline(__always) mutating func push(key: UInt32, value: UInt32) {
-        var i = items.count
-        let item = UInt64(key) << 32 | UInt64(value)
-        items.append(item)
-        items.withUnsafeMutableBufferPointer { h in
-            while i > 0 {
-                let p = (i - 1) >> 1
-                if h[p] <= item { break }
-                h[i] = h[p]
-                i = p
-            }
-            h[i] = item
-        }
-    }
-
-    @inline(__always) mutating func popMin() -> (key: UInt32, value: UInt32)? {
-        guard let last = items.popLast() else { return nil }
-        if items.isEmpty { return (UInt32(last >> 32), UInt32(truncatingIfNeeded: last)) }
-        let top = items[0]
-        items.withUnsafeMutableBufferPointer { h in
-            let n = h.count
-            var i = 0
-            while true {
-                var c = 2 * i + 1
-                if c >= n { break }
-                if c + 1 < n && h[c + 1] < h[c] { c += 1 }
-                if h[c] >= last { break }
-                h[i] = h[c]
-                i = c
-            }
-            h[i] = last
-        }
-        return (UInt32(top >> 32), UInt32(truncatingIfNeeded: top))
     }
 }

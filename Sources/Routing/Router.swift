@@ -35,6 +35,22 @@ public struct RouteLeg: Sendable {
     public var settled: Int
 }
 
+extension RouteLeg {
+    /// OSRM's leg summary: the two roads (name, or ref where unnamed) the leg spends longest on, in route order,
+    /// from the roads themselves, so it is the same whether or not steps were asked for.
+    public var summary: String {
+        var time: [String: (seconds: Double, first: Int)] = [:]
+        for (k, stretch) in stretches.enumerated() {
+            let label = stretch.name.isEmpty ? stretch.ref : stretch.name
+            guard !label.isEmpty else { continue }
+            time[label, default: (0, k)].seconds += stretch.duration
+        }
+        let longest = time.sorted { $0.value.seconds > $1.value.seconds || ($0.value.seconds == $1.value.seconds && $0.value.first < $1.value.first) }
+            .prefix(2)
+        return longest.sorted { $0.value.first < $1.value.first }.map(\.key).joined(separator: ", ")
+    }
+}
+
 public struct Route: Sendable {
     public var mode: TravelMode
     public var legs: [RouteLeg]
@@ -329,6 +345,25 @@ extension RoadGraph {
 
     /// The travel time from a target endpoint's arc's tail to its point, milliseconds.
     public func targetDuration(_ t: SearchEndpoint) -> UInt32 { partialWeight(arcDuration[Int(t.arc)], t.fraction) }
+
+    /// Travel within one arc, from a source point to a target point ahead of it: the only path no search sees
+    /// (every search starts at the source arc's head). Nil on different arcs or with the target behind the source.
+    public func weightWithinArc(from s: SearchEndpoint, to t: SearchEndpoint) -> UInt32? {
+        guard s.arc == t.arc, t.fraction >= s.fraction else { return nil }
+        // The target's cost from the tail less the part the source has already travelled.
+        return t.cost &- (arcWeight[Int(s.arc)] &- s.cost)
+    }
+
+    /// `weightWithinArc` as a table cell, with the same travel's duration and length.
+    public func cellWithinArc(from s: SearchEndpoint, to t: SearchEndpoint) -> TableCell? {
+        guard let weight = weightWithinArc(from: s, to: t) else { return nil }
+        let length = Double(edgeLength[edge(ofArc: s.arc).edge])
+        return TableCell(weight: weight, duration: targetDuration(t) &- (arcDuration[Int(s.arc)] &- sourceDuration(s)),
+                         distance: length * (t.fraction - s.fraction))
+    }
+
+    /// Whether a target lies behind a source on the same arc, which needs a path that leaves the arc and comes back.
+    public func liesBehind(_ t: SearchEndpoint, _ s: SearchEndpoint) -> Bool { t.arc == s.arc && t.fraction < s.fraction }
 
     /// The arcs a search may use at a snapped point.
     func arcs(at snap: Snap) -> [(UInt32, Bool)] {

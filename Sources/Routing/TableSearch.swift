@@ -20,10 +20,9 @@ public struct TableSearch {
     private var cost: [UInt32] = []
     private var time: [UInt32] = []
     private var length: [Double] = []
-    private var stamp: [UInt32] = []
-    private var settledStamp: [UInt32] = []
-    private var generation: UInt32 = 0
-    private var heap = MinHeap()
+    private var reached = SearchStamps()
+    private var settled = SearchStamps()
+    private var heap = SearchHeap()
 
     public init() {}
 
@@ -52,19 +51,12 @@ public struct TableSearch {
     }
 
     private mutating func prepare(_ arcCount: Int) {
-        if cost.count != arcCount {
+        if reached.reset(count: arcCount) {
             cost = Array(repeating: 0, count: arcCount)
             time = Array(repeating: 0, count: arcCount)
             length = Array(repeating: 0, count: arcCount)
-            stamp = Array(repeating: 0, count: arcCount)
-            settledStamp = Array(repeating: 0, count: arcCount)
-            generation = 0
         }
-        generation &+= 1
-        if generation == 0 {
-            for i in stamp.indices { stamp[i] = 0; settledStamp[i] = 0 }
-            generation = 1
-        }
+        settled.reset(count: arcCount)
         heap.removeAll()
     }
 
@@ -80,28 +72,22 @@ public struct TableSearch {
                 best[t] = TableCell(weight: weight, duration: duration, distance: distance)
             }
         }
-        let gen = generation
         for s in graph.sourceEndpoints(source) {
-            let arcLength = Double(graph.edgeLength[graph.edge(ofArc: s.arc).edge])
-            let remaining = arcLength * (1 - s.fraction)
-            let sourceTime = graph.sourceDuration(s)
-            for (t, e) in targetsOnArc[s.arc] ?? [] where e.fraction >= s.fraction {
-                offer(t, e.cost &- (graph.arcWeight[Int(s.arc)] &- s.cost),
-                      graph.targetDuration(e) &- (graph.arcDuration[Int(s.arc)] &- sourceTime), arcLength * (e.fraction - s.fraction))
+            for (t, e) in targetsOnArc[s.arc] ?? [] {
+                if let cell = graph.cellWithinArc(from: s, to: e) { offer(t, cell.weight, cell.duration, cell.distance) }
             }
             let a = Int(s.arc)
-            if stamp[a] == gen && cost[a] <= s.cost { continue }
-            stamp[a] = gen
+            if reached.contains(a) && cost[a] <= s.cost { continue }
+            reached.insert(a)
             cost[a] = s.cost
-            time[a] = sourceTime
-            length[a] = remaining
-            heap.push(key: s.cost, value: s.arc)
+            time[a] = graph.sourceDuration(s)
+            length[a] = Double(graph.edgeLength[graph.edge(ofArc: s.arc).edge]) * (1 - s.fraction)
+            heap.push(Int64(s.cost), s.arc)
         }
         var largestBest: UInt32 = 0  // may be stale-high: bests only shrink, so stopping on it is still safe
-        while let (key, arc) = heap.popMin() {
-            let a = Int(arc)
-            if settledStamp[a] == gen || key != cost[a] { continue }
-            settledStamp[a] = gen
+        while let (signedKey, arc) = heap.pop() {
+            let a = Int(arc), key = UInt32(signedKey)
+            if key != cost[a] || !settled.insertIfAbsent(a) { continue }
             // Once every target has a candidate no larger than the smallest open key, all are final.
             if found == targets.count && key >= largestBest {
                 largestBest = best.reduce(0) { max($0, $1!.weight) }
@@ -119,12 +105,12 @@ public struct TableSearch {
                 }
                 let nd = turned &+ graph.arcWeight[Int(b)]
                 let bi = Int(b)
-                if stamp[bi] == gen && nd >= cost[bi] { continue }
-                stamp[bi] = gen
+                if reached.contains(bi) && nd >= cost[bi] { continue }
+                reached.insert(bi)
                 cost[bi] = nd
                 time[bi] = turnedTime &+ graph.arcDuration[Int(b)]
                 length[bi] = l + arcLength
-                heap.push(key: nd, value: b)
+                heap.push(Int64(nd), b)
             }
         }
         return best

@@ -20,6 +20,7 @@ Usage:
   wayfinder info --graph <dir>
   wayfinder bench --graph <dir> [--mode driving|walking] [--queries N] [--seed S]
   wayfinder guidebench --graph <dir> [--mode driving|walking] [--pairs N] [--seed S] [--print K]
+  wayfinder bench-http --graph <dir> [--mode driving|walking] [--pairs N] [--seed S] [--rounds R]
 
 Run 'wayfinder <command> --help' for a command's options.
 Exit codes: 0 ok, 1 usage error, 2 bad input (unreadable file, bad coordinate, no road nearby), 3 no route.
@@ -45,6 +46,7 @@ do {
     case "info": status = try InfoCommand.run(rest)
     case "bench": status = try BenchCommand.run(rest)
     case "guidebench": status = try GuideBenchCommand.run(rest)
+    case "bench-http": status = try BenchHTTPCommand.run(rest)
     case "serve": status = try ServeCommand.run(rest)
     case "matrix": status = try MatrixCommand.run(rest)
     case "geocode": status = try GeocodeCommand.geocode(rest)

@@ -1,0 +1,229 @@
+import Dispatch
+import Engine
+import Foundation
+import RoadGraph
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `wayfinder bench-http`: what a client sees over HTTP, on random pairs across the whole extract.
+enum BenchHTTPCommand {
+    static let help = """
+    Usage: wayfinder bench-http --graph <dir> [--mode driving|walking] [--pairs N] [--seed S] [--rounds R]
+                                [--threads T] [--server host:port]
+
+    Starts `wayfinder serve` on a free loopback port (or uses --server), draws N random points pairs uniformly in
+    the graph's bounds (a point more than 5 km from a road the mode may use is drawn again), and sends each
+    request variant for every pair over one keep-alive connection with TCP_NODELAY and TCP_QUICKACK, R rounds
+    after a warm-up round. Prints the median and 95th percentile latency per variant (request written → response
+    read whole): `steps=true&overview=full`, `steps=false&overview=false`, and `/nearest` (the HTTP floor).
+    Pairs with no route (islands) are counted and left out of the figures. Exit 2 if any answer is not 200/Ok.
+    """
+
+    struct Variant {
+        let name: String
+        let path: ([Coordinate]) -> String
+    }
+
+    static func run(_ raw: [String]) throws -> ExitCode {
+        let args = try Arguments(raw, flags: ["--help"],
+                                 options: ["--graph", "--mode", "--pairs", "--seed", "--rounds", "--threads", "--server"])
+        if args.has("--help") { print(help); return .ok }
+        let mode = try args.mode()
+        let count = try args.integer("--pairs", default: 200, range: 1...100_000)
+        let seed = try args.integer("--seed", default: 1, range: 0...Int.max)
+        let rounds = try args.integer("--rounds", default: 3, range: 1...100)
+        let threads = try args.integer("--threads", default: ProcessInfo.processInfo.activeProcessorCount, range: 1...256)
+        guard let graphPath = args["--graph"] else { throw CommandError.usage("--graph <dir> is required") }
+        let engine = try openEngine(args, modes: [mode])
+        let graph = engine.current.graphs[mode]!
+        let bounds = graph.metadata.bounds
+        guard bounds != .empty else { throw CommandError.badInput("the \(mode.rawValue) graph is empty") }
+
+        // Uniform in the bounds, as a user anywhere on the map would click; points far from any road are redrawn.
+        var random = SplitMix64(seed: UInt64(seed))
+        func uniform() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
+        var redrawn = 0
+        func randomPoint() throws -> Coordinate {
+            for _ in 0..<10_000 {
+                let point = Coordinate(latitude: bounds.minLatitude + uniform() * (bounds.maxLatitude - bounds.minLatitude),
+                                       longitude: bounds.minLongitude + uniform() * (bounds.maxLongitude - bounds.minLongitude))
+                if !graph.nearestRoads(to: point, count: 1, maxDistance: 5_000).isEmpty { return point }
+                redrawn += 1
+            }
+            throw CommandError.badInput("no road within 5 km of 10,000 random points in the graph's bounds")
+        }
+        var pairs: [[Coordinate]] = []
+        for _ in 0..<count { pairs.append([try randomPoint(), try randomPoint()]) }
+
+        var server: Process?
+        let host: String, port: UInt16
+        if let address = args["--server"] {
+            let parts = address.split(separator: ":")
+            guard parts.count == 2, let p = UInt16(parts[1]) else { throw CommandError.usage("--server takes host:port") }
+            host = String(parts[0]); port = p
+        } else {
+            (server, port) = try startServer(graph: graphPath, threads: threads)
+            host = "127.0.0.1"
+        }
+        defer {
+            if let server { server.terminate(); server.waitUntilExit() }
+        }
+        var client = try HTTPClient(host: host, port: port)
+        let profile = mode == .driving ? "driving" : "foot"
+        func coordinates(_ points: [Coordinate]) -> String {
+            points.map { String(format: "%.6f,%.6f", $0.longitude, $0.latitude) }.joined(separator: ";")
+        }
+        let variants = [
+            Variant(name: "route steps=true&overview=full") { "/route/v1/\(profile)/\(coordinates($0))?steps=true&overview=full" },
+            Variant(name: "route steps=false&overview=false") { "/route/v1/\(profile)/\(coordinates($0))?steps=false&overview=false" },
+            Variant(name: "nearest") { "/nearest/v1/\(profile)/\(coordinates([$0[0]]))" },
+        ]
+
+        // Warm-up: every request once; pairs without a route are left out (reported), anything else is an error.
+        var routable: [[Coordinate]] = []
+        var distances: [Double] = [], steps: [Double] = []
+        var failures = 0
+        for pair in pairs {
+            let (status, body) = try client.get(variants[0].path(pair))
+            if status == 200, body.contains("\"code\":\"Ok\"") {
+                routable.append(pair)
+                if let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
+                   let route = (object["routes"] as? [[String: Any]])?.first {
+                    distances.append(route["distance"] as? Double ?? 0)
+                    let legs = route["legs"] as? [[String: Any]] ?? []
+                    steps.append(Double(legs.reduce(0) { $0 + (($1["steps"] as? [Any])?.count ?? 0) }))
+                }
+            } else if !body.contains("\"code\":\"NoRoute\"") {
+                failures += 1
+                FileHandle.standardError.write(Data("unexpected answer \(status): \(body.prefix(200))\n".utf8))
+            }
+        }
+        print("graph \(graphPath) (\(mode.rawValue)); seed \(seed); \(pairs.count) pairs (\(redrawn) points redrawn, "
+            + "more than 5 km from a road), \(routable.count) routable; \(rounds) rounds; server \(host):\(port)"
+            + (server == nil ? "" : " with \(threads) threads"))
+        print(String(format: "routes: median %.1f km, %.0f steps", BenchCommand.median(distances) / 1000,
+                     BenchCommand.median(steps)))
+        for variant in variants {
+            var times: [Double] = []
+            for _ in 0..<rounds {
+                for pair in routable {
+                    let path = variant.path(pair)
+                    let start = DispatchTime.now()
+                    let (status, body) = try client.get(path)
+                    times.append(BenchCommand.milliseconds(since: start))
+                    if status != 200 || !body.hasPrefix("{\"code\":\"Ok\"") {
+                        failures += 1
+                        FileHandle.standardError.write(Data("unexpected answer \(status): \(body.prefix(200))\n".utf8))
+                    }
+                }
+            }
+            print("\(variant.name.padding(toLength: 34, withPad: " ", startingAt: 0)) \(times.count) requests  "
+                + "p50 \(BenchCommand.format(BenchCommand.median(times))) ms  p95 \(BenchCommand.format(BenchCommand.percentile(times, 0.95))) ms")
+        }
+        if failures > 0 { print("\(failures) unexpected answers"); return .badInput }
+        return .ok
+    }
+
+    /// `wayfinder serve` from this same executable on a free port; returns once it is listening.
+    static func startServer(graph: String, threads: Int) throws -> (Process, UInt16) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = ["serve", "--graph", graph, "--port", "0", "--quiet", "--threads", String(threads)]
+        let pipe = Pipe()
+        process.standardError = pipe
+        try process.run()
+        // The server prints its address on stderr once it is listening.
+        var text = ""
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+            if let range = text.range(of: "listening on http://127.0.0.1:") {
+                let digits = text[range.upperBound...].prefix { $0.isNumber }
+                if let port = UInt16(digits), text[range.upperBound...].dropFirst(digits.count).first == " " {
+                    // Keep draining stderr so the server never blocks on a full pipe.
+                    DispatchQueue.global().async { while !pipe.fileHandleForReading.availableData.isEmpty {} }
+                    return (process, port)
+                }
+            }
+        }
+        process.terminate()
+        throw CommandError.badInput("the server did not start: \(text.suffix(500))")
+    }
+}
+
+/// A minimal HTTP/1.1 client over one keep-alive connection: GET, then read the head and `Content-Length` bytes.
+struct HTTPClient {
+    private let socket: Int32
+    private let host: String
+    private var buffer: [UInt8] = []
+
+    init(host: String, port: UInt16) throws {
+        self.host = host
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw CommandError.badInput("socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { throw CommandError.usage("not an IPv4 address: \(host)") }
+        let fd = socket
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw CommandError.badInput("connect to \(host):\(port): \(String(cString: strerror(errno)))") }
+        var on: Int32 = 1
+        setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// Status and body.
+    mutating func get(_ path: String) throws -> (Int, String) {
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: keep-alive\r\n\r\n".utf8)
+        var sent = 0
+        while sent < request.count {
+            let n = request[sent...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { throw CommandError.badInput("send: \(String(cString: strerror(errno)))") }
+            sent += n
+        }
+        // Head, then the body by its length.
+        var headEnd: Int?
+        while true {
+            if let end = Self.find([13, 10, 13, 10], in: buffer) { headEnd = end; break }
+            try receive()
+        }
+        let head = String(decoding: buffer[..<headEnd!], as: UTF8.self)
+        let lines = head.split(separator: "\r\n")
+        guard let statusLine = lines.first, statusLine.split(separator: " ").count >= 2,
+              let status = Int(statusLine.split(separator: " ")[1]) else {
+            throw CommandError.badInput("malformed response head: \(head.prefix(200))")
+        }
+        var length = 0
+        for line in lines.dropFirst() where line.lowercased().hasPrefix("content-length:") {
+            length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+        }
+        let bodyStart = headEnd! + 4
+        while buffer.count < bodyStart + length { try receive() }
+        let body = String(decoding: buffer[bodyStart..<bodyStart + length], as: UTF8.self)
+        buffer.removeFirst(bodyStart + length)
+        return (status, body)
+    }
+
+    private mutating func receive() throws {
+        // Quick ACKs are not sticky on Linux: set again before every read, as the issue's client does.
+        var on: Int32 = 1
+        setsockopt(socket, Int32(IPPROTO_TCP), TCP_QUICKACK, &on, socklen_t(MemoryLayout<Int32>.size))
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let n = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+        guard n > 0 else { throw CommandError.badInput(n == 0 ? "the server closed the connection" : "recv: \(String(cString: strerror(errno)))") }
+        buffer.append(contentsOf: chunk[..<n])
+    }
+
+    private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        for i in 0...(haystack.count - needle.count) where haystack[i] == needle[0] {
+            if Array(haystack[i..<i + needle.count]) == needle { return i }
+        }
+        return nil
+    }
+}
