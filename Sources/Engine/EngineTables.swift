@@ -54,7 +54,8 @@ public final class Table: @unchecked Sendable {
         self.threads = threads
         reachableColumns = destinations.indices.filter { destinations[$0] != nil }
         let targets = reachableColumns.map { destinations[$0]! }
-        matrix = useHierarchy ? HierarchyMatrix(graph: graph, targets: targets, scratch: scratch, excluding: excluding) : nil
+        matrix = useHierarchy ? HierarchyMatrix(graph: graph, targets: targets, scratch: scratch, excluding: excluding,
+                                                threads: threads) : nil
     }
 
     /// Rows `range` of the table; cells of unsnapped points are nil like unreachable ones.

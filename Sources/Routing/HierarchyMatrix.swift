@@ -10,20 +10,27 @@ public struct HierarchyMatrix: @unchecked Sendable {
     let graph: RoadGraph
     let targets: [Snap]
     private let targetEndpoints: [[SearchEndpoint]]
-    // Buckets, by arc: the entries of arc a are bucketRange[a] (only arcs the backward searches reached).
-    private let bucketRange: [UInt32: Range<Int>]
-    private let bucketTarget: [UInt32]
-    private let bucketWeight: [Int64]
-    private let bucketDuration: [Int64]
-    private let bucketLength: [Double]
-    /// Whether the entry is a target's own starting label (the target arc itself, not reached by the search).
-    private let bucketAtStart: [Bool]
+    /// Buckets as one flat array sorted by arc: the entries of arc a are `buckets[bucketStart[a]..<bucketStart[a+1]]`
+    /// (a dictionary of ranges cost a hash per settled arc; the flat index is 4 bytes per arc).
+    private let bucketStart: [UInt32]
+    private let buckets: [BucketEntry]
     private let scratch: TableScratch
     private let excluded: UInt8
 
+    struct BucketEntry {
+        var arc: UInt32
+        var target: UInt32
+        var weight: Int64, duration: Int64
+        var length: Double
+        /// Whether the entry is a target's own starting label (the target arc itself, not reached by the search).
+        var atStart: Bool
+    }
+
     /// `scratch` holds search arrays between tables; without one, this table allocates its own.
     /// With `excluding`, the table's paths avoid those classes (targets must be snapped with the same exclusion).
-    public init(graph: RoadGraph, targets: [Snap], scratch: TableScratch? = nil, excluding: ArcClasses = []) {
+    /// The backward searches run on `threads` threads.
+    public init(graph: RoadGraph, targets: [Snap], scratch: TableScratch? = nil, excluding: ArcClasses = [],
+                threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
         let excluded = excluding.rawValue
         self.excluded = excluded
         precondition(graph.hasHierarchy, "the graph has no contraction hierarchy")
@@ -34,39 +41,35 @@ public struct HierarchyMatrix: @unchecked Sendable {
         let targetEndpoints = targets.map { graph.targetEndpoints($0) }
         self.targetEndpoints = targetEndpoints
         let copies = graph.arcCopies()
-        var entries: [(arc: UInt32, target: UInt32, weight: Int64, duration: Int64, length: Double, atStart: Bool)] = []
-        scratch.upward.with { side in
-        for (j, endpoints) in targetEndpoints.enumerated() {
-            var starts: [UpwardSearch.Start] = []
-            for t in endpoints {
-                let length = Double(graph.edgeLength[graph.edge(ofArc: t.arc).edge])
-                // Entering the target arc costs its whole weight; only the part up to the point counts.
-                let start = UpwardSearch.Start(arc: t.arc, weight: Int64(t.cost) - Int64(graph.arcWeight[Int(t.arc)]),
-                                               duration: Int64(graph.targetDuration(t)) - Int64(graph.arcDuration[Int(t.arc)]),
-                                               length: length * t.fraction - length)
-                starts.append(start)
-                for copy in copies[t.arc] ?? [] { var s = start; s.arc = copy; starts.append(s) }
+        // Each thread takes every k-th target and keeps its own entries; they are merged and sorted after.
+        let workers = max(1, min(threads, targets.count / 16))
+        let parts = parallelMap(workers, threads: workers, pool: scratch.upward) { side, worker -> [BucketEntry] in
+            var entries: [BucketEntry] = []
+            for j in stride(from: worker, to: targetEndpoints.count, by: workers) {
+                var starts: [UpwardSearch.Start] = []
+                for t in targetEndpoints[j] {
+                    let length = Double(graph.edgeLength[graph.edge(ofArc: t.arc).edge])
+                    // Entering the target arc costs its whole weight; only the part up to the point counts.
+                    let start = UpwardSearch.Start(arc: t.arc, weight: Int64(t.cost) - Int64(graph.arcWeight[Int(t.arc)]),
+                                                   duration: Int64(graph.targetDuration(t)) - Int64(graph.arcDuration[Int(t.arc)]),
+                                                   length: length * t.fraction - length)
+                    starts.append(start)
+                    for copy in copies[t.arc] ?? [] { var s = start; s.arc = copy; starts.append(s) }
+                }
+                side.run(graph, starts: starts, upward: false, excluded: excluded) { arc, label, atStart in
+                    entries.append(BucketEntry(arc: arc, target: UInt32(j), weight: label.weight, duration: label.duration,
+                                               length: label.length, atStart: atStart))
+                }
             }
-            side.run(graph, starts: starts, upward: false, excluded: excluded) { arc, label, atStart in
-                entries.append((arc, UInt32(j), label.weight, label.duration, label.length, atStart))
-            }
+            return entries
         }
-        }
-        entries.sort { $0.arc < $1.arc }
-        var ranges: [UInt32: Range<Int>] = [:]
-        var k = 0
-        while k < entries.count {
-            var end = k + 1
-            while end < entries.count && entries[end].arc == entries[k].arc { end += 1 }
-            ranges[entries[k].arc] = k..<end
-            k = end
-        }
-        bucketRange = ranges
-        bucketTarget = entries.map(\.target)
-        bucketWeight = entries.map(\.weight)
-        bucketDuration = entries.map(\.duration)
-        bucketLength = entries.map(\.length)
-        bucketAtStart = entries.map(\.atStart)
+        var entries = Array(parts.joined())
+        entries.sort { $0.arc < $1.arc || ($0.arc == $1.arc && $0.target < $1.target) }
+        var starts = [UInt32](repeating: 0, count: graph.arcCount + 1)
+        for e in entries { starts[Int(e.arc) + 1] += 1 }
+        for a in 0..<graph.arcCount { starts[a + 1] += starts[a] }
+        bucketStart = starts
+        buckets = entries
     }
 
     /// Rows for `sources`, computed on `threads` threads.
@@ -103,13 +106,15 @@ public struct HierarchyMatrix: @unchecked Sendable {
                 }
             }
         }
-        search.run(graph, starts: starts, upward: true, excluded: excluded) { arc, label, atStart in
-            guard let range = bucketRange[arc] else { return }
-            for k in range {
-                // Both labels being starting labels means travel inside one arc: handled above.
-                if atStart && bucketAtStart[k] { continue }
-                offer(Int(bucketTarget[k]), label.weight + bucketWeight[k], label.duration + bucketDuration[k],
-                      label.length + bucketLength[k])
+        buckets.withUnsafeBufferPointer { buckets in
+            search.run(graph, starts: starts, upward: true, excluded: excluded) { arc, label, atStart in
+                for k in Int(bucketStart[Int(arc)])..<Int(bucketStart[Int(arc) + 1]) {
+                    let entry = buckets[k]
+                    // Both labels being starting labels means travel inside one arc: handled above.
+                    if atStart && entry.atStart { continue }
+                    offer(Int(entry.target), label.weight + entry.weight, label.duration + entry.duration,
+                          label.length + entry.length)
+                }
             }
         }
         if !needsPlainSearch.isEmpty {

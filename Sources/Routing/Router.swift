@@ -280,15 +280,20 @@ public struct Router {
 
         var coordinates: [Coordinate] = []
         var stretches: [Stretch] = []
+        stretches.reserveCapacity(pieces.count)
+        // Consecutive arcs mostly share a street: decode its name and ref once.
+        var label = (id: UInt32.max, name: ""), ref = (id: UInt32.max, text: "")
         for piece in pieces {
             let edge = graph.edge(ofArc: piece.arc).edge
+            if graph.edgeLabel[edge] != label.id { label = (graph.edgeLabel[edge], graph.name(ofEdge: edge)) }
+            if graph.edgeRef[edge] != ref.id { ref = (graph.edgeRef[edge], graph.ref(ofEdge: edge)) }
             let points = graph.arcPoints(piece.arc, from: piece.from, to: piece.to)
             let first = coordinates.isEmpty ? 0 : coordinates.count - 1
             coordinates.append(contentsOf: coordinates.isEmpty ? points[...] : points.dropFirst())
             var length = 0.0
             for k in 1..<points.count { length += Geo.distance(points[k - 1], points[k]) }
-            stretches.append(Stretch(arc: piece.arc, name: graph.name(ofEdge: edge),
-                                     ref: graph.ref(ofEdge: edge), roadClass: graph.roadClass(ofEdge: edge),
+            stretches.append(Stretch(arc: piece.arc, name: label.name,
+                                     ref: ref.text, roadClass: graph.roadClass(ofEdge: edge),
                                      classes: graph.classes(ofArc: piece.arc),
                                      distance: length, duration: Double(piece.duration) / 1000,
                                      weight: Double(piece.weight) / 1000,

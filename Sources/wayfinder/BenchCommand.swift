@@ -15,12 +15,13 @@ enum BenchCommand {
     same cost. Dijkstra and A* run on the first M pairs only (default: all N) since they are slow on large graphs.
     --matrix times N×N tables from random points with the hierarchy on every core; --matrix-baseline times the
     same with one Dijkstra per source, for the sizes listed.
+    --sample-points N prints N such random points as lat,lon lines instead (input for `matrix` benchmarks).
     """
 
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help"],
                                  options: ["--graph", "--mode", "--queries", "--seed", "--baseline-queries", "--matrix",
-                                           "--matrix-baseline", "--exclude"])
+                                           "--matrix-baseline", "--exclude", "--sample-points"])
         if args.has("--help") { print(help); return .ok }
         let mode = try args.mode()
         let queries = try args.integer("--queries", default: 1000, range: 1...1_000_000)
@@ -44,6 +45,16 @@ enum BenchCommand {
             let arc = candidates[Int(random.next() % UInt64(candidates.count))]
             let points = graph.arcPoints(arc, from: 0, to: Double(random.next() % 1000) / 1000)
             return points[points.count - 1]
+        }
+        if args["--sample-points"] != nil {
+            let count = try args.integer("--sample-points", default: 1000, range: 1...10_000_000)
+            var lines = "lat,lon\n"
+            for _ in 0..<count {
+                let p = randomPoint()
+                lines += String(format: "%.6f,%.6f\n", p.latitude, p.longitude)
+            }
+            FileHandle.standardOutput.write(Data(lines.utf8))
+            return .ok
         }
         let pairs = (0..<queries).map { _ in [randomPoint(), randomPoint()] }
         print("graph \(args["--graph"]!) (\(mode.rawValue)): \(graph.vertexCount) vertices, \(graph.arcCount) arcs"
