@@ -197,7 +197,8 @@ public struct HierarchyBuilder {
         stale[wi] = true
     }
 
-    /// The arcs whose (priority, id) is below that of every remaining neighbour.
+    /// The arcs whose (priority, id) is below that of every remaining neighbour. (Taking only the lowest quarter
+    /// or tenth of priorities each round changed neither shortcuts nor query settles by more than 2 % on Porto.)
     private func independentSet(_ remaining: [UInt32], _ priority: [Int32]) -> [UInt32] {
         parallelFilter(remaining) { isLocalMinimum($0, priority) }
     }

@@ -1,14 +1,14 @@
 /// The priority queue of every search (plain, A*, hierarchy, tables, the contraction's witness searches and its
 /// order): a binary min-heap of (key, item) with lazy deletion — a cheaper label is pushed again and the stale
 /// entry skipped when popped, which measures faster here than decrease-key on graphs of a few million states.
-/// Keys are signed so that hierarchy searches may start below zero; equal keys pop by item, so results do not
-/// depend on push order.
+/// Keys are signed so that hierarchy searches may start below zero. Entries compare by key alone: a tie-break by
+/// item cost plain Dijkstra a fifth of its time, and the order stays deterministic (it follows the pushes).
 public struct SearchHeap {
     @usableFromInline struct Entry {
         @usableFromInline var key: Int64
         @usableFromInline var item: UInt32
         @inlinable init(key: Int64, item: UInt32) { self.key = key; self.item = item }
-        @inlinable func precedes(_ other: Entry) -> Bool { key < other.key || (key == other.key && item < other.item) }
+        @inlinable func precedes(_ other: Entry) -> Bool { key < other.key }
     }
 
     @usableFromInline var entries: ContiguousArray<Entry> = []

@@ -14,16 +14,21 @@ public struct HierarchyMatrix: @unchecked Sendable {
     /// (a dictionary of ranges cost a hash per settled arc; the flat index is 4 bytes per arc).
     private let bucketStart: [UInt32]
     private let buckets: [BucketEntry]
+    /// Per bucket entry: whether it is a target's own starting label (the target arc itself, not reached by the
+    /// search); rare, so kept apart from the entries.
+    private let bucketAtStart: [Bool]
+    /// Targets by the arcs they lie on, for the cells within one arc.
+    private let targetsOnArc: [UInt32: [(target: Int, endpoint: SearchEndpoint)]]
     private let scratch: TableScratch
     private let excluded: UInt8
 
+    /// 16 bytes, so a scan reads half as much: target-side labels fit 32 bits (weights and durations are
+    /// milliseconds of the part of a path above the target, clamped past 24 days; lengths in metres to the
+    /// centimetre as floats).
     struct BucketEntry {
-        var arc: UInt32
         var target: UInt32
-        var weight: Int64, duration: Int64
-        var length: Double
-        /// Whether the entry is a target's own starting label (the target arc itself, not reached by the search).
-        var atStart: Bool
+        var weight: Int32, duration: Int32
+        var length: Float
     }
 
     /// `scratch` holds search arrays between tables; without one, this table allocates its own.
@@ -43,8 +48,8 @@ public struct HierarchyMatrix: @unchecked Sendable {
         let copies = graph.arcCopies()
         // Each thread takes every k-th target and keeps its own entries; they are merged and sorted after.
         let workers = max(1, min(threads, targets.count / 16))
-        let parts = parallelMap(workers, threads: workers, pool: scratch.upward) { side, worker -> [BucketEntry] in
-            var entries: [BucketEntry] = []
+        let parts = parallelMap(workers, threads: workers, pool: scratch.upward) { side, worker -> [Labelled] in
+            var entries: [Labelled] = []
             for j in stride(from: worker, to: targetEndpoints.count, by: workers) {
                 var starts: [UpwardSearch.Start] = []
                 for t in targetEndpoints[j] {
@@ -57,19 +62,33 @@ public struct HierarchyMatrix: @unchecked Sendable {
                     for copy in copies[t.arc] ?? [] { var s = start; s.arc = copy; starts.append(s) }
                 }
                 side.run(graph, starts: starts, upward: false, excluded: excluded) { arc, label, atStart in
-                    entries.append(BucketEntry(arc: arc, target: UInt32(j), weight: label.weight, duration: label.duration,
-                                               length: label.length, atStart: atStart))
+                    entries.append(Labelled(arc: arc, atStart: atStart,
+                                            entry: BucketEntry(target: UInt32(j), weight: Int32(clamping: label.weight),
+                                                               duration: Int32(clamping: label.duration),
+                                                               length: Float(label.length))))
                 }
             }
             return entries
         }
         var entries = Array(parts.joined())
-        entries.sort { $0.arc < $1.arc || ($0.arc == $1.arc && $0.target < $1.target) }
+        entries.sort { $0.arc < $1.arc || ($0.arc == $1.arc && $0.entry.target < $1.entry.target) }
         var starts = [UInt32](repeating: 0, count: graph.arcCount + 1)
         for e in entries { starts[Int(e.arc) + 1] += 1 }
         for a in 0..<graph.arcCount { starts[a + 1] += starts[a] }
         bucketStart = starts
-        buckets = entries
+        buckets = entries.map(\.entry)
+        bucketAtStart = entries.map(\.atStart)
+        var onArc: [UInt32: [(target: Int, endpoint: SearchEndpoint)]] = [:]
+        for (j, endpoints) in targetEndpoints.enumerated() {
+            for e in endpoints { onArc[e.arc, default: []].append((j, e)) }
+        }
+        targetsOnArc = onArc
+    }
+
+    private struct Labelled {
+        var arc: UInt32
+        var atStart: Bool
+        var entry: BucketEntry
     }
 
     /// Rows for `sources`, computed on `threads` threads.
@@ -81,41 +100,54 @@ public struct HierarchyMatrix: @unchecked Sendable {
     }
 
     private func row(for source: Snap, search: inout UpwardSearch) -> [TableCell?] {
-        var best = [TableCell?](repeating: nil, count: targets.count)
-        func offer(_ j: Int, _ weight: Int64, _ duration: Int64, _ length: Double) {
-            guard weight >= 0, weight < Int64(best[j]?.weight ?? UInt32.max) else { return }
-            best[j] = TableCell(weight: UInt32(weight), duration: UInt32(clamping: max(0, duration)), distance: max(0, length))
-        }
+        let n = targets.count
+        // Flat per-target labels while searching (an array of optional cells cost a test and a copy per entry).
+        var weight = [Int64](repeating: Int64(UInt32.max), count: n)
+        var duration = [Int64](repeating: 0, count: n)
+        var length = [Double](repeating: 0, count: n)
         let sourceEndpoints = graph.sourceEndpoints(source)
         var starts: [UpwardSearch.Start] = []
         for s in sourceEndpoints {
-            let length = Double(graph.edgeLength[graph.edge(ofArc: s.arc).edge])
+            let arcLength = Double(graph.edgeLength[graph.edge(ofArc: s.arc).edge])
             starts.append(UpwardSearch.Start(arc: s.arc, weight: Int64(s.cost), duration: Int64(graph.sourceDuration(s)),
-                                             length: length * (1 - s.fraction)))
+                                             length: arcLength * (1 - s.fraction)))
         }
         // Cells the buckets cannot give: travel within one arc, and a target behind the source on the same arc.
         var needsPlainSearch: [Int] = []
-        for (j, endpoints) in targetEndpoints.enumerated() {
-            for s in sourceEndpoints {
-                for t in endpoints where t.arc == s.arc {
-                    if let cell = graph.cellWithinArc(from: s, to: t) {
-                        offer(j, Int64(cell.weight), Int64(cell.duration), cell.distance)
-                    } else if !needsPlainSearch.contains(j) {
-                        needsPlainSearch.append(j)
+        for s in sourceEndpoints {
+            for (j, t) in targetsOnArc[s.arc] ?? [] {
+                if let cell = graph.cellWithinArc(from: s, to: t) {
+                    if Int64(cell.weight) < weight[j] {
+                        weight[j] = Int64(cell.weight); duration[j] = Int64(cell.duration); length[j] = cell.distance
                     }
+                } else if !needsPlainSearch.contains(j) {
+                    needsPlainSearch.append(j)
                 }
             }
         }
+        weight.withUnsafeMutableBufferPointer { weight in
+        duration.withUnsafeMutableBufferPointer { duration in
+        length.withUnsafeMutableBufferPointer { length in
         buckets.withUnsafeBufferPointer { buckets in
+        bucketStart.withUnsafeBufferPointer { bucketStart in
             search.run(graph, starts: starts, upward: true, excluded: excluded) { arc, label, atStart in
                 for k in Int(bucketStart[Int(arc)])..<Int(bucketStart[Int(arc) + 1]) {
                     let entry = buckets[k]
                     // Both labels being starting labels means travel inside one arc: handled above.
-                    if atStart && entry.atStart { continue }
-                    offer(Int(entry.target), label.weight + entry.weight, label.duration + entry.duration,
-                          label.length + entry.length)
+                    if atStart && bucketAtStart[k] { continue }
+                    let j = Int(entry.target), w = label.weight + Int64(entry.weight)
+                    if w >= 0 && w < weight[j] {
+                        weight[j] = w
+                        duration[j] = label.duration + Int64(entry.duration)
+                        length[j] = label.length + Double(entry.length)
+                    }
                 }
             }
+        }}}}}
+        var best = (0..<n).map { j -> TableCell? in
+            weight[j] < Int64(UInt32.max)
+                ? TableCell(weight: UInt32(weight[j]), duration: UInt32(clamping: max(0, duration[j])), distance: max(0, length[j]))
+                : nil
         }
         if !needsPlainSearch.isEmpty {
             let cells = scratch.plain.with { plain in
