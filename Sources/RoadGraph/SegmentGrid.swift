@@ -112,6 +112,8 @@ extension RoadGraph {
         ).contains(point) ? 0 : Geo.distance(point, clampedToGrid(point))
         if distanceToGrid > maxDistance { return nil }
         let maxRing = max(rows, columns) + 1
+        // Worked out once, each as `project` and `distance` would (bit for bit the same answers).
+        let cosLatitude = cos(point.latitude * Double.pi / 180), cosForDistance = cos(point.latitude * (Double.pi / 180))
         var ring = 0
         while ring <= maxRing {
             // Everything in this ring or beyond is at least this far away.
@@ -127,8 +129,8 @@ extension RoadGraph {
                         for k in Int(gridCellStart[cell])..<Int(gridCellStart[cell + 1]) {
                             let s = Int(gridSegments[k])
                             let (fraction, position) = Geo.project(point, ontoSegmentFrom: shapePoint(s),
-                                                                   to: shapePoint(s + 1))
-                            let d = Geo.distance(point, position)
+                                                                   to: shapePoint(s + 1), cosLatitude: cosLatitude)
+                            let d = Geo.distance(point, position, cosLatitudeA: cosForDistance)
                             if d <= maxDistance, d < (best?.distance ?? .infinity), accept(s) {
                                 best = SegmentHit(segment: s, fraction: fraction, position: position, distance: d)
                             }
