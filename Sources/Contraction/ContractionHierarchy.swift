@@ -60,7 +60,7 @@ public struct HierarchyBuilder {
     /// Threads for the simulations.
     let threads: Int
     /// Witness search arrays, one per worker, kept between rounds.
-    private let scratches = ScratchShelf()
+    private let scratches: Pool<WitnessScratch>
     private(set) var rounds = 0
 
     /// Witness searches give up after settling this many arcs (a missed witness only costs an extra shortcut):
@@ -111,6 +111,7 @@ public struct HierarchyBuilder {
         level = Array(repeating: 0, count: arcCount)
         self.classes = arcClasses ?? Array(repeating: 0, count: arcCount)
         self.threads = max(1, threads)
+        scratches = Pool { WitnessScratch(count: arcCount) }
     }
 
     public mutating func build(progress: ((Double) -> Void)? = nil) -> (HierarchyArrays, ContractionStatistics) {
@@ -220,21 +221,10 @@ public struct HierarchyBuilder {
     /// For each node, the shortcuts its contraction needs now and its priority, computed on `threads` threads.
     /// `avoidingRound`: witnesses avoid all of the round's arcs (for contracting), not just the node (for priorities).
     private func simulate(_ nodes: [UInt32], avoidingRound: Bool) -> [(shortcuts: [Shortcut], priority: Int32)] {
-        let results = UnsafeMutableBufferPointer<(shortcuts: [Shortcut], priority: Int32)>.allocate(capacity: nodes.count)
-        results.initialize(repeating: ([], 0))
-        defer { results.deinitialize(); results.deallocate() }
-        let workers = min(threads, nodes.count)
-        let n = outEdges.nodeCount
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            var scratch = scratches.take() ?? WitnessScratch(count: n)
-            for k in stride(from: worker, to: nodes.count, by: workers) {
-                let v = nodes[k]
-                let shortcuts = shortcutsNeeded(v, avoidingRound: avoidingRound, &scratch)
-                results[k] = (shortcuts, avoidingRound ? 0 : priority(of: v, shortcuts))
-            }
-            scratches.put(scratch)
+        parallelMap(nodes.count, threads: threads, pool: scratches) { scratch, k in
+            let shortcuts = shortcutsNeeded(nodes[k], avoidingRound: avoidingRound, &scratch)
+            return (shortcuts, avoidingRound ? 0 : priority(of: nodes[k], shortcuts))
         }
-        return Array(results)
     }
 
     /// Arcs whose removal adds few shortcuts (relative to the edges it removes, counted as edges and as the
@@ -249,13 +239,6 @@ public struct HierarchyBuilder {
         let hopQuotient = Double(addedHops) / Double(max(1, removedHops))
         let score = 200 * edgeQuotient + 400 * hopQuotient + 10 * Double(deletedNeighbours[Int(v)]) + 50 * Double(level[Int(v)])
         return Int32(min(score, Double(Int32.max / 2)))
-    }
-
-    final class ScratchShelf: @unchecked Sendable {
-        private let lock = NSLock()
-        private var idle: [WitnessScratch] = []
-        func take() -> WitnessScratch? { lock.lock(); defer { lock.unlock() }; return idle.popLast() }
-        func put(_ scratch: WitnessScratch) { lock.lock(); idle.append(scratch); lock.unlock() }
     }
 
     /// A witness search's own arrays: one per thread.
@@ -360,11 +343,8 @@ public struct HierarchyBuilder {
     private func parallelFilter(_ items: [UInt32], _ test: (UInt32) -> Bool) -> [UInt32] {
         let workers = items.count < 4096 ? 1 : threads
         let chunk = (items.count + workers - 1) / workers
-        var parts = [[UInt32]](repeating: [], count: workers)
-        parts.withUnsafeMutableBufferPointer { parts in
-            DispatchQueue.concurrentPerform(iterations: workers) { w in
-                parts[w] = items[min(items.count, w * chunk)..<min(items.count, (w + 1) * chunk)].filter(test)
-            }
+        let parts = parallelMap(workers, threads: workers, pool: Pool { () }) { _, w in
+            items[min(items.count, w * chunk)..<min(items.count, (w + 1) * chunk)].filter(test)
         }
         return Array(parts.joined())
     }

@@ -2,13 +2,13 @@ import Foundation
 
 /// The names, ref, pronunciation and exit number of a road: what decides whether a change is announced.
 struct RoadLabel: Equatable, Sendable {
-    var name: String { didSet { nameKey = RoadNames.key(name) } }
-    var ref: String { didSet { plainRef = RoadNames.plain(ref: ref) } }
+    let name: String
+    let ref: String
     var pronunciation: String
     var exits: String
     /// `name` and `ref` as compared, worked out once: a leg's guidance compares each label many times.
-    private(set) var nameKey: [String]
-    private(set) var plainRef: String
+    let nameKey: [String]
+    let plainRef: String
 
     init(name: String, ref: String, pronunciation: String, exits: String) {
         self.name = name

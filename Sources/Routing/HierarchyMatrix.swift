@@ -78,11 +78,7 @@ public struct HierarchyMatrix: @unchecked Sendable {
         bucketStart = starts
         buckets = entries.map(\.entry)
         bucketAtStart = entries.map(\.atStart)
-        var onArc: [UInt32: [(target: Int, endpoint: SearchEndpoint)]] = [:]
-        for (j, endpoints) in targetEndpoints.enumerated() {
-            for e in endpoints { onArc[e.arc, default: []].append((j, e)) }
-        }
-        targetsOnArc = onArc
+        targetsOnArc = graph.targetsByArc(targetEndpoints)
     }
 
     private struct Labelled {

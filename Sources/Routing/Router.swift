@@ -367,6 +367,16 @@ extension RoadGraph {
                          distance: length * (t.fraction - s.fraction))
     }
 
+    /// Targets by the arcs they lie on (each target's endpoints, with its index), so that a search or a table row
+    /// looks only at the targets of the arc at hand.
+    public func targetsByArc(_ targetEndpoints: [[SearchEndpoint]]) -> [UInt32: [(target: Int, endpoint: SearchEndpoint)]] {
+        var byArc: [UInt32: [(target: Int, endpoint: SearchEndpoint)]] = [:]
+        for (t, endpoints) in targetEndpoints.enumerated() {
+            for e in endpoints { byArc[e.arc, default: []].append((t, e)) }
+        }
+        return byArc
+    }
+
     /// Whether a target lies behind a source on the same arc, which needs a path that leaves the arc and comes back.
     public func liesBehind(_ t: SearchEndpoint, _ s: SearchEndpoint) -> Bool { t.arc == s.arc && t.fraction < s.fraction }
 

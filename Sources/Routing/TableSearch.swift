@@ -38,12 +38,8 @@ public struct TableSearch {
     /// With `excluding`, paths avoid arcs of those classes.
     public mutating func table(in graph: RoadGraph, sources: [Snap], targets: [Snap], excluding: ArcClasses = []) -> [[TableCell?]] {
         let excluded = excluding.rawValue
-        let targetEndpoints = targets.map { graph.targetEndpoints($0) }
         // Arc → the targets that lie on it, so relaxing an arc checks only its own targets.
-        var targetsOnArc: [UInt32: [(target: Int, endpoint: SearchEndpoint)]] = [:]
-        for (t, endpoints) in targetEndpoints.enumerated() {
-            for e in endpoints { targetsOnArc[e.arc, default: []].append((t, e)) }
-        }
+        let targetsOnArc = graph.targetsByArc(targets.map { graph.targetEndpoints($0) })
         return sources.map {
             WorkBudget.exceeded() ? [TableCell?](repeating: nil, count: targets.count)
                 : row(in: graph, from: $0, targets: targets, targetsOnArc: targetsOnArc, excluded: excluded)
