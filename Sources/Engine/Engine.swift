@@ -7,7 +7,8 @@ import Routing
 /// The routing engine behind every front end: the CLI commands, the HTTP services and batch tasks are thin
 /// adapters over it, as OSRM's server and bindings share `osrm.hpp`. It offers routes, tables, nearest roads and
 /// places (`resolve` turns "lat,lon" or a name into a point), enforces `limits`, and owns the loaded graphs: a
-/// request takes one `GraphSet` and uses it throughout, so replacing the set never mixes two imports in one answer.
+/// request takes one `GraphSet` and uses it throughout, so replacing the set (`refresh`) never mixes two imports in
+/// one answer.
 public final class Engine: @unchecked Sendable {
     public let limits: EngineLimits
     /// Where the graphs came from (nil for graphs handed over directly, as tests do).
@@ -15,6 +16,13 @@ public final class Engine: @unchecked Sendable {
     let modes: [TravelMode]
     private let lock = NSLock()
     private var loaded: GraphSet
+    /// Held by `refresh`, so two triggers (a signal and the watch) never load the same generation twice at once.
+    let refreshLock = NSLock()
+    /// The files behind `loaded`, and behind the last generation refused: the watch reloads only when they change.
+    var loadedIdentity: GraphIdentity?
+    /// `.some(nil)`: the graph was missing altogether.
+    var refusedIdentity: GraphIdentity?? = .none
+    private var swappingNow = false
 
     /// Loads the current generation of a graph directory: the graphs of `modes` (mapped and verified now) and the
     /// place index (opened on first use).
@@ -25,7 +33,9 @@ public final class Engine: @unchecked Sendable {
         self.directory = directory
         self.modes = modes
         self.limits = limits
+        let identity = directory.identity(modes: modes)
         loaded = try GraphSet.load(directory, modes: modes)
+        loadedIdentity = identity
     }
 
     public init(graphs: [TravelMode: RoadGraph], geocoder: Geocoder? = nil, limits: EngineLimits = EngineLimits()) {
@@ -41,6 +51,12 @@ public final class Engine: @unchecked Sendable {
     /// Replaces the graphs in use; requests that hold the old set finish with it, and its mappings go with the
     /// last of them.
     public func install(_ set: GraphSet) { lock.withLock { loaded = set } }
+
+    /// True while `refresh` maps and verifies a new generation (the old one keeps answering meanwhile).
+    public internal(set) var isSwapping: Bool {
+        get { lock.withLock { swappingNow } }
+        set { lock.withLock { swappingNow = newValue } }
+    }
 
     /// Runs `body` within the CPU budget of one request (`limits.maxComputeMilliseconds`), turning a budget that
     /// ran out into a `TooBig` error.

@@ -20,17 +20,20 @@ public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
         case noMatch = "NoMatch"
         /// What this server or graph does not have: a mode, a place index, a file.
         case notFound = "NotFound"
+        /// The server cannot answer yet: its graphs are still loading.
+        case unavailable = "ServiceUnavailable"
     }
 
     public var kind: Kind
     public var message: String
-    /// HTTP status: 400 for everything a client can fix, 404 for what is not here, 414 for an overlong URL.
+    /// HTTP status: 400 for everything a client can fix, 404 for what is not here, 414 for an overlong URL, 503 for
+    /// a server still loading.
     public var status: Int
 
     public init(_ kind: Kind, _ message: String, status: Int? = nil) {
         self.kind = kind
         self.message = message
-        self.status = status ?? (kind == .notFound ? 404 : 400)
+        self.status = status ?? (kind == .notFound ? 404 : kind == .unavailable ? 503 : 400)
     }
 
     public var code: String { kind.rawValue }

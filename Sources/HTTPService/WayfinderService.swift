@@ -1,15 +1,34 @@
 import Engine
 import Foundation
 import RoadGraph
+import RouteFormats
+
+/// The engine a server answers with: empty while its graphs are still loading, so the server can listen (and
+/// answer `/health` with 503) before they are mapped and verified.
+public final class EngineSlot: @unchecked Sendable {
+    private let lock = NSLock()
+    private var held: Engine?
+
+    public init(_ engine: Engine? = nil) { held = engine }
+
+    public var engine: Engine? {
+        get { lock.withLock { held } }
+        set { lock.withLock { held = newValue } }
+    }
+}
 
 /// Every HTTP endpoint, dispatched by path. Handlers never throw past here: every failure is an OSRM error body.
 public struct WayfinderService: Sendable {
-    let engine: Engine
+    let slot: EngineSlot
     /// Longest accepted request target (path and query as sent, before percent-decoding), bytes.
     let maxURLLength: Int
 
     public init(engine: Engine, maxURLLength: Int = 8192) {
-        self.engine = engine
+        self.init(slot: EngineSlot(engine), maxURLLength: maxURLLength)
+    }
+
+    public init(slot: EngineSlot, maxURLLength: Int = 8192) {
+        self.slot = slot
         self.maxURLLength = maxURLLength
     }
 
@@ -18,6 +37,10 @@ public struct WayfinderService: Sendable {
             guard request.rawLength <= maxURLLength else {
                 throw EngineError(.tooBig, "the URL is longer than \(maxURLLength) bytes", status: 414)
             }
+            guard let engine = slot.engine else {
+                if request.path == "/health" { return .json(#"{"code":"Loading","status":"loading"}"#, status: 503) }
+                throw EngineError(.unavailable, "the graphs are still loading; try again shortly")
+            }
             let page = MapPage(engine: engine)
             switch request.path {
             case "/", "/index.html": return page.page()
@@ -25,7 +48,7 @@ public struct WayfinderService: Sendable {
             case "/roads": return try page.roads(request)
             case "/directions": return try DirectionsFeed(engine: engine).handle(request)
             case "/geocode", "/reverse", "/search": return try GeocodingService(engine: engine).handle(request)
-            case "/health": return .json(#"{"code":"Ok"}"#)
+            case "/health": return Self.health(engine.health)
             case let path where path.hasPrefix("/leaflet/"): return page.leaflet(path)
             default:
                 let osrm = try OSRMRequest(path: request.path, query: request.query)
@@ -36,5 +59,22 @@ public struct WayfinderService: Sendable {
         } catch {
             return EngineError(.invalidQuery, "\(error)").response
         }
+    }
+
+    /// `/health`: 200 with what is being served, or 503 while a new generation is being mapped (the old one still
+    /// answers routes meanwhile, but a balancer with other replicas should prefer them).
+    static func health(_ health: EngineHealth) -> HTTPResponse {
+        let built = Date(timeIntervalSince1970: TimeInterval(health.buildTime))
+        let body = JSON.object([
+            ("code", .string(health.swapping ? "Swapping" : "Ok")),
+            ("status", .string(health.swapping ? "swapping" : "ready")),
+            ("source", .string(health.source)),
+            ("build_time", .string(ISO8601DateFormatter().string(from: built))),
+            ("format_version", .number(Double(health.formatVersion), decimals: 0)),
+            ("modes", .array(health.modes.map { .string($0.rawValue) })),
+            ("generation", health.generation.map { .string($0) } ?? .null),
+            ("places", .bool(health.hasPlaceIndex)),
+        ])
+        return .json(body.serialized(), status: health.swapping ? 503 : 200)
     }
 }

@@ -48,6 +48,16 @@ public struct GraphDirectory: Sendable {
         return GraphGeneration(directory: path, name: nil)
     }
 
+    /// Which files the current generation's graphs are: nil when there is no graph. An import's rename of `current`,
+    /// a symlinked directory pointed elsewhere, or graph files replaced in place all change it.
+    public func identity(modes: [TravelMode]) -> GraphIdentity? {
+        guard let generation = try? current(), let mode = modes.first else { return nil }
+        var status = stat()
+        guard stat(generation.graphPath(for: mode), &status) == 0 else { return nil }
+        return GraphIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino),
+                             modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec))
+    }
+
     static func isGenerationName(_ name: String) -> Bool {
         name.hasPrefix(generationPrefix) && UInt64(name.dropFirst(generationPrefix.count)) != nil
     }
@@ -58,6 +68,13 @@ public struct GraphDirectory: Sendable {
         }
         return nil
     }
+}
+
+/// A graph file as the file system knows it: a new import is a new file, whatever its name.
+public struct GraphIdentity: Equatable, Sendable {
+    public var device: UInt64
+    public var inode: UInt64
+    public var modified: Int64
 }
 
 /// One complete import inside a graph directory.

@@ -74,6 +74,14 @@ struct Arguments {
         return n
     }
 
+    func decimal(_ name: String, default value: Double, range: ClosedRange<Double>) throws -> Double {
+        guard let text = options[name] else { return value }
+        guard let n = Double(text), n.isFinite, range.contains(n) else {
+            throw CommandError.usage("\(name) must be a number from \(range.lowerBound.formatted()) to \(range.upperBound.formatted())")
+        }
+        return n
+    }
+
     func choice<T: RawRepresentable>(_ name: String, default value: T) throws -> T where T.RawValue == String {
         guard let text = options[name] else { return value }
         guard let parsed = T(rawValue: text) else { throw CommandError.usage("invalid value '\(text)' for \(name)") }

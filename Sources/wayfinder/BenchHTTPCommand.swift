@@ -125,7 +125,7 @@ enum BenchHTTPCommand {
         return .ok
     }
 
-    /// `wayfinder serve` from this same executable on a free port; returns once it is listening.
+    /// `wayfinder serve` from this same executable on a free port; returns once its graphs are loaded.
     static func startServer(graph: String, threads: Int) throws -> (Process, UInt16) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
@@ -133,14 +133,14 @@ enum BenchHTTPCommand {
         let pipe = Pipe()
         process.standardError = pipe
         try process.run()
-        // The server prints its address on stderr once it is listening.
+        // The server prints its address on stderr once it is listening, and "serving" once its graphs answer.
         var text = ""
         let deadline = Date().addingTimeInterval(120)
         while Date() < deadline {
             let chunk = pipe.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
-            if let range = text.range(of: "listening on http://127.0.0.1:") {
+            if let range = text.range(of: "listening on http://127.0.0.1:"), text.contains("wayfinder: serving ") {
                 let digits = text[range.upperBound...].prefix { $0.isNumber }
                 if let port = UInt16(digits), text[range.upperBound...].dropFirst(digits.count).first == " " {
                     // Keep draining stderr so the server never blocks on a full pipe.

@@ -14,6 +14,14 @@ enum ServeCommand {
     told otherwise; --port 0 picks a free port. Logs one line per request on stderr. On SIGINT or SIGTERM it stops
     accepting connections, lets the requests in progress finish (up to --grace seconds), then exits.
 
+    GET /health answers 200 with the graphs' source, build time, format version and modes once they are loaded,
+    503 before that and while a new graph is being swapped in (for load balancers and readiness probes).
+    Graph swaps without downtime: when an import renames a new generation into --graph (or the directory is
+    pointed elsewhere), and on SIGHUP, the server maps and verifies the new graphs, sends new requests to them
+    and unmaps the old ones when their last request ends. A damaged new graph is refused with a log line and the
+    old one keeps serving.
+      --watch S               seconds between checks for a new generation (default 1; 0: only on SIGHUP)
+
     Limits (a request over one gets a TooBig error):
       --max-table-size N      most coordinates in a table request (default 1000)
       --max-waypoints N       most coordinates in a route request (default 50)
@@ -37,7 +45,8 @@ enum ServeCommand {
                                  options: ["--graph", "--host", "--port", "--threads", "--max-table-size",
                                            "--max-waypoints", "--max-url-length", "--timeout", "--max-query-length",
                                            "--max-query-words", "--max-compute-ms", "--header-timeout",
-                                           "--max-connections", "--max-connections-per-client", "--cors", "--grace"])
+                                           "--max-connections", "--max-connections-per-client", "--cors", "--grace",
+                                           "--watch"])
         if args.has("--help") { print(help); return .ok }
         var options = HTTPServerOptions()
         options.host = args["--host"] ?? "127.0.0.1"
@@ -59,14 +68,20 @@ enum ServeCommand {
             options.allowOrigin = origin
         }
         let grace = try args.integer("--grace", default: 10, range: 0...3600)
+        let watch = try args.decimal("--watch", default: 1, range: 0...86_400)
         var limits = try EngineLimits.server.configured(by: args)
         let compute = try args.integer("--max-compute-ms", default: Int(limits.maxComputeMilliseconds ?? 0), range: 0...3_600_000)
         limits.maxComputeMilliseconds = compute == 0 ? nil : Double(compute)
         let maxURLLength = try args.integer("--max-url-length", default: 8192, range: 256...10_000_000)
         raiseDescriptorLimit()
 
-        let engine = try openEngine(args, limits: limits)
-        let service = WayfinderService(engine: engine, maxURLLength: maxURLLength)
+        guard let graphPath = args["--graph"] else {
+            throw CommandError.usage("--graph is required (a directory made by wayfinder import)")
+        }
+        // A directory with no graph at all is a mistake to report now, not after listening.
+        do { _ = try GraphDirectory(graphPath).current() } catch { throw CommandError.badInput("\(error)") }
+        let slot = EngineSlot()
+        let service = WayfinderService(slot: slot, maxURLLength: maxURLLength)
         // Signal handling first, so a SIGTERM that arrives as soon as the server answers is never lost.
         let stop = DispatchSemaphore(value: 0)
         var sources: [DispatchSourceSignal] = []
@@ -77,20 +92,64 @@ enum ServeCommand {
             source.resume()
             sources.append(source)
         }
+        signal(SIGHUP, SIG_IGN)
         let server = HTTPServer(handler: { service.handle($0) }, options: options)
         do {
             try server.start()
         } catch {
             throw CommandError.badInput("\(error)")
         }
-        FileHandle.standardError.write(Data("wayfinder: listening on http://\(options.host):\(server.port) with \(options.threads) threads\n".utf8))
+        log("listening on http://\(options.host):\(server.port) with \(options.threads) threads")
+
+        // Listening already, so probes see 503 rather than a refused connection while the graphs are verified.
+        let engine: Engine
+        do {
+            engine = try openEngine(args, limits: limits)
+        } catch {
+            server.stop(grace: 0)
+            throw error
+        }
+        slot.engine = engine
+        log("serving \(describe(engine.current.generation, engine.health))")
+
+        // Swaps run on one serial queue: a signal and the watch never load at once.
+        let swaps = DispatchQueue(label: "wayfinder.graph-swap")
+        func refresh(force: Bool) {
+            switch engine.refresh(force: force) {
+            case .unchanged: break
+            case .installed(let generation): log("now serving \(describe(generation, engine.health))")
+            case .refused(let why): log("refusing the new graph in \(graphPath): \(why); still serving \(describe(engine.current.generation, engine.health))")
+            }
+        }
+        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: swaps)
+        hangup.setEventHandler { refresh(force: true) }
+        hangup.resume()
+        sources.append(hangup)
+        var watcher: DispatchSourceTimer?
+        if watch > 0 {
+            let timer = DispatchSource.makeTimerSource(queue: swaps)
+            timer.schedule(deadline: .now() + watch, repeating: watch, leeway: .milliseconds(Int(watch * 100)))
+            timer.setEventHandler { refresh(force: false) }
+            timer.resume()
+            watcher = timer
+        }
 
         stop.wait()
-        FileHandle.standardError.write(Data("wayfinder: stopping\n".utf8))
+        watcher?.cancel()
+        log("stopping")
         server.stop(grace: Double(grace))
-        FileHandle.standardError.write(Data("wayfinder: stopped\n".utf8))
+        log("stopped")
         _ = sources
         return .ok
+    }
+
+    static func log(_ line: String) {
+        FileHandle.standardError.write(Data("wayfinder: \(line)\n".utf8))
+    }
+
+    static func describe(_ generation: GraphGeneration?, _ health: EngineHealth) -> String {
+        let built = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(health.buildTime)))
+        return (generation?.name ?? "the graph") + " (\(health.source), built \(built))"
     }
 
     /// Connections are file descriptors: let the server have as many as the system allows this process.

@@ -41,6 +41,19 @@ import Testing
                 let data = h.availableData
                 if !data.isEmpty { log.mutate { $0 += String(decoding: data, as: UTF8.self) } }
             }
+            // It listens before its graphs are loaded (answering 503 meanwhile): wait until it is ready.
+            try waitUntilReady()
+        }
+
+        /// Polls /health until it answers 200 (at most `timeout` seconds).
+        func waitUntilReady(timeout: Double = 60) throws {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if (try? ServerTests.get(base + "/health"))?.status == 200 { return }
+                guard process.isRunning else { break }
+                usleep(20_000)
+            }
+            throw OracleMismatch(message: "server at \(base) never became ready: \(stderr)")
         }
 
         var port: Int { Int(base.split(separator: ":").last!)! }

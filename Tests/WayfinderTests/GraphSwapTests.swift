@@ -1,0 +1,163 @@
+import Engine
+import Foundation
+import HTTPService
+import RoadGraph
+import Testing
+
+/// Health probes and graph swaps without downtime: `serve` under continuous load while an import replaces its
+/// graph, a damaged new graph refused, SIGHUP.
+@Suite(.serialized) struct GraphSwapTests {
+    /// Two imports of the same place that answer the same request differently: in A the road from a to b is
+    /// straight (110 m), in B it is gone and the way round is 170 m.
+    static func maps(in directory: String) throws -> (a: String, b: String, url: (String) -> String) {
+        let first = TestMap("a          b")
+        first.way("ab", ["highway": "residential", "name": "First Street"])
+        let second = TestMap("a          b\n\n\nc          d")
+        second.way("acdb", ["highway": "residential", "name": "Second Street"])
+        let a = directory + "/a.osm", b = directory + "/b.osm"
+        try first.xml().write(toFile: a, atomically: true, encoding: .utf8)
+        try second.xml().write(toFile: b, atomically: true, encoding: .utf8)
+        let from = first.position("a"), to = first.position("b")
+        let url = { (base: String) in
+            base + "/route/v1/driving/\(from.longitude),\(from.latitude);\(to.longitude),\(to.latitude)?overview=false"
+        }
+        return (a, b, url)
+    }
+
+    static func importGraph(_ input: String, _ output: String) throws {
+        let run = try CommandLineTests.run(["import", input, "--output", output, "--quiet"])
+        guard run.status == 0 else { throw OracleMismatch(message: "import of \(input) failed: \(run.stderr)") }
+    }
+
+    /// A route's distance, or nil with the reason when the request failed in any way.
+    static func routeDistance(_ url: String) -> Result<Double, OracleMismatch> {
+        guard let (status, object) = try? ServerTests.json(url) else { return .failure(OracleMismatch(message: "no answer")) }
+        guard status == 200, let routes = object["routes"] as? [[String: Any]], let distance = routes.first?["distance"] as? Double
+        else { return .failure(OracleMismatch(message: "status \(status): \(object)")) }
+        return .success(distance)
+    }
+
+    static func health(_ server: ServerTests.Server) throws -> (status: Int, object: [String: Any]) {
+        try ServerTests.json(server.base + "/health")
+    }
+
+    /// Polls until `condition` holds, at most `timeout` seconds.
+    static func wait(_ timeout: Double, until condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition() { return true }
+            usleep(50_000)
+        }
+        return condition()
+    }
+
+    @Test func healthNamesTheGraphsAndIsUnavailableWhileLoading() throws {
+        let server = try ServerTests.Server()
+        defer { _ = server.stop() }
+        let (status, object) = try Self.health(server)
+        #expect(status == 200)
+        #expect(object["status"] as? String == "ready")
+        #expect(object["source"] as? String == "helsinki.osm.pbf")
+        #expect(object["format_version"] as? Int == Int(GraphFormat.version))
+        #expect(object["modes"] as? [String] == ["driving", "walking"])
+        let built = try #require(object["build_time"] as? String)
+        #expect(ISO8601DateFormatter().date(from: built) != nil, "build time \(built) is ISO 8601")
+        #expect((object["generation"] as? String)?.hasPrefix("generation-") == true)
+
+        // Before its graphs are loaded, a server answers every request with 503, /health included.
+        let loading = WayfinderService(slot: EngineSlot())
+        #expect(loading.handle(HTTPRequest(path: "/health")).status == 503)
+        let route = loading.handle(HTTPRequest(path: "/route/v1/driving/24.94,60.16;24.95,60.17"))
+        #expect(route.status == 503)
+        #expect(String(decoding: route.body, as: UTF8.self).contains("ServiceUnavailable"))
+    }
+
+    @Test func importUnderLoadSwapsWithoutAFailedRequest() throws {
+        let directory = try TemporaryDirectory()
+        let (a, b, url) = try Self.maps(in: directory.path)
+        let graph = directory.path + "/g"
+        try Self.importGraph(a, graph)
+        let server = try ServerTests.Server(extra: ["--watch", "0.2"], graph: graph, quiet: false)
+        defer { _ = server.stop() }
+        let routeURL = url(server.base)
+        let before = try Self.routeDistance(routeURL).get()
+
+        // Two clients send routes without pause (bounded in count and time) while B is imported into the directory.
+        let stopLoad = Locked(false)
+        let answers = Locked<[(at: Date, result: Result<Double, OracleMismatch>)]>([])
+        let group = DispatchGroup()
+        for _ in 0..<2 {
+            DispatchQueue.global().async(group: group) {
+                let deadline = Date().addingTimeInterval(60)
+                for _ in 0..<5_000 where !stopLoad.value && Date() < deadline {
+                    let result = Self.routeDistance(routeURL)
+                    answers.mutate { $0.append((Date(), result)) }
+                }
+            }
+        }
+        usleep(300_000)
+        try Self.importGraph(b, graph)
+        let swapped = Self.wait(20) { (try? Self.health(server))?.object["source"] as? String == "b.osm" }
+        let swappedAt = Date()
+        usleep(300_000)
+        stopLoad.mutate { $0 = true }
+        group.wait()
+
+        #expect(swapped, "the server took up the new import: \(server.stderr)")
+        let all = answers.value
+        let failures = all.compactMap { try? $0.result.failureMessage() }
+        #expect(all.count > 50, "the load ran: \(all.count) requests")
+        #expect(failures.isEmpty, "\(failures.count) of \(all.count) requests failed, first: \(failures.first ?? "")")
+        let after = try Self.routeDistance(routeURL).get()
+        #expect(abs(before - 110) < 5 && abs(after - 170) < 5, "A's road, then B's: \(before) m, \(after) m")
+        #expect(all.filter { $0.at > swappedAt }.allSatisfy { (try? $0.result.get()) == after }, "answers from B after the swap")
+        #expect(server.stderr.contains("now serving generation-2 (b.osm"), "\(server.stderr)")
+
+        // A's files were removed by the import; once its last request ended the server unmapped them.
+        let maps = try String(contentsOfFile: "/proc/\(server.pid)/maps", encoding: .utf8)
+        #expect(!maps.contains("generation-1/"), "A's graphs are still mapped")
+
+        // A damaged generation made current is refused; B keeps answering.
+        let damaged = graph + "/generation-9"
+        try FileManager.default.createDirectory(atPath: damaged, withIntermediateDirectories: false)
+        for mode in TravelMode.allCases {
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: graph + "/generation-2/" + GraphFormat.fileName(for: mode))))
+            if mode == .driving { bytes[520] ^= 0xFF }  // in the section table, which the header checksum covers
+            try Data(bytes).write(to: URL(fileURLWithPath: damaged + "/" + GraphFormat.fileName(for: mode)))
+        }
+        try FileManager.default.createSymbolicLink(atPath: graph + "/.next-9", withDestinationPath: "generation-9")
+        #expect(rename(graph + "/.next-9", graph + "/current") == 0)
+        #expect(Self.wait(10) { server.stderr.contains("refusing the new graph") }, "\(server.stderr)")
+        let health = try Self.health(server)
+        #expect(health.status == 200 && health.object["generation"] as? String == "generation-2")
+        #expect((try? Self.routeDistance(routeURL).get()) == after)
+        // Refused once, not again at every check.
+        usleep(600_000)
+        #expect(server.stderr.components(separatedBy: "refusing the new graph").count == 2, "\(server.stderr)")
+    }
+
+    @Test func hangupSwapsWhenWatchingIsOff() throws {
+        let directory = try TemporaryDirectory()
+        let (a, b, url) = try Self.maps(in: directory.path)
+        let graph = directory.path + "/g"
+        try Self.importGraph(a, graph)
+        let server = try ServerTests.Server(extra: ["--watch", "0"], graph: graph)
+        defer { _ = server.stop() }
+        try Self.importGraph(b, graph)
+        usleep(500_000)
+        #expect(try Self.health(server).object["source"] as? String == "a.osm", "no watching: A stays until told")
+        #expect(kill(server.pid, SIGHUP) == 0)
+        #expect(Self.wait(10) { (try? Self.health(server))?.object["source"] as? String == "b.osm" })
+        #expect(abs(((try? Self.routeDistance(url(server.base)).get()) ?? 0) - 170) < 5)
+    }
+}
+
+extension Result where Failure == OracleMismatch {
+    /// The failure's message; throws for a success, so `try?` keeps only failures.
+    func failureMessage() throws -> String {
+        switch self {
+        case .success: throw OracleMismatch(message: "succeeded")
+        case .failure(let failure): return failure.message
+        }
+    }
+}
