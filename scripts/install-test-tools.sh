@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # Optional tools some tests use, which are marked skipped without them: a headless browser for the map page
-# check, strace for killing an import at its renames, and the PyPI OSRM client (routingpy) with the polyline
-# package for the real-client check. Failing to install them is not fatal: those tests then show as skipped.
+# check, strace for killing an import at its renames, nginx for the replicas-behind-a-balancer check, the PyPI OSRM
+# client (routingpy) with the polyline package for the real-client check, and dask.distributed with pyarrow and
+# protobuf for the cluster table check (cluster/). Failing to install them is not fatal: those tests then show as skipped.
 set -u
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"
 missing=()
 command -v chromium >/dev/null || missing+=(chromium)
 command -v strace >/dev/null || missing+=(strace)
+[ -x /usr/sbin/nginx ] || missing+=(nginx)
 if [ ${#missing[@]} -gt 0 ]; then
     { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"; } \
         || echo "could not install ${missing[*]}: the tests that need them will skip"
 fi
 python3 -c "import routingpy, polyline" 2>/dev/null || python3 -m pip install -q routingpy polyline \
     || echo "could not install routingpy/polyline: the client check will skip"
+python3 -c "import dask.distributed, pyarrow, google.protobuf" 2>/dev/null \
+    || python3 -m pip install -q "dask[distributed]" pyarrow protobuf \
+    || echo "could not install dask/pyarrow/protobuf: the cluster table check will skip"
 exit 0

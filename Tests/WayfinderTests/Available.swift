@@ -12,6 +12,7 @@ enum Available {
     static let oddFiles = sharedFile("odd/bautzen.osm")
     static let leaflet = FileManager.default.fileExists(atPath: "/usr/share/javascript/leaflet/leaflet.js")
     static let protoc = FileManager.default.isExecutableFile(atPath: "/usr/bin/protoc")
+    static let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"].contains(where: FileManager.default.isExecutableFile)
     static let strace = FileManager.default.isExecutableFile(atPath: "/usr/bin/strace")
     static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first(where: FileManager.default.isExecutableFile)
 

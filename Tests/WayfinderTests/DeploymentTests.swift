@@ -1,0 +1,93 @@
+import Foundation
+import RoadGraph
+import Testing
+
+/// The deployment in deploy/: replicas behind nginx survive a replica killed under load, and the Dask table
+/// package in cluster/ gives the single-process table cell for cell.
+@Suite(.serialized) struct DeploymentTests {
+    static let script = OracleTests.packageRoot.appendingPathComponent("deploy/local-replicas.sh").path
+
+    /// A loopback port that was free a moment ago.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        guard bound == 0, withUnsafeMutablePointer(to: &address, {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }) == 0 else { throw OracleMismatch(message: "no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func deploy(_ arguments: [String]) throws -> CommandLineTests.Run {
+        let run = try Subprocess.run(script, arguments, environment: ["WAYFINDER": CommandLineTests.binary], timeout: 120)
+        guard run.status == 0 else { throw OracleMismatch(message: "local-replicas.sh \(arguments.first ?? ""): \(run.stderr)") }
+        return run
+    }
+
+    @Test(.enabled(if: Available.nginx, "needs nginx (Debian: apt-get install nginx)"))
+    func killedReplicaBehindNginxCostsNoRequest() throws {
+        let state = try TemporaryDirectory()
+        let port = try Self.freePort()
+        _ = try Self.deploy(["up", "--graph", CommandLineTests.graph.1, "--state", state.path, "--replicas", "3",
+                             "--port", String(port), "--threads", "1"])
+        defer { _ = try? Self.deploy(["down", "--state", state.path]) }
+        let base = "http://127.0.0.1:\(port)"
+        let requests = [
+            "/route/v1/driving/24.9440,60.1675;24.9412,60.1756?steps=true",
+            "/route/v1/foot/24.9384,60.1699;24.9450,60.1720?overview=full",
+            "/table/v1/driving/24.9384,60.1699;24.9412,60.1756;24.9450,60.1720",
+            "/nearest/v1/driving/24.9440,60.1675",
+        ]
+        // Three clients, bounded in count and time; one replica is killed a third of the way through and
+        // restarted at two thirds.
+        let total = 1_200
+        let sent = Locked(0)
+        let failures = Locked<[String]>([])
+        let group = DispatchGroup()
+        for client in 0..<3 {
+            DispatchQueue.global().async(group: group) {
+                let deadline = Date().addingTimeInterval(90)
+                for i in 0..<(total / 3) where Date() < deadline {
+                    let path = requests[(i + client) % requests.count]
+                    let answer = try? ServerTests.get(base + path)
+                    if answer?.status != 200 {
+                        let body = answer.map { String(decoding: $0.body.prefix(200), as: UTF8.self) } ?? "no answer"
+                        failures.mutate { $0.append("\(path): \(answer?.status ?? 0) \(body)") }
+                    }
+                    sent.mutate { $0 += 1 }
+                }
+            }
+        }
+        func waitForSent(_ count: Int) {
+            let deadline = Date().addingTimeInterval(60)
+            while sent.value < count && Date() < deadline { usleep(5_000) }
+        }
+        waitForSent(total / 3)
+        _ = try Self.deploy(["kill-replica", "2", "--state", state.path])
+        waitForSent(2 * total / 3)
+        _ = try Self.deploy(["restart-replica", "2", "--state", state.path])
+        group.wait()
+
+        #expect(sent.value == total, "the load ran to its end")
+        #expect(failures.value.isEmpty, "\(failures.value.count) failed, first: \(failures.value.first ?? "")")
+        // nginx tries the restarted replica again once its fail_timeout (2 s) is over: requests reach it.
+        let log = state.path + "/replica-2.log"
+        func restartedServed() -> Int {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            guard let restart = text.range(of: "listening on", options: String.CompareOptions.backwards) else { return 0 }
+            return text[restart.upperBound...].components(separatedBy: "GET /nearest").count - 1
+        }
+        let deadline = Date().addingTimeInterval(15)
+        while restartedServed() == 0 && Date() < deadline {
+            #expect(try ServerTests.get(base + requests[3]).status == 200)
+            usleep(50_000)
+        }
+        #expect(restartedServed() > 0, "the restarted replica rejoined")
+    }
+}
