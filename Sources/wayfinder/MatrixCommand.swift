@@ -13,7 +13,7 @@ enum MatrixCommand {
     static let help = """
     Usage: wayfinder matrix --graph <dir> [--mode driving|walking] --sources S [--destinations D]
                             [--format csv|json|protobuf] [--threads N] [--algorithm ch|dijkstra]
-                            [--radius METRES|unlimited] [--exclude toll,motorway,ferry]
+                            [--radius METRES|unlimited] [--exclude toll,motorway,ferry] [--resolve-only]
 
     S and D are files (CSV with lat,lon per line, or GeoJSON Point features) or inline lat,lon;lat,lon; in a CSV
     file or inline, a place name may stand for a point ("Kamppi;Senate Square;60.17,24.95").
@@ -25,10 +25,12 @@ enum MatrixCommand {
     Uses the contraction hierarchy with every core (--threads); --algorithm dijkstra runs one Dijkstra per source.
     A point with no road within --radius (metres or 'unlimited'; default 5000) is named on stderr and its row and
     column are null: the rest of the table still comes out.
+    --resolve-only prints the points as read, place names resolved (CSV: role,index,lat,lon, full precision) and
+    computes no table: what a batch that splits the table into row blocks runs once (cluster/).
     """
 
     static func run(_ raw: [String]) throws -> ExitCode {
-        let args = try Arguments(raw, flags: ["--help"],
+        let args = try Arguments(raw, flags: ["--help", "--resolve-only"],
                                  options: (["--graph", "--mode", "--sources", "--destinations", "--format", "--threads",
                                            "--algorithm", "--radius", "--exclude"] as Set<String>).union(EngineLimits.options))
         if args.has("--help") { print(help); return .ok }
@@ -46,6 +48,15 @@ enum MatrixCommand {
         let resolver = PointReader(engine: engine)
         let sourcePoints = try readPoints(sourceText, resolver: resolver)
         let destinationPoints = try args["--destinations"].map { try readPoints($0, resolver: resolver) }
+        if args.has("--resolve-only") {
+            // Double's description is the shortest text that reads back as the same number.
+            var text = "role,index,lat,lon\n"
+            for (role, points) in [("source", sourcePoints), ("destination", destinationPoints ?? [])] {
+                for (i, p) in points.enumerated() { text += "\(role),\(i),\(p.latitude),\(p.longitude)\n" }
+            }
+            FileHandle.standardOutput.write(Data(text.utf8))
+            return .ok
+        }
         var query = TableQuery(mode: mode, points: sourcePoints + (destinationPoints ?? []),
                                sources: Array(sourcePoints.indices),
                                destinations: destinationPoints.map { Array(sourcePoints.count..<(sourcePoints.count + $0.count)) })

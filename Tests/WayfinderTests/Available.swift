@@ -13,6 +13,12 @@ enum Available {
     static let leaflet = FileManager.default.fileExists(atPath: "/usr/share/javascript/leaflet/leaflet.js")
     static let protoc = FileManager.default.isExecutableFile(atPath: "/usr/bin/protoc")
     static let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"].contains(where: FileManager.default.isExecutableFile)
+    /// dask.distributed, pyarrow and protobuf for the cluster table package (cluster/).
+    static let dask: Bool = {
+        guard let run = try? Subprocess.run("/usr/bin/env", ["python3", "-c", "import dask.distributed, pyarrow, google.protobuf"])
+        else { return false }
+        return run.status == 0
+    }()
     static let strace = FileManager.default.isExecutableFile(atPath: "/usr/bin/strace")
     static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first(where: FileManager.default.isExecutableFile)
 

@@ -90,4 +90,39 @@ import Testing
         }
         #expect(restartedServed() > 0, "the restarted replica rejoined")
     }
+
+    /// Porto, imported once per run into the (git-ignored) build directory.
+    static let portoGraph: Result<String, OracleMismatch> = {
+        let output = OracleTests.packageRoot.appendingPathComponent(".build/test-graphs/porto").path
+        let input = OracleTests.sharedData.appendingPathComponent("r5-porto_portugal.osm.pbf").path
+        guard let run = try? CommandLineTests.run(["import", input, "--output", output, "--quiet"]), run.status == 0 else {
+            return .failure(OracleMismatch(message: "import of Porto failed"))
+        }
+        return .success(output)
+    }()
+
+    /// A 2,000 × 2,000 Porto table (two place names among the points) on a LocalCluster of two workers equals the
+    /// single-process `wayfinder matrix` cell for cell; then again with one worker killed once the first block is in.
+    @Test(.enabled(if: Available.dask, "needs dask.distributed, pyarrow and protobuf (scripts/install-test-tools.sh)"),
+          .enabled(if: Available.porto, "needs ../shared/data/r5-porto_portugal.osm.pbf"))
+    func daskTableEqualsTheCLIEvenWithAWorkerKilled() throws {
+        let graph = try Self.portoGraph.get()
+        let scratch = try TemporaryDirectory()
+        let points = scratch.path + "/points.csv"
+        let sample = try CommandLineTests.run(["bench", "--graph", graph, "--sample-points", "2000", "--seed", "11"])
+        #expect(sample.status == 0, "\(sample.stderr)")
+        try sample.stdout.write(toFile: points, atomically: true, encoding: .utf8)
+        let check = OracleTests.packageRoot.appendingPathComponent("cluster/tests/check_table.py").path
+        for kill in [false, true] {
+            let run = try Subprocess.run("/usr/bin/env", ["python3", check, "--wayfinder", CommandLineTests.binary,
+                                                          "--graph", graph, "--points", points,
+                                                          "--names", "Avenida dos Aliados", "Rua de Santa Catarina",
+                                                          "--block-rows", "100"] + (kill ? ["--kill"] : []),
+                                         timeout: 150)
+            let report = run.stdout.split(separator: "\n").last.map(String.init) ?? ""
+            #expect(run.status == 0 && report.hasPrefix("OK"), "\(report) \(run.stderr.suffix(600))")
+            #expect(report.contains("2002x2002 identical"), "\(report)")
+            if kill { #expect(report.contains("killed"), "\(report)") }
+        }
+    }
 }

@@ -1,0 +1,311 @@
+"""Distance tables too large for one machine, on a Dask cluster.
+
+The sources are split into row blocks; each block is one Dask task that runs `wayfinder matrix --format protobuf`
+on a worker that has the graph, against all destinations, and writes its cells as one Parquet file. Blocks are
+independent, so a task lost with its worker is simply run again elsewhere (Dask does this by itself), and every
+cell is the one the single-process `wayfinder matrix` gives: a cell depends only on its source and destination.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from . import wayfinder_pb2
+
+# What one task holds in memory: the protobuf text, the two float columns and the Arrow copy, about 30 bytes a
+# cell. 25 million cells is under 1 GB per task, and long enough (seconds) that the per-task fixed cost (mapping
+# the graph, snapping, the destinations' backward searches) stays a small share.
+DEFAULT_BLOCK_CELLS = 25_000_000
+
+SCHEMA = pa.schema([
+    ("source", pa.int32()),
+    ("destination", pa.int32()),
+    ("duration", pa.float32()),   # seconds; null when the destination cannot be reached
+    ("distance", pa.float32()),   # metres along the fastest path; null likewise
+])
+
+WAYPOINT_SCHEMA = pa.schema([
+    ("role", pa.string()),        # source or destination
+    ("index", pa.int32()),
+    ("latitude", pa.float64()),   # the point as given (a name resolved)
+    ("longitude", pa.float64()),
+    ("snapped_latitude", pa.float64()),   # on the road; NaN when no road is within the radius
+    ("snapped_longitude", pa.float64()),
+    ("snap_distance", pa.float64()),
+    ("name", pa.string()),
+])
+
+
+class TableError(Exception):
+    """A table that cannot be computed: a bad point, a missing graph, an output directory in the way."""
+
+
+@dataclass
+class TableOptions:
+    graph: str                          # the graph directory as the workers see it
+    mode: str = "driving"
+    wayfinder: str = "wayfinder"        # the binary as the workers see it
+    threads: int = 1                    # --threads of each task's `wayfinder matrix`
+    radius: str | None = None           # --radius
+    exclude: str | None = None          # --exclude
+    extra: list[str] = field(default_factory=list)
+
+    def matrix_command(self) -> list[str]:
+        command = [self.wayfinder, "matrix", "--graph", self.graph, "--mode", self.mode]
+        if self.radius is not None:
+            command += ["--radius", str(self.radius)]
+        if self.exclude:
+            command += ["--exclude", self.exclude]
+        return command + self.extra
+
+
+@dataclass
+class TableResult:
+    output: str
+    sources: int
+    destinations: int
+    blocks: int
+    block_rows: int
+    seconds: float
+    unreachable: int
+    warnings: list[str]
+
+
+def _die_with_parent() -> None:
+    # A worker killed with SIGKILL must not leave its `wayfinder matrix` running on: the child dies with it.
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def _run(command: list[str], what: str) -> subprocess.CompletedProcess:
+    try:
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
+    except FileNotFoundError:
+        raise TableError(f"{what}: no wayfinder binary at {command[0]} on worker {os.uname().nodename}")
+    if done.returncode != 0:
+        message = done.stderr.decode(errors="replace").strip().splitlines()
+        raise TableError(f"{what}: wayfinder exited with {done.returncode}: {message[-1] if message else ''}")
+    return done
+
+
+def _points_text(points: Sequence[str] | str) -> str:
+    """A file's content, or a list of points (`lat,lon` or place names), as the CLI's point file."""
+    if isinstance(points, str):
+        return points
+    return "".join(p.strip() + "\n" for p in points)
+
+
+def resolve_points(options: TableOptions, sources: str, destinations: str | None) -> tuple[list, list, str]:
+    """Runs once, on a worker: place names become coordinates, searched near the point before, exactly as the
+    single-process `wayfinder matrix` reads them. Returns ([(lat, lon)], [(lat, lon)], stderr)."""
+    with tempfile.TemporaryDirectory(prefix="wayfinder-resolve-") as scratch:
+        command = options.matrix_command() + ["--resolve-only", "--sources", _write(scratch, "sources", sources)]
+        if destinations is not None:
+            command += ["--destinations", _write(scratch, "destinations", destinations)]
+        done = _run(command, "resolving the points")
+    found: dict[str, list] = {"source": [], "destination": []}
+    for line in done.stdout.decode().splitlines()[1:]:
+        role, _, lat, lon = line.split(",")
+        found[role].append((float(lat), float(lon)))
+    return found["source"], found["destination"], done.stderr.decode(errors="replace")
+
+
+def _write(directory: str, stem: str, text: str) -> str:
+    # The CLI tells GeoJSON from CSV by content; the suffix only has to be one it accepts as a file.
+    path = os.path.join(directory, stem + (".geojson" if text.lstrip().startswith("{") else ".csv"))
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return path
+
+
+def _coordinates_csv(points: Iterable[tuple[float, float]]) -> str:
+    # repr gives the shortest text that reads back as the same double, as Swift's description does.
+    return "".join(f"{lat!r},{lon!r}\n" for lat, lon in points)
+
+
+def _parse_matrix(data: bytes) -> wayfinder_pb2.Matrix:
+    matrix = wayfinder_pb2.Matrix()
+    matrix.ParseFromString(data)
+    return matrix
+
+
+def compute_block(options: TableOptions, block: int, first_row: int, sources: list, destinations_csv: str,
+                  parts: str | None) -> dict:
+    """One row block: `wayfinder matrix` for these sources against every destination. The cells go to
+    `parts/part-NNNNN.parquet` when `parts` is given (storage every worker and the client see), else back to the
+    client as Parquet bytes. Writes are atomic (temporary name, then rename), so a task run twice, or killed
+    halfway, never leaves a half file."""
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="wayfinder-block-") as scratch:
+        sources_path = _write(scratch, "sources", _coordinates_csv(sources))
+        destinations_path = _write(scratch, "destinations", destinations_csv)
+        done = _run(options.matrix_command() + ["--sources", sources_path, "--destinations", destinations_path,
+                                                "--format", "protobuf", "--threads", str(options.threads)],
+                    f"block {block}")
+    matrix = _parse_matrix(done.stdout)
+    rows, columns = len(matrix.sources), int(matrix.columns)
+    if rows != len(sources) or len(matrix.durations) != rows * columns:
+        raise TableError(f"block {block}: wayfinder returned {len(matrix.durations)} cells for {len(sources)} rows")
+    durations = np.asarray(matrix.durations, dtype=np.float32)
+    distances = np.asarray(matrix.distances, dtype=np.float32)
+    unreachable = np.isnan(durations)
+    table = pa.table({
+        "source": pa.array(np.repeat(np.arange(first_row, first_row + rows, dtype=np.int32), columns)),
+        "destination": pa.array(np.tile(np.arange(columns, dtype=np.int32), rows)),
+        "duration": pa.array(durations, mask=unreachable),
+        "distance": pa.array(distances, mask=np.isnan(distances)),
+    }, schema=SCHEMA)
+    waypoints = {
+        "sources": [_waypoint(w) for w in matrix.sources],
+        # Every block snaps all destinations the same way; the first block's are kept.
+        "destinations": [_waypoint(w) for w in matrix.destinations] if block == 0 else None,
+    }
+    result = {"block": block, "rows": rows, "columns": columns, "unreachable": int(unreachable.sum()),
+              "warnings": done.stderr.decode(errors="replace").splitlines(), "waypoints": waypoints,
+              "worker": os.uname().nodename, "pid": os.getpid(), "seconds": time.monotonic() - started}
+    if parts is not None:
+        name = os.path.join(parts, f"part-{block:05d}.parquet")
+        temporary = f"{name}.{uuid.uuid4().hex}.tmp"
+        pq.write_table(table, temporary)
+        os.replace(temporary, name)
+        result["path"] = name
+    else:
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink)
+        result["parquet"] = sink.getvalue().to_pybytes()
+    return result
+
+
+def _waypoint(w) -> tuple[float, float, float, str]:
+    return (w.location.latitude, w.location.longitude, w.distance, w.name)
+
+
+def block_rows_for(sources: int, destinations: int, workers: int, block_cells: int = DEFAULT_BLOCK_CELLS) -> int:
+    """Rows per task: at most `block_cells` cells, and at least two tasks per worker so that a slow or lost
+    worker's share is spread over the others."""
+    by_memory = max(1, block_cells // max(1, destinations))
+    by_balance = max(1, -(-sources // max(1, 2 * workers)))
+    return max(1, min(by_memory, by_balance))
+
+
+def _prepare_output(output: str) -> str:
+    """The output must be absent or an empty directory: nothing the table did not write is ever replaced. Parts
+    go to a sibling directory that becomes `output` by one rename when every block is in."""
+    output = os.path.abspath(output)
+    if os.path.exists(output):
+        if not os.path.isdir(output) or os.listdir(output):
+            raise TableError(f"{output} exists and is not an empty directory: refusing to write over it")
+    staging = f"{output}.incomplete-{uuid.uuid4().hex[:8]}"
+    os.makedirs(staging)
+    return staging
+
+
+def distributed_table(client, options: TableOptions, sources: Sequence[str] | str, output: str,
+                      destinations: Sequence[str] | str | None = None, block_rows: int | None = None,
+                      parts_on_workers: bool = True, retries: int = 2) -> TableResult:
+    """Computes the sources × destinations table (destinations default to the sources) on the cluster behind
+    `client` and writes it to `output` as a Parquet dataset: `part-NNNNN.parquet` files of (source, destination,
+    duration, distance) rows, `waypoints.parquet`, and `table.json` (sizes, mode, graph, block size).
+
+    Points are `lat,lon` strings or place names, or a file's content (CSV lines or GeoJSON points), as
+    `wayfinder matrix` reads them. With `parts_on_workers`, workers write the parts straight into `output`'s
+    staging directory, which must then be on storage they all see; otherwise parts travel back to the client."""
+    started = time.monotonic()
+    staging = _prepare_output(output)
+    try:
+        source_text = _points_text(sources)
+        destination_text = None if destinations is None else _points_text(destinations)
+        resolved = client.submit(resolve_points, options, source_text, destination_text, pure=False, retries=retries)
+        source_points, destination_points, resolve_log = resolved.result()
+        if destinations is None:
+            destination_points = source_points
+        if not source_points or not destination_points:
+            raise TableError("no points to compute a table for")
+        workers = max(1, len(client.scheduler_info().get("workers", {})))
+        rows = block_rows or block_rows_for(len(source_points), len(destination_points), workers)
+        # Sent with every task rather than scattered once: a scattered value lost with its worker cannot be
+        # recomputed, and destinations are small beside the cells a task returns.
+        destinations_csv = _coordinates_csv(destination_points)
+        futures = [
+            client.submit(compute_block, options, k, first, source_points[first:first + rows], destinations_csv,
+                          staging if parts_on_workers else None, key=f"wayfinder-block-{uuid.uuid4().hex[:8]}-{k}",
+                          retries=retries)
+            for k, first in enumerate(range(0, len(source_points), rows))
+        ]
+        results = client.gather(futures)
+        results.sort(key=lambda r: r["block"])
+        source_waypoints = [w for r in results for w in r["waypoints"]["sources"]]
+        destination_waypoints = results[0]["waypoints"]["destinations"]
+        for r in results:
+            if "parquet" in r:
+                with open(os.path.join(staging, f"part-{r['block']:05d}.parquet"), "wb") as f:
+                    f.write(r["parquet"])
+        _write_waypoints(os.path.join(staging, "waypoints.parquet"), source_points, source_waypoints,
+                         destination_points, destination_waypoints)
+        warnings = [line for line in resolve_log.splitlines() if line] + \
+            sorted({line for r in results for line in r["warnings"] if line})
+        summary = {"mode": options.mode, "graph": options.graph, "sources": len(source_points),
+                   "destinations": len(destination_points), "blocks": len(results), "block_rows": rows,
+                   "unreachable_cells": sum(r["unreachable"] for r in results), "warnings": warnings,
+                   "schema": {f.name: str(f.type) for f in SCHEMA}}
+        with open(os.path.join(staging, "table.json"), "w") as f:
+            json.dump(summary, f, indent=1)
+        if os.path.isdir(output):
+            os.rmdir(output)  # empty, checked above
+        os.rename(staging, os.path.abspath(output))
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return TableResult(output=os.path.abspath(output), sources=len(source_points),
+                       destinations=len(destination_points), blocks=len(results), block_rows=rows,
+                       seconds=time.monotonic() - started, unreachable=summary["unreachable_cells"],
+                       warnings=warnings)
+
+
+def _write_waypoints(path, source_points, source_waypoints, destination_points, destination_waypoints) -> None:
+    rows = [("source", i, p, w) for i, (p, w) in enumerate(zip(source_points, source_waypoints))] + \
+        [("destination", i, p, w) for i, (p, w) in enumerate(zip(destination_points, destination_waypoints))]
+    pq.write_table(pa.table({
+        "role": [r[0] for r in rows], "index": [r[1] for r in rows],
+        "latitude": [r[2][0] for r in rows], "longitude": [r[2][1] for r in rows],
+        "snapped_latitude": [r[3][0] for r in rows], "snapped_longitude": [r[3][1] for r in rows],
+        "snap_distance": [r[3][2] for r in rows], "name": [r[3][3] for r in rows],
+    }, schema=WAYPOINT_SCHEMA), path)
+
+
+def read_matrix(path: str) -> tuple[np.ndarray, np.ndarray]:
+    """A table as two dense float32 arrays (durations, distances), NaN where unreachable: from a dataset written
+    here, or from a `wayfinder matrix --format protobuf` file."""
+    if os.path.isdir(path):
+        with open(os.path.join(path, "table.json")) as f:
+            summary = json.load(f)
+        durations = np.full((summary["sources"], summary["destinations"]), np.nan, dtype=np.float32)
+        distances = durations.copy()
+        for part in sorted(p for p in os.listdir(path) if p.startswith("part-")):
+            t = pq.read_table(os.path.join(path, part))
+            i = t["source"].to_numpy()
+            j = t["destination"].to_numpy()
+            durations[i, j] = t["duration"].to_numpy(zero_copy_only=False)
+            distances[i, j] = t["distance"].to_numpy(zero_copy_only=False)
+        return durations, distances
+    with open(path, "rb") as f:
+        matrix = _parse_matrix(f.read())
+    shape = (len(matrix.sources), int(matrix.columns))
+    return (np.asarray(matrix.durations, dtype=np.float32).reshape(shape),
+            np.asarray(matrix.distances, dtype=np.float32).reshape(shape))
