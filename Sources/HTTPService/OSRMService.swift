@@ -22,16 +22,10 @@ struct OSRMService {
             let table = try engine.table(query)
             // The request already runs on one of the server's threads: one thread per request.
             let cells = try table.rows(0..<table.sources.count)
-            var members: [(String, JSON)] = [("code", .string("Ok"))]
-            if wanted.contains("duration") {
-                members.append(("durations", .array(cells.map { .array($0.map { $0.map { JSON.number(Double($0.duration) / 1000, decimals: 1) } ?? .null }) })))
-            }
-            if wanted.contains("distance") {
-                members.append(("distances", .array(cells.map { .array($0.map { $0.map { JSON.number($0.distance, decimals: 1) } ?? .null }) })))
-            }
-            members.append(("sources", OSRMRouteResponse.waypoints(table.sources, graph: table.graph)))
-            members.append(("destinations", OSRMRouteResponse.waypoints(table.destinations, graph: table.graph)))
-            return .json(JSON.object(members).serialized())
+            return HTTPResponse(status: 200, contentType: "application/json; charset=utf-8",
+                                body: OSRMTableWriter.body(graph: table.graph, sources: table.sources,
+                                                           destinations: table.destinations, annotations: wanted,
+                                                           rows: cells))
         default:
             let (point, count, radius) = try request.nearestQuery()
             let (graph, snaps) = try engine.nearest(mode: request.mode, point: point, count: count, radius: radius)

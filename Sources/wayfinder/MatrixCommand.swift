@@ -172,15 +172,14 @@ final class OutputBuffer {
     }
 }
 
-/// Writes a table as it is computed. JSON keeps the distances (one float per cell) until the durations are out.
+/// Writes a table as it is computed (JSON through RouteFormats' OSRM table writer, shared with the server).
 final class MatrixWriter {
     let format: MatrixFormat
     let graph: RoadGraph
     let mode: TravelMode
     let sources: [Snap?], destinations: [Snap?]
     let out: OutputBuffer
-    private var distances: [Float] = []
-    private var wroteRow = false
+    private let json: OSRMTableWriter
 
     init(format: MatrixFormat, graph: RoadGraph, mode: TravelMode, sources: [Snap?], destinations: [Snap?], out: OutputBuffer) {
         self.format = format
@@ -189,12 +188,13 @@ final class MatrixWriter {
         self.sources = sources
         self.destinations = destinations
         self.out = out
+        json = OSRMTableWriter(graph: graph, sources: sources, destinations: destinations) { out.write($0) }
     }
 
     func begin() throws {
         switch format {
         case .csv: out.write("source,destination,duration,distance\n")
-        case .json: out.write("{\"code\":\"Ok\",\"durations\":[")
+        case .json: json.begin()
         case .protobuf: out.write(try ProtobufOutput.matrixHeader(mode: mode, sources: sources, destinations: destinations, graph: graph))
         }
     }
@@ -206,34 +206,18 @@ final class MatrixWriter {
             for (k, row) in rows.enumerated() {
                 for (j, cell) in row.enumerated() {
                     text += "\(firstRow + k),\(j),"
-                    if let cell { text += "\(JSON.format((Double(cell.duration) / 100).rounded() / 10)),\(JSON.format((cell.distance * 10).rounded() / 10))\n" } else { text += ",\n" }
+                    if let cell { text += "\(OSRMTableWriter.seconds(cell)),\(OSRMTableWriter.metres(cell.distance))\n" } else { text += ",\n" }
                 }
             }
             out.write(text)
-        case .json:
-            var text = ""
-            for row in rows {
-                text += wroteRow ? ",[" : "["
-                wroteRow = true
-                text += row.map { $0.map { JSON.format((Double($0.duration) / 100).rounded() / 10) } ?? "null" }.joined(separator: ",")
-                text += "]"
-                distances += row.map { $0.map { Float($0.distance) } ?? .nan }
-            }
-            out.write(text)
-        case .protobuf:
-            out.write(try ProtobufOutput.matrixRows(rows))
+        case .json: json.write(rows)
+        case .protobuf: out.write(try ProtobufOutput.matrixRows(rows))
         }
     }
 
     func end() throws {
         guard format == .json else { return }
-        out.write("],\"distances\":[")
-        let columns = destinations.count
-        for i in 0..<sources.count {
-            let row = distances[(i * columns)..<((i + 1) * columns)]
-            out.write((i > 0 ? ",[" : "[") + row.map { $0.isNaN ? "null" : JSON.format((Double($0) * 10).rounded() / 10) }.joined(separator: ",") + "]")
-        }
-        let waypoints = { (snaps: [Snap?]) in OSRMRouteResponse.waypoints(snaps, graph: self.graph).serialized() }
-        out.write("],\"sources\":\(waypoints(sources)),\"destinations\":\(waypoints(destinations))}\n")
+        json.end()
+        out.write("\n")
     }
 }
