@@ -39,7 +39,7 @@ def main() -> None:
 
     from dask.distributed import Client, LocalCluster
     started = time.monotonic()
-    cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None,
+    cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
                            silence_logs=40)
     client = Client(cluster)
     print(f"local cluster of {args.workers} workers up in {time.monotonic() - started:.2f} s (not counted)")

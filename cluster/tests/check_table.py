@@ -65,7 +65,7 @@ def check(scratch: str) -> None:
     expected = read_matrix(single)
 
     from dask.distributed import Client, LocalCluster
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
                            silence_logs=40)
     client = Client(cluster)
     output = os.path.join(scratch, "table")

@@ -47,7 +47,7 @@ def main(argv=None) -> int:
         if args.scheduler:
             client = Client(args.scheduler)
         else:
-            client = Client(LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+            client = Client(LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, host="127.0.0.1",
                                          dashboard_address=None))
         with client:
             result = distributed_table(client, options, sources, args.output, destinations=destinations,
