@@ -108,6 +108,12 @@ def check(scratch: str) -> None:
         if not np.array_equal(a, b, equal_nan=True):
             differ = int((~((a == b) | (np.isnan(a) & np.isnan(b)))).sum())
             fail(f"{what}: {differ} cells differ from the single-process table")
+    files = sorted(os.listdir(output))
+    if any(not (f.startswith("part-") and f.endswith(".parquet")) and f not in ("waypoints.parquet", "table.json")
+           for f in files):
+        fail(f"the dataset holds more than its parts: {files}")
+    if sum(f.startswith("part-") for f in files) != result.blocks:
+        fail(f"{sum(f.startswith('part-') for f in files)} parts for {result.blocks} blocks")
     waypoints = pq.read_table(os.path.join(output, "waypoints.parquet")).to_pydict()
     if len(waypoints["role"]) != 2 * len(lines):
         fail(f"{len(waypoints['role'])} waypoints for {len(lines)} points")

@@ -188,7 +188,8 @@ def compute_block(options: TableOptions, block: int, first_row: int, sources: li
               "worker": os.uname().nodename, "pid": os.getpid(), "seconds": time.monotonic() - started}
     if parts is not None:
         name = os.path.join(parts, f"part-{block:05d}.parquet")
-        temporary = f"{name}.{uuid.uuid4().hex}.tmp"
+        # Hidden (a leading dot), so that Parquet readers skip one left by a killed task; the driver removes those.
+        temporary = os.path.join(parts, f".part-{block:05d}.{uuid.uuid4().hex}.tmp")
         pq.write_table(table, temporary, **PARQUET_OPTIONS)
         os.replace(temporary, name)
         result["path"] = name
@@ -273,6 +274,10 @@ def distributed_table(client, options: TableOptions, sources: Sequence[str] | st
                    "schema": {f.name: str(f.type) for f in SCHEMA}}
         with open(os.path.join(staging, "table.json"), "w") as f:
             json.dump(summary, f, indent=1)
+        # What tasks killed while writing left behind (every block's part is in by now).
+        for leftover in os.listdir(staging):
+            if leftover.endswith(".tmp"):
+                os.remove(os.path.join(staging, leftover))
         if os.path.isdir(output):
             os.rmdir(output)  # empty, checked above
         os.rename(staging, os.path.abspath(output))
@@ -304,7 +309,7 @@ def read_matrix(path: str) -> tuple[np.ndarray, np.ndarray]:
             summary = json.load(f)
         durations = np.full((summary["sources"], summary["destinations"]), np.nan, dtype=np.float32)
         distances = durations.copy()
-        for part in sorted(p for p in os.listdir(path) if p.startswith("part-")):
+        for part in sorted(p for p in os.listdir(path) if p.startswith("part-") and p.endswith(".parquet")):
             t = pq.read_table(os.path.join(path, part))
             i = t["source"].to_numpy()
             j = t["destination"].to_numpy()
