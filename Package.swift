@@ -2,7 +2,7 @@
 import PackageDescription
 
 // One module per stage of the data's path:
-// OSMReaderShim (libosmium, C++) → GraphImport → RoadGraph → Routing → Guidance → RouteFormats → Engine
+// OSMReaderShim (libosmium, C++) → GraphImport → RoadGraph → Routing → Guidance / Isochrones → RouteFormats → Engine
 // (the facade every front end calls) → HTTPService → wayfinder (CLI).
 let package = Package(
     name: "Wayfinder",
@@ -25,6 +25,8 @@ let package = Package(
             linkerSettings: [.linkedLibrary("protobuf"), .linkedLibrary("pthread")]
         ),
         .target(name: "CRC32C", cSettings: [.unsafeFlags(["-O2"])]),
+        // C++: Delaunay triangulation by CGAL (Debian's libcgal-dev, header-only), for isochrone contours.
+        .target(name: "CDelaunay", cxxSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("gmp")]),
         .target(name: "RoadGraph", dependencies: ["CRC32C"]),
         .target(name: "Contraction", dependencies: ["RoadGraph"]),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
@@ -33,8 +35,9 @@ let package = Package(
         .target(name: "GraphImport", dependencies: ["OSMReaderShim", "RoadGraph", "Contraction", "Geocoding"]),
         .target(name: "Routing", dependencies: ["RoadGraph"]),
         .target(name: "Guidance", dependencies: ["Routing", "RoadGraph"], resources: [.copy("Phrases")]),
-        .target(name: "RouteFormats", dependencies: ["Guidance", "Routing", "RoadGraph", "WayfinderProto", "Geocoding"]),
-        .target(name: "Engine", dependencies: ["Geocoding", "Guidance", "RoadGraph", "Routing"]),
+        .target(name: "Isochrones", dependencies: ["CDelaunay", "Routing", "RoadGraph"]),
+        .target(name: "RouteFormats", dependencies: ["Guidance", "Isochrones", "Routing", "RoadGraph", "WayfinderProto", "Geocoding"]),
+        .target(name: "Engine", dependencies: ["Geocoding", "Guidance", "Isochrones", "RoadGraph", "Routing"]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "HTTPService", dependencies: ["CMicroHTTPD", "Engine", "RouteFormats", "Guidance", "Routing", "RoadGraph",
@@ -49,7 +52,7 @@ let package = Package(
                                          "Routing"]),
         .testTarget(name: "WayfinderTests",
                     dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats", "Engine",
-                                   "HTTPService", "Geocoding", "wayfinder"]),
+                                   "HTTPService", "Geocoding", "Isochrones", "wayfinder"]),
     ],
     swiftLanguageModes: [.v5],
     cxxLanguageStandard: .cxx17

@@ -1,6 +1,7 @@
 import Foundation
 import Geocoding
 import Guidance
+import Isochrones
 import RoadGraph
 import Routing
 
@@ -87,6 +88,7 @@ public final class GraphSet: @unchecked Sendable {
     public let graphs: [TravelMode: RoadGraph]
     let routers: [TravelMode: Pool<Router>]
     let tableScratch: [TravelMode: TableScratch]
+    let isochroneBuilders: [TravelMode: Pool<IsochroneBuilder>]
     private let placesPath: String?
     private let placeLock = NSLock()
     private var openedGeocoder: Geocoder?
@@ -97,6 +99,7 @@ public final class GraphSet: @unchecked Sendable {
         self.graphs = graphs
         routers = graphs.mapValues { graph in Pool { Router(graph: graph) } }
         tableScratch = graphs.mapValues { TableScratch(graph: $0) }
+        isochroneBuilders = graphs.mapValues { graph in Pool { IsochroneBuilder(graph: graph) } }
         openedGeocoder = geocoder
         placesPath = geocoder == nil ? generation?.placesPath : nil
         if geocoder == nil && placesPath == nil { geocoderFailure = GeocodingError.noIndex("this graph") }

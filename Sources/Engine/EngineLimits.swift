@@ -8,6 +8,10 @@ public struct EngineLimits: Sendable {
     /// Most locations in a table: sources plus destinations, as OSRM counts them.
     public var maxTableLocations = 1000
     public var maxNearestResults = 100
+    /// Isochrones: most contours in one request, and the largest limits (Mapbox's isochrone API's own limits).
+    public var maxContours = 4
+    public var maxContourMinutes = 60.0
+    public var maxContourMeters = 100_000.0
     /// Longest free-text place query, in UTF-8 bytes, and most words in it.
     public var maxQueryLength = 512
     public var maxQueryWords = 32

@@ -21,7 +21,7 @@ public struct OSRMRequest {
     public var coordinates: [Coordinate]
     public var options: [String: String]
 
-    static let services: Set<String> = ["route", "table", "nearest"]
+    static let services: Set<String> = ["route", "table", "nearest", "isochrone"]
 
     /// From a request target as sent (`/route/v1/driving/…?steps=true`): path and arguments percent-decoded as
     /// the HTTP server decodes them.
@@ -43,7 +43,7 @@ public struct OSRMRequest {
             throw EngineError(.invalidURL, "URL must look like /{service}/v1/{profile}/{coordinates}")
         }
         guard Self.services.contains(parts[0]) else {
-            throw EngineError(.invalidService, "service '\(parts[0])' is not supported (route, table, nearest)")
+            throw EngineError(.invalidService, "service '\(parts[0])' is not supported (route, table, nearest, isochrone)")
         }
         guard parts[1] == "v1" else { throw EngineError(.invalidVersion, "version '\(parts[1])' is not supported (v1)") }
         guard let mode = TravelMode(profileName: parts[2]) else {
@@ -188,6 +188,45 @@ public struct OSRMRequest {
         }
         query.filters = try filters()
         return (query, wanted)
+    }
+
+    /// The isochrone service (Mapbox's isochrone API's parameters): the query, whether to answer polygons, and the
+    /// contours' colours.
+    public func isochroneQuery() throws -> (IsochroneQuery, polygons: Bool, colors: [String]?) {
+        try allowOnly(["contours_minutes", "contours_meters", "contours_colors", "polygons", "denoise", "generalize",
+                       "resolution", "exclude", "radiuses"])
+        guard coordinates.count == 1 else { throw EngineError(.invalidQuery, "an isochrone takes exactly one coordinate") }
+        let metric: ReachMetric, list: String
+        switch (options["contours_minutes"], options["contours_meters"]) {
+        case (let m?, nil): (metric, list) = (.duration, m)
+        case (nil, let m?): (metric, list) = (.distance, m)
+        case (nil, nil): throw EngineError(.invalidQuery, "an isochrone needs contours_minutes or contours_meters")
+        default: throw EngineError(.invalidQuery, "give contours_minutes or contours_meters, not both")
+        }
+        let values = try list.split(separator: ",", omittingEmptySubsequences: false).map { item -> Double in
+            guard let n = Double(item), n.isFinite else { throw EngineError(.invalidValue, "'\(item)' is not a number of \(metric == .duration ? "minutes" : "metres")") }
+            return metric == .duration ? n * 60 : n
+        }
+        var query = IsochroneQuery(mode: mode, point: coordinates[0], metric: metric, limits: values)
+        func number(_ key: String) throws -> Double? {
+            guard let text = options[key] else { return nil }
+            guard let n = Double(text), n.isFinite else { throw EngineError(.invalidValue, "\(key) must be a number") }
+            return n
+        }
+        query.denoise = try number("denoise") ?? 1
+        query.generalize = try number("generalize") ?? 0
+        query.resolution = try number("resolution")
+        query.excluding = try exclusion()
+        query.snapRadius = try filters()?.first?.radius
+        var colors: [String]?
+        if let text = options["contours_colors"] {
+            let list = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard list.count == values.count, list.allSatisfy({ $0.count == 6 && $0.allSatisfy(\.isHexDigit) }) else {
+                throw EngineError(.invalidValue, "contours_colors needs one hex colour (rrggbb) per contour")
+            }
+            colors = list
+        }
+        return (query, try bool("polygons", default: false), colors)
     }
 
     /// The nearest service's point, how many roads to return, and how far to look.

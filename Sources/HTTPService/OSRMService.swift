@@ -26,6 +26,11 @@ struct OSRMService {
                                 body: OSRMTableWriter.body(graph: table.graph, sources: table.sources,
                                                            destinations: table.destinations, annotations: wanted,
                                                            rows: cells))
+        case "isochrone":
+            let (query, polygons, colors) = try request.isochroneQuery()
+            let (_, isochrone) = try engine.isochrone(query)
+            let body = IsochroneGeoJSON.make(isochrone, polygons: polygons, colors: colors)
+            return HTTPResponse(status: 200, contentType: "application/geo+json; charset=utf-8", body: Array(body.serialized().utf8))
         default:
             let (point, count, radius) = try request.nearestQuery()
             let (graph, snaps) = try engine.nearest(mode: request.mode, point: point, count: count, radius: radius)

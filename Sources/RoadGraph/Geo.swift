@@ -25,6 +25,24 @@ public struct Coordinate: Equatable, Sendable, CustomStringConvertible {
 }
 
 public enum Geo {
+    /// Area of a polygon (outer ring, then holes), square metres: rings projected around their first point, so
+    /// exact enough for a city-sized contour.
+    public static func polygonArea(_ rings: [[Coordinate]]) -> Double {
+        guard let origin = rings.first?.first else { return 0 }
+        let toRadians = Double.pi / 180, radius = 6_371_008.8
+        let kx = cos(origin.latitude * toRadians) * radius * toRadians, ky = radius * toRadians
+        func area(_ ring: [Coordinate]) -> Double {
+            var sum = 0.0
+            for i in 0..<max(0, ring.count - 1) {
+                let x0 = (ring[i].longitude - origin.longitude) * kx, y0 = (ring[i].latitude - origin.latitude) * ky
+                let x1 = (ring[i + 1].longitude - origin.longitude) * kx, y1 = (ring[i + 1].latitude - origin.latitude) * ky
+                sum += x0 * y1 - x1 * y0
+            }
+            return abs(sum) / 2
+        }
+        return rings.enumerated().reduce(0) { $0 + ($1.offset == 0 ? area($1.element) : -area($1.element)) }
+    }
+
     /// Mean Earth radius (IUGG), metres.
     public static let earthRadius = 6_371_008.8
 

@@ -43,6 +43,44 @@ public enum ReferenceDijkstra {
         return best
     }
 
+    /// The cheapest cost (ReachMetric: milliseconds of travel, or centimetres) from a snapped point to every vertex
+    /// that can be arrived at, up to `limit`: the oracle of isochrones. Written apart from `ReachSearch`, as
+    /// `cost` is apart from the searches it checks.
+    public static func vertexCosts(in graph: RoadGraph, from snap: Snap, metric: ReachMetric, limit: UInt32) -> [UInt32: UInt32] {
+        func arcCost(_ a: UInt32) -> UInt32 {
+            metric == .duration ? graph.arcDuration[Int(a)]
+                : UInt32((Double(graph.edgeLength[Int(graph.arcEdge[Int(a)] >> 1)]) * 100).rounded())
+        }
+        var dist = [UInt32: UInt32]()
+        var done = Set<UInt32>()
+        var queue = BinaryHeap()
+        for (arc, reversed) in graph.arcs(at: snap) {
+            let f = snap.fraction(alongArcReversed: reversed)
+            let c = arcCost(arc) - partialWeight(arcCost(arc), f)
+            if dist[arc].map({ c < $0 }) ?? true {
+                dist[arc] = c
+                queue.insert((c, arc))
+            }
+        }
+        var vertices = [UInt32: UInt32]()
+        while let (d, arc) = queue.extractMin() {
+            if d > limit { break }
+            if done.contains(arc) { continue }
+            done.insert(arc)
+            let head = graph.arcHead[Int(arc)]
+            vertices[head] = min(vertices[head] ?? .max, d)
+            for i in Int(graph.transitionStart[Int(arc)])..<Int(graph.transitionStart[Int(arc) + 1]) {
+                let next = graph.transitionTargets[i]
+                let nd = d + (metric == .duration ? graph.transitionWeight[i] : 0) + arcCost(next)
+                if dist[next].map({ nd < $0 }) ?? true {
+                    dist[next] = nd
+                    queue.insert((nd, next))
+                }
+            }
+        }
+        return vertices
+    }
+
     struct BinaryHeap {
         var items: [(UInt32, UInt32)] = []
         mutating func insert(_ item: (UInt32, UInt32)) {
