@@ -370,18 +370,32 @@ struct Mesh {
             while k >= 0 && used[Int(k)] { k = sameStart[Int(k)] }
             return k >= 0 ? Int(k) : nil
         }
+        // Where rings touch at a point, a walk comes back to a point it passed: the loop since then is a ring of its
+        // own, so that every ring is simple (GeoJSON's rings may not cross or touch themselves).
         var rings: [[(Double, Double)]] = []
+        var seen: [UInt64: Int] = [:]
         for startPiece in from.indices where !used[startPiece] {
             used[startPiece] = true
             let start = from[startPiece]
-            var ring: [(Double, Double)] = [position(start), position(to[startPiece])]
+            var keys: [UInt64] = [start]
+            seen.removeAll(keepingCapacity: true)
+            seen[start] = 0
             var at = to[startPiece]
-            while at != start, let k = take(at) {
+            while true {
+                if let j = seen[at] {
+                    let loop = keys[j...] + [at]
+                    if loop.count >= 4 { rings.append(loop.map(position)) }
+                    for key in keys[(j + 1)...] { seen[key] = nil }
+                    keys.removeSubrange((j + 1)...)
+                    if j == 0 { break }
+                } else {
+                    seen[at] = keys.count
+                    keys.append(at)
+                }
+                guard let k = take(at) else { break }
                 used[k] = true
                 at = to[k]
-                ring.append(position(at))
             }
-            if at == start && ring.count >= 4 { rings.append(ring) }
         }
         // Outer rings run counterclockwise, holes clockwise; each hole goes to the smallest outer ring around it.
         var outers: [(ring: [(Double, Double)], area: Double, holes: [[(Double, Double)]])] = []
