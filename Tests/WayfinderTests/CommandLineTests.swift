@@ -50,6 +50,26 @@ import Testing
         return ((), output)
     }()
 
+    @Test func reachGivesContoursAndRefusesBadLimits() throws {
+        let text = try Self.run(["reach", "--graph", Self.graph.1, "--mode", "walking", "--minutes", "5,10", "--format", "text",
+                                 "60.1699,24.9384"])
+        #expect(text.status == 0, "\(text.stderr)")
+        let lines = text.stdout.split(separator: "\n")
+        #expect(lines.count == 2 && lines[0].hasPrefix("5 min: ") && lines[1].hasPrefix("10 min: "), "\(text.stdout)")
+        let json = try Self.run(["reach", "--graph", Self.graph.1, "--meters", "800", "Kampin kappeli"])
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect((object["features"] as? [Any])?.count == 1)
+        for (arguments, message) in [(["--minutes", "0"], "above zero"), (["--minutes", "61"], "at most 60 minutes"),
+                                     (["--minutes", "1,2,3,4,5"], "at most 4 contours"), (["--meters", "-3"], "above zero"),
+                                     (["--minutes", "five"], "not a number")] {
+            let bad = try Self.run(["reach", "--graph", Self.graph.1] + arguments + ["60.1699,24.9384"])
+            #expect(bad.status != 0 && bad.stderr.contains(message), "\(arguments): \(bad.stderr)")
+        }
+        let both = try Self.run(["reach", "--graph", Self.graph.1, "--minutes", "5", "--meters", "5", "60.1699,24.9384"])
+        #expect(both.status == 1)
+    }
+
     @Test func readmeRouteInText() throws {
         let r = try Self.run(["route", "--graph", Self.graph.1, "--mode", "driving", "60.1675,24.9440", "60.1756,24.9412"])
         #expect(r.status == 0, "\(r.stderr)")

@@ -192,6 +192,27 @@ import Testing
         #expect(distances == distances.sorted())
     }
 
+    /// Mapbox's isochrone shape: one feature per contour, farthest first, polygons or lines as asked.
+    @Test func isochroneAnswersContoursAsGeoJSON() throws {
+        let server = try Server()
+        defer { _ = server.stop() }
+        let (status, body) = try Self.json("\(server.base)/isochrone/v1/walking/24.9384,60.1699?contours_minutes=5,10&polygons=true&contours_colors=ff0000,00ff00")
+        #expect(status == 200)
+        #expect(body["type"] as? String == "FeatureCollection")
+        let features = try #require(body["features"] as? [[String: Any]])
+        #expect(features.count == 2)
+        let properties = features.map { $0["properties"] as? [String: Any] ?? [:] }
+        #expect(properties.map { $0["contour"] as? Double } == [10, 5], "farthest first")
+        #expect(properties.map { $0["color"] as? String } == ["#00ff00", "#ff0000"], "colours follow their contours")
+        #expect(properties.allSatisfy { $0["metric"] as? String == "time" })
+        let geometry = try #require(features[0]["geometry"] as? [String: Any])
+        #expect(["Polygon", "MultiPolygon"].contains(geometry["type"] as? String ?? ""))
+        let (_, lines) = try Self.json("\(server.base)/isochrone/v1/foot/24.9384,60.1699?contours_meters=500")
+        let line = try #require(((lines["features"] as? [[String: Any]])?.first?["geometry"]) as? [String: Any])
+        #expect(["LineString", "MultiLineString"].contains(line["type"] as? String ?? ""), "lines by default, as Mapbox")
+        #expect(((lines["features"] as? [[String: Any]])?.first?["properties"] as? [String: Any])?["metric"] as? String == "distance")
+    }
+
     @Test(arguments: [
         ("/garbage", "InvalidUrl"), ("/route/v1/driving", "InvalidUrl"), ("/match/v1/driving/1,2;3,4", "InvalidService"),
         ("/route/v2/driving/1,2;3,4", "InvalidVersion"), ("/route/v1/bicycle/1,2;3,4", "InvalidValue"),
@@ -206,6 +227,19 @@ import Testing
         ("/table/v1/driving/24.9384,60.1699;24.9412,60.1756?sources=7", "InvalidValue"),
         ("/table/v1/driving/24.9384,60.1699;24.9412,60.1756;24.945,60.172;24.94,60.17", "TooBig"),
         ("/nearest/v1/driving/24.9384,60.1699?number=0", "InvalidValue"),
+        ("/isochrone/v1/driving/24.9384,60.1699", "InvalidQuery"),
+        ("/isochrone/v1/driving/24.9384,60.1699?contours_minutes=0", "InvalidValue"),
+        ("/isochrone/v1/driving/24.9384,60.1699?contours_minutes=-5", "InvalidValue"),
+        ("/isochrone/v1/driving/24.9384,60.1699?contours_minutes=61", "TooBig"),
+        ("/isochrone/v1/walking/24.9384,60.1699?contours_meters=100001", "TooBig"),
+        ("/isochrone/v1/driving/24.9384,60.1699?contours_minutes=1,2,3,4,5", "TooBig"),
+        ("/isochrone/v1/driving/24.9384,60.1699?contours_minutes=5&contours_meters=500", "InvalidQuery"),
+        ("/isochrone/v1/driving/24.9384,60.1699;24.94,60.17?contours_minutes=5", "InvalidQuery"),
+        ("/isochrone/v1/driving/24.9384,60.1699?contours_minutes=abc", "InvalidValue"),
+        ("/isochrone/v1/driving/24.9384,60.1699?contours_minutes=5&denoise=2", "InvalidValue"),
+        ("/isochrone/v1/driving/24.9384,60.1699?contours_minutes=5&resolution=5", "InvalidValue"),
+        ("/isochrone/v1/driving/24.9384,60.1699?contours_minutes=5,10&contours_colors=ff0000", "InvalidValue"),
+        ("/isochrone/v1/driving/2.35,48.85?contours_minutes=5&radiuses=100", "NoSegment"),
         ("/directions?from=60.1699,24.9384", "InvalidQuery"), ("/directions?saddr=60.1699,24.9384&daddr=60.1756,24.9412&dirflg=r", "InvalidValue"),
         ("/roads?bbox=1,2,3", "InvalidValue"),
     ])
@@ -314,5 +348,9 @@ import Testing
         let shot = try CommandLineTests.runTool(chromium, common + ["--window-size=1000,700", "--screenshot=\(directory.path)/page.png", url])
         let png = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/page.png"))
         #expect(shot.status == 0 && png.count > 30_000, "a drawn map is not a blank page (\(png.count) bytes)")
+        // The reach overlay: an isochrone from the start, drawn as polygons.
+        let reach = try CommandLineTests.runTool(chromium, common + ["--dump-dom", "\(server.base)/?from=60.1699,24.9384&mode=walking&reach=5,10"])
+        #expect(reach.stdout.contains("data-reach=\"loaded\""), "the page reports the isochrone as loaded")
+        #expect(reach.stdout.contains("Reach loaded: 10 min, 5 min (walking)"))
     }
 }
