@@ -2,7 +2,7 @@
 import PackageDescription
 
 // One module per stage of the data's path:
-// OSMReaderShim (libosmium, C++) → GraphImport → RoadGraph → Routing → Guidance / Isochrones → RouteFormats → Engine
+// OSMReaderShim (libosmium, C++) → GraphImport → RoadGraph → Routing → Guidance / Isochrones / Trips → RouteFormats → Engine
 // (the facade every front end calls) → HTTPService → wayfinder (CLI).
 let package = Package(
     name: "Wayfinder",
@@ -36,8 +36,9 @@ let package = Package(
         .target(name: "Routing", dependencies: ["RoadGraph"]),
         .target(name: "Guidance", dependencies: ["Routing", "RoadGraph"], resources: [.copy("Phrases")]),
         .target(name: "Isochrones", dependencies: ["CDelaunay", "Routing", "RoadGraph"]),
+        .target(name: "Trips"),
         .target(name: "RouteFormats", dependencies: ["Guidance", "Isochrones", "Routing", "RoadGraph", "WayfinderProto", "Geocoding"]),
-        .target(name: "Engine", dependencies: ["Geocoding", "Guidance", "Isochrones", "RoadGraph", "Routing"]),
+        .target(name: "Engine", dependencies: ["Geocoding", "Guidance", "Isochrones", "RoadGraph", "Routing", "Trips"]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "HTTPService", dependencies: ["CMicroHTTPD", "Engine", "RouteFormats", "Guidance", "Routing", "RoadGraph",
@@ -52,7 +53,7 @@ let package = Package(
                                          "Routing"]),
         .testTarget(name: "WayfinderTests",
                     dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats", "Engine",
-                                   "HTTPService", "Geocoding", "Isochrones", "wayfinder"]),
+                                   "HTTPService", "Geocoding", "Isochrones", "Trips", "wayfinder"]),
     ],
     swiftLanguageModes: [.v5],
     cxxLanguageStandard: .cxx17

@@ -14,6 +14,8 @@ public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
         case noSegment = "NoSegment"
         /// The points are not connected for this mode (OSRM `NoRoute`).
         case noRoute = "NoRoute"
+        /// The points of a trip cannot all be visited in one order (OSRM `NoTrips`).
+        case noTrips = "NoTrips"
         /// Over a configured limit: size, length, words, or the CPU time a request may take (OSRM `TooBig`).
         case tooBig = "TooBig"
         /// A name that matches no place (`NoMatch`, as Nominatim-style geocoders say it).

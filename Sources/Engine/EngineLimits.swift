@@ -8,6 +8,10 @@ public struct EngineLimits: Sendable {
     /// Most locations in a table: sources plus destinations, as OSRM counts them.
     public var maxTableLocations = 1000
     public var maxNearestResults = 100
+    /// Most points in a trip (OSRM's `--max-trip-size`).
+    public var maxTripPoints = 100
+    /// Most points in a trace to match (OSRM's `--max-matching-size`).
+    public var maxTracePoints = 100
     /// Isochrones: most contours in one request, and the largest limits (Mapbox's isochrone API's own limits).
     public var maxContours = 4
     public var maxContourMinutes = 60.0

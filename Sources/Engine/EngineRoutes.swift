@@ -35,11 +35,14 @@ public struct RouteAnswer: Sendable {
 extension Engine {
     public static let maxAlternatives = 3
 
-    public func route(_ query: RouteQuery) throws -> RouteAnswer {
+    public func route(_ query: RouteQuery) throws -> RouteAnswer { try route(query, maxWaypoints: limits.maxRouteWaypoints) }
+
+    /// A route with its own limit on points: a trip's route is as long as the trip may be.
+    func route(_ query: RouteQuery, maxWaypoints: Int) throws -> RouteAnswer {
         let set = current
         let graph = try graph(set, query.mode)
         guard query.points.count >= 2 else { throw EngineError(.invalidQuery, "a route needs at least two points") }
-        guard query.points.count <= limits.maxRouteWaypoints else {
+        guard query.points.count <= maxWaypoints else {
             throw EngineError(.tooBig, "a route may have at most \(limits.maxRouteWaypoints) points (--max-waypoints)")
         }
         guard (0...Self.maxAlternatives).contains(query.alternatives) else {

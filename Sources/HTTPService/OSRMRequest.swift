@@ -21,7 +21,7 @@ public struct OSRMRequest {
     public var coordinates: [Coordinate]
     public var options: [String: String]
 
-    static let services: Set<String> = ["route", "table", "nearest", "isochrone"]
+    static let services: Set<String> = ["route", "table", "nearest", "isochrone", "trip"]
 
     /// From a request target as sent (`/route/v1/driving/…?steps=true`): path and arguments percent-decoded as
     /// the HTTP server decodes them.
@@ -43,7 +43,7 @@ public struct OSRMRequest {
             throw EngineError(.invalidURL, "URL must look like /{service}/v1/{profile}/{coordinates}")
         }
         guard Self.services.contains(parts[0]) else {
-            throw EngineError(.invalidService, "service '\(parts[0])' is not supported (route, table, nearest, isochrone)")
+            throw EngineError(.invalidService, "service '\(parts[0])' is not supported (route, table, nearest, isochrone, trip)")
         }
         guard parts[1] == "v1" else { throw EngineError(.invalidVersion, "version '\(parts[1])' is not supported (v1)") }
         guard let mode = TravelMode(profileName: parts[2]) else {
@@ -150,6 +150,41 @@ public struct OSRMRequest {
             }
             query.alternatives = n
         }
+        let output = try routeOutput()
+        query.directions = DirectionsOptions(language: options["language"] ?? "en", steps: output.steps)
+        query.filters = try filters()
+        // OSRM's "default" leaves it to the profile: on for driving, off for walking.
+        if ![nil, "default"].contains(options["continue_straight"]) {
+            query.continueStraight = try bool("continue_straight", default: true)
+        }
+        return (query, output)
+    }
+
+    /// The trip service's query (OSRM's `roundtrip`, `source`, `destination`) and how its answer is written.
+    public func tripQuery() throws -> (TripQuery, OSRMRouteResponse.Options) {
+        try allowOnly(["roundtrip", "source", "destination", "steps", "overview", "geometries", "annotations", "radiuses",
+                       "bearings", "exclude"])
+        var query = TripQuery(mode: mode, points: coordinates)
+        query.roundtrip = try bool("roundtrip", default: true)
+        switch options["source"] ?? "any" {
+        case "any": break
+        case "first": query.fixedStart = true
+        case let other: throw EngineError(.invalidValue, "source must be any or first, not '\(other)'")
+        }
+        switch options["destination"] ?? "any" {
+        case "any": break
+        case "last": query.fixedEnd = true
+        case let other: throw EngineError(.invalidValue, "destination must be any or last, not '\(other)'")
+        }
+        query.excluding = try exclusion()
+        query.filters = try filters()
+        let output = try routeOutput()
+        query.directions = DirectionsOptions(language: options["language"] ?? "en", steps: output.steps)
+        return (query, output)
+    }
+
+    /// How a route, trip or match answer is written: `steps`, `overview`, `geometries`, `annotations`.
+    func routeOutput() throws -> OSRMRouteResponse.Options {
         var output = OSRMRouteResponse.Options()
         output.steps = try bool("steps", default: false)
         output.overview = try choice("overview", default: .simplified)
@@ -167,13 +202,7 @@ public struct OSRMRequest {
                 return kind
             }
         }
-        query.directions = DirectionsOptions(language: options["language"] ?? "en", steps: output.steps)
-        query.filters = try filters()
-        // OSRM's "default" leaves it to the profile: on for driving, off for walking.
-        if ![nil, "default"].contains(options["continue_straight"]) {
-            query.continueStraight = try bool("continue_straight", default: true)
-        }
-        return (query, output)
+        return output
     }
 
     /// The table service's query, and the annotations asked for (`duration`, `distance`).

@@ -26,6 +26,11 @@ struct OSRMService {
                                 body: OSRMTableWriter.body(graph: table.graph, sources: table.sources,
                                                            destinations: table.destinations, annotations: wanted,
                                                            rows: cells))
+        case "trip":
+            let (query, options) = try request.tripQuery()
+            let answer = try engine.trip(query)
+            return .json(OSRMTripResponse.make(trips: answer.trips.map { ($0.route, $0.directions) }, placement: answer.placement,
+                                               graph: answer.graph, options: options).serialized())
         case "isochrone":
             let (query, polygons, colors) = try request.isochroneQuery()
             let (_, isochrone) = try engine.isochrone(query)

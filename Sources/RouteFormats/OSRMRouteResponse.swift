@@ -53,7 +53,7 @@ public enum OSRMRouteResponse {
         .object([("code", .string(code)), ("message", .string(message))])
     }
 
-    static func routeObject(_ route: Route, directions: Directions, options: Options) -> JSON {
+    public static func routeObject(_ route: Route, directions: Directions, options: Options) -> JSON {
         var members: [(String, JSON)] = []
         switch options.overview {
         case .full: members.append(("geometry", geometry(route.coordinates, options.geometries)))

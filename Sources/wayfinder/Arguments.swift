@@ -115,17 +115,22 @@ extension EngineLimits {
         var limits = EngineLimits()
         limits.maxRouteWaypoints = 10_000
         limits.maxTableLocations = 1_000_000
+        limits.maxTripPoints = 10_000
+        limits.maxTracePoints = 100_000
         return limits
     }
 
     /// The options that change a limit, for the commands that take them.
-    static let options: Set<String> = ["--max-waypoints", "--max-table-size", "--max-query-length", "--max-query-words"]
+    static let options: Set<String> = ["--max-waypoints", "--max-table-size", "--max-query-length", "--max-query-words",
+                                       "--max-trip-size", "--max-trace-points"]
 
     /// These limits with any of `options` the command line sets.
     func configured(by args: Arguments) throws -> EngineLimits {
         var limits = self
         limits.maxRouteWaypoints = try args.integer("--max-waypoints", default: maxRouteWaypoints, range: 2...1_000_000)
         limits.maxTableLocations = try args.integer("--max-table-size", default: maxTableLocations, range: 2...10_000_000)
+        limits.maxTripPoints = try args.integer("--max-trip-size", default: maxTripPoints, range: 2...100_000)
+        limits.maxTracePoints = try args.integer("--max-trace-points", default: maxTracePoints, range: 2...10_000_000)
         limits.maxQueryLength = try args.integer("--max-query-length", default: maxQueryLength, range: 1...1_000_000)
         limits.maxQueryWords = try args.integer("--max-query-words", default: maxQueryWords, range: 1...100_000)
         return limits

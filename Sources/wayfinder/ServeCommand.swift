@@ -24,6 +24,8 @@ enum ServeCommand {
 
     Limits (a request over one gets a TooBig error):
       --max-table-size N      most coordinates in a table request (default 1000)
+      --max-trip-size N       most coordinates in a trip request (default 100)
+      --max-trace-points N    most coordinates in a match request (default 100)
       --max-waypoints N       most coordinates in a route request (default 50)
       --max-query-length N    longest place query in bytes (default 512)
       --max-query-words N     most words in a place query (default 32)
@@ -42,7 +44,7 @@ enum ServeCommand {
 
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help", "--quiet"],
-                                 options: ["--graph", "--host", "--port", "--threads", "--max-table-size",
+                                 options: ["--graph", "--host", "--port", "--threads", "--max-table-size", "--max-trip-size", "--max-trace-points",
                                            "--max-waypoints", "--max-url-length", "--timeout", "--max-query-length",
                                            "--max-query-words", "--max-compute-ms", "--header-timeout",
                                            "--max-connections", "--max-connections-per-client", "--cors", "--grace",

@@ -12,6 +12,7 @@ Usage:
   wayfinder route --graph <dir> [--mode driving|walking] [--format text|json|geojson|polyline|polyline6]
                   [--language en|zh] [--units metric|imperial] <lat,lon> <lat,lon> [<lat,lon> ...]
   wayfinder matrix --graph <dir> [--mode driving|walking] --sources S [--destinations D] [--format csv|json|protobuf]
+  wayfinder trip --graph <dir> [--mode driving|walking] [--roundtrip true|false] <lat,lon> <lat,lon> ...
   wayfinder reach --graph <dir> [--mode driving|walking] --minutes 5,10,15 <lat,lon | place>
   wayfinder geocode --graph <dir> [--near lat,lon] [--limit N] [--format text|json|geojson] "query"
   wayfinder reverse --graph <dir> lat,lon
@@ -51,6 +52,7 @@ do {
     case "serve": status = try ServeCommand.run(rest)
     case "matrix": status = try MatrixCommand.run(rest)
     case "reach": status = try ReachCommand.run(rest)
+    case "trip": status = try TripCommand.run(rest)
     case "geocode": status = try GeocodeCommand.geocode(rest)
     case "reverse": status = try GeocodeCommand.reverse(rest)
     case "search": status = try GeocodeCommand.search(rest)
