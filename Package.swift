@@ -2,7 +2,7 @@
 import PackageDescription
 
 // One module per stage of the data's path:
-// OSMReaderShim (libosmium, C++) → GraphImport → RoadGraph → Routing → Guidance / Isochrones / Trips → RouteFormats → Engine
+// OSMReaderShim (libosmium, C++) → GraphImport → RoadGraph → Routing → Guidance / Isochrones / Trips / MapMatching → RouteFormats → Engine
 // (the facade every front end calls) → HTTPService → wayfinder (CLI).
 let package = Package(
     name: "Wayfinder",
@@ -37,8 +37,9 @@ let package = Package(
         .target(name: "Guidance", dependencies: ["Routing", "RoadGraph"], resources: [.copy("Phrases")]),
         .target(name: "Isochrones", dependencies: ["CDelaunay", "Routing", "RoadGraph"]),
         .target(name: "Trips"),
+        .target(name: "MapMatching", dependencies: ["Routing", "RoadGraph"]),
         .target(name: "RouteFormats", dependencies: ["Guidance", "Isochrones", "Routing", "RoadGraph", "WayfinderProto", "Geocoding"]),
-        .target(name: "Engine", dependencies: ["Geocoding", "Guidance", "Isochrones", "RoadGraph", "Routing", "Trips"]),
+        .target(name: "Engine", dependencies: ["Geocoding", "Guidance", "Isochrones", "MapMatching", "RoadGraph", "Routing", "Trips"]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "HTTPService", dependencies: ["CMicroHTTPD", "Engine", "RouteFormats", "Guidance", "Routing", "RoadGraph",
@@ -46,14 +47,14 @@ let package = Package(
                 resources: [.copy("Web")]),
         .executableTarget(name: "wayfinder",
                           dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats",
-                                         "Engine", "HTTPService", "Geocoding"]),
+                                         "Engine", "HTTPService", "Geocoding", "MapMatching", "Trips"]),
         // libFuzzer targets for every parser of outside input (scripts/fuzz.sh builds them with coverage).
         .executableTarget(name: "FuzzTargets",
                           dependencies: ["Engine", "Geocoding", "GraphImport", "HTTPService", "RoadGraph", "RouteFormats",
                                          "Routing"]),
         .testTarget(name: "WayfinderTests",
                     dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats", "Engine",
-                                   "HTTPService", "Geocoding", "Isochrones", "Trips", "wayfinder"]),
+                                   "HTTPService", "Geocoding", "Isochrones", "MapMatching", "Trips", "wayfinder"]),
     ],
     swiftLanguageModes: [.v5],
     cxxLanguageStandard: .cxx17

@@ -2,6 +2,7 @@ import Foundation
 import Geocoding
 import Guidance
 import Isochrones
+import MapMatching
 import RoadGraph
 import Routing
 
@@ -89,6 +90,7 @@ public final class GraphSet: @unchecked Sendable {
     let routers: [TravelMode: Pool<Router>]
     let tableScratch: [TravelMode: TableScratch]
     let isochroneBuilders: [TravelMode: Pool<IsochroneBuilder>]
+    let matchers: [TravelMode: Pool<MapMatcher>]
     private let placesPath: String?
     private let placeLock = NSLock()
     private var openedGeocoder: Geocoder?
@@ -100,6 +102,7 @@ public final class GraphSet: @unchecked Sendable {
         routers = graphs.mapValues { graph in Pool { Router(graph: graph) } }
         tableScratch = graphs.mapValues { TableScratch(graph: $0) }
         isochroneBuilders = graphs.mapValues { graph in Pool { IsochroneBuilder(graph: graph) } }
+        matchers = graphs.mapValues { graph in Pool { MapMatcher(graph: graph) } }
         openedGeocoder = geocoder
         placesPath = geocoder == nil ? generation?.placesPath : nil
         if geocoder == nil && placesPath == nil { geocoderFailure = GeocodingError.noIndex("this graph") }

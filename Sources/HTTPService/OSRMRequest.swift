@@ -21,7 +21,7 @@ public struct OSRMRequest {
     public var coordinates: [Coordinate]
     public var options: [String: String]
 
-    static let services: Set<String> = ["route", "table", "nearest", "isochrone", "trip"]
+    static let services: Set<String> = ["route", "table", "nearest", "isochrone", "trip", "match"]
 
     /// From a request target as sent (`/route/v1/driving/…?steps=true`): path and arguments percent-decoded as
     /// the HTTP server decodes them.
@@ -43,7 +43,7 @@ public struct OSRMRequest {
             throw EngineError(.invalidURL, "URL must look like /{service}/v1/{profile}/{coordinates}")
         }
         guard Self.services.contains(parts[0]) else {
-            throw EngineError(.invalidService, "service '\(parts[0])' is not supported (route, table, nearest, isochrone, trip)")
+            throw EngineError(.invalidService, "service '\(parts[0])' is not supported (route, table, nearest, isochrone, trip, match)")
         }
         guard parts[1] == "v1" else { throw EngineError(.invalidVersion, "version '\(parts[1])' is not supported (v1)") }
         guard let mode = TravelMode(profileName: parts[2]) else {
@@ -178,6 +178,37 @@ public struct OSRMRequest {
         }
         query.excluding = try exclusion()
         query.filters = try filters()
+        let output = try routeOutput()
+        query.directions = DirectionsOptions(language: options["language"] ?? "en", steps: output.steps)
+        return (query, output)
+    }
+
+    /// The match service's query (OSRM's `timestamps`, `radiuses`, `gaps`, `tidy`) and how its answer is written.
+    public func matchQuery() throws -> (MatchQuery, OSRMRouteResponse.Options) {
+        try allowOnly(["timestamps", "radiuses", "gaps", "tidy", "steps", "overview", "geometries", "annotations", "exclude"])
+        var query = MatchQuery(mode: mode, points: coordinates)
+        if let text = options["timestamps"] {
+            query.timestamps = try text.split(separator: ";", omittingEmptySubsequences: false).map {
+                guard let t = Double($0), t.isFinite else { throw EngineError(.invalidValue, "timestamp '\($0)' is not a number of seconds") }
+                return t
+            }
+        }
+        if let items = try perCoordinate("radiuses") {
+            query.accuracies = try items.map { r in
+                if r.isEmpty { return nil }
+                guard let metres = Double(r), metres.isFinite, metres > 0 else {
+                    throw EngineError(.invalidValue, "radius '\(r)' must be a positive number of metres")
+                }
+                return metres
+            }
+        }
+        switch options["gaps"] ?? "split" {
+        case "split": query.splitGaps = true
+        case "ignore": query.splitGaps = false
+        case let other: throw EngineError(.invalidValue, "gaps must be split or ignore, not '\(other)'")
+        }
+        query.tidy = try bool("tidy", default: false)
+        query.excluding = try exclusion()
         let output = try routeOutput()
         query.directions = DirectionsOptions(language: options["language"] ?? "en", steps: output.steps)
         return (query, output)

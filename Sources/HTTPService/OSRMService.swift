@@ -31,6 +31,13 @@ struct OSRMService {
             let answer = try engine.trip(query)
             return .json(OSRMTripResponse.make(trips: answer.trips.map { ($0.route, $0.directions) }, placement: answer.placement,
                                                graph: answer.graph, options: options).serialized())
+        case "match":
+            let (query, options) = try request.matchQuery()
+            let answer = try engine.match(query)
+            return .json(OSRMMatchResponse.make(answer.matchings.map {
+                OSRMMatchResponse.Matched(route: $0.route, directions: $0.directions, confidence: $0.confidence,
+                                          alternatives: $0.points.map(\.alternatives))
+            }, placement: answer.placement, graph: answer.graph, options: options).serialized())
         case "isochrone":
             let (query, polygons, colors) = try request.isochroneQuery()
             let (_, isochrone) = try engine.isochrone(query)

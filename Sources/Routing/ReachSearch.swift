@@ -22,6 +22,11 @@ public struct ReachStart: Sendable {
     public var arc: UInt32
     /// Position along the arc (0 at its tail).
     public var fraction: Double
+
+    public init(arc: UInt32, fraction: Double) {
+        self.arc = arc
+        self.fraction = fraction
+    }
 }
 
 /// Bounded one-to-all Dijkstra over arcs and turns (the exact model every route uses), by time or by length: the

@@ -61,6 +61,12 @@ public struct Route: Sendable {
     /// The classes of the roads the route uses (tolls, motorways, ferries…), as a maps app's route summary says.
     public var classes: ArcClasses { legs.reduce([]) { $0.union($1.stretches.reduce([]) { $0.union($1.classes) }) } }
 
+    public init(mode: TravelMode, legs: [RouteLeg], waypoints: [Snap]) {
+        self.mode = mode
+        self.legs = legs
+        self.waypoints = waypoints
+    }
+
     /// The whole route's line, legs joined without repeating the via points.
     public var coordinates: [Coordinate] {
         var all: [Coordinate] = []
@@ -381,7 +387,7 @@ extension RoadGraph {
     public func liesBehind(_ t: SearchEndpoint, _ s: SearchEndpoint) -> Bool { t.arc == s.arc && t.fraction < s.fraction }
 
     /// The arcs a search may use at a snapped point.
-    func arcs(at snap: Snap) -> [(UInt32, Bool)] {
+    public func arcs(at snap: Snap) -> [(UInt32, Bool)] {
         var result: [(UInt32, Bool)] = []
         let e = snap.edge
         if edgeForwardArc[e] != noIndex && snap.allowsForward { result.append((edgeForwardArc[e], false)) }

@@ -215,3 +215,46 @@ public enum TripSolver {
         return total
     }
 }
+
+extension TripSolver {
+    /// A lower bound on any round trip's cost: the cheapest assignment of a successor to every stop (a round trip
+    /// is one such assignment), by the Hungarian method in O(n³). For benchmarks: the gap between a trip and
+    /// this bound bounds how far the trip can be from the best one.
+    public static func assignmentLowerBound(_ count: Int, cost: (Int, Int) -> Int64?) -> Int64? {
+        let n = count
+        guard n >= 2 else { return 0 }
+        let big = unreachable
+        func c(_ i: Int, _ j: Int) -> Int64 { i == j ? big : (cost(i, j) ?? big) }
+        // Potentials u (rows) and v (columns), 1-based with a sentinel column 0 (the e-maxx formulation).
+        var u = [Int64](repeating: 0, count: n + 1), v = [Int64](repeating: 0, count: n + 1)
+        var p = [Int](repeating: 0, count: n + 1), way = [Int](repeating: 0, count: n + 1)
+        for i in 1...n {
+            p[0] = i
+            var j0 = 0
+            var minv = [Int64](repeating: .max, count: n + 1)
+            var used = [Bool](repeating: false, count: n + 1)
+            repeat {
+                used[j0] = true
+                let i0 = p[j0]
+                var delta = Int64.max, j1 = 0
+                for j in 1...n where !used[j] {
+                    let cur = c(i0 - 1, j - 1) - u[i0] - v[j]
+                    if cur < minv[j] { minv[j] = cur; way[j] = j0 }
+                    if minv[j] < delta { delta = minv[j]; j1 = j }
+                }
+                for j in 0...n {
+                    if used[j] { u[p[j]] += delta; v[j] -= delta } else { minv[j] -= delta }
+                }
+                j0 = j1
+            } while p[j0] != 0
+            repeat {
+                let j1 = way[j0]
+                p[j0] = p[j1]
+                j0 = j1
+            } while j0 != 0
+        }
+        var total: Int64 = 0
+        for j in 1...n { total += c(p[j] - 1, j - 1) }
+        return total >= big ? nil : total
+    }
+}

@@ -13,6 +13,7 @@ Usage:
                   [--language en|zh] [--units metric|imperial] <lat,lon> <lat,lon> [<lat,lon> ...]
   wayfinder matrix --graph <dir> [--mode driving|walking] --sources S [--destinations D] [--format csv|json|protobuf]
   wayfinder trip --graph <dir> [--mode driving|walking] [--roundtrip true|false] <lat,lon> <lat,lon> ...
+  wayfinder match --graph <dir> [--mode driving|walking] [--format text|json|geojson] <trace.gpx>
   wayfinder reach --graph <dir> [--mode driving|walking] --minutes 5,10,15 <lat,lon | place>
   wayfinder geocode --graph <dir> [--near lat,lon] [--limit N] [--format text|json|geojson] "query"
   wayfinder reverse --graph <dir> lat,lon
@@ -22,6 +23,7 @@ Usage:
   wayfinder info --graph <dir>
   wayfinder bench --graph <dir> [--mode driving|walking] [--queries N] [--seed S]
   wayfinder guidebench --graph <dir> [--mode driving|walking] [--pairs N] [--seed S] [--print K]
+  wayfinder servicebench --graph <dir> [--seed S] [--only isochrone|trip|match]
   wayfinder bench-http --graph <dir> [--mode driving|walking] [--pairs N] [--seed S] [--rounds R]
 
 Run 'wayfinder <command> --help' for a command's options.
@@ -53,6 +55,8 @@ do {
     case "matrix": status = try MatrixCommand.run(rest)
     case "reach": status = try ReachCommand.run(rest)
     case "trip": status = try TripCommand.run(rest)
+    case "match": status = try MatchCommand.run(rest)
+    case "servicebench": status = try ServiceBenchCommand.run(rest)
     case "geocode": status = try GeocodeCommand.geocode(rest)
     case "reverse": status = try GeocodeCommand.reverse(rest)
     case "search": status = try GeocodeCommand.search(rest)
