@@ -25,6 +25,8 @@ let package = Package(
             linkerSettings: [.linkedLibrary("protobuf"), .linkedLibrary("pthread")]
         ),
         .target(name: "CRC32C", cSettings: [.unsafeFlags(["-O2"])]),
+        // C: GPX tracks read with expat (FoundationXML traps on some malformed files).
+        .target(name: "GPXReader", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("expat")]),
         // C++: Delaunay triangulation by CGAL (Debian's libcgal-dev, header-only), for isochrone contours.
         .target(name: "CDelaunay", cxxSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("gmp")]),
         .target(name: "RoadGraph", dependencies: ["CRC32C"]),
@@ -38,7 +40,7 @@ let package = Package(
         .target(name: "Isochrones", dependencies: ["CDelaunay", "Routing", "RoadGraph"]),
         .target(name: "Trips"),
         .target(name: "MapMatching", dependencies: ["Routing", "RoadGraph"]),
-        .target(name: "RouteFormats", dependencies: ["Guidance", "Isochrones", "Routing", "RoadGraph", "WayfinderProto", "Geocoding"]),
+        .target(name: "RouteFormats", dependencies: ["GPXReader", "Guidance", "Isochrones", "Routing", "RoadGraph", "WayfinderProto", "Geocoding"]),
         .target(name: "Engine", dependencies: ["Geocoding", "Guidance", "Isochrones", "MapMatching", "RoadGraph", "Routing", "Trips"]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),

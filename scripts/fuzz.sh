@@ -3,14 +3,14 @@
 # SECONDS (default 30) from the seed corpus in Tests/fuzz-corpus. Exits non-zero if any target crashes, leaks or
 # hangs; the input that did it is kept in .build/fuzz/artifacts.
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET…]       targets: url polyline point query graph osmxml
+#   scripts/fuzz.sh [SECONDS] [TARGET…]       targets: url polyline point query graph osmxml gpx
 #   FUZZ_RUNS=10000000 scripts/fuzz.sh 0 url   a fixed number of executions instead of a time
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(url polyline point query graph osmxml)
+[ ${#targets[@]} -gt 0 ] || targets=(url polyline point query graph osmxml gpx)
 
 resources=$(dirname "$(readlink -f "$(command -v swiftc)")")/../lib/clang
 fuzzer=$(find "$resources" -name 'libclang_rt.fuzzer_no_main-x86_64.a' | head -n 1)
@@ -43,7 +43,7 @@ for target in "${targets[@]}"; do
     limit=(-max_total_time="$seconds")
     [ -n "${FUZZ_RUNS:-}" ] && limit=(-runs="$FUZZ_RUNS")
     echo "== $target"
-    if ! ASAN_OPTIONS=detect_leaks=1 "$binary" "$target" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 \
+    if ! ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt print_suppressions=0" "$binary" "$target" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 \
             -max_len=65536 -print_final_stats=1 -artifact_prefix="$build/artifacts/$target-" "$corpus" "$seed" \
             > "$build/$target.log" 2>&1; then
         failed=1

@@ -3,6 +3,8 @@ import Foundation
 import Geocoding
 import GraphImport
 import HTTPService
+import Isochrones
+import MapMatching
 import RoadGraph
 import RouteFormats
 import Routing
@@ -11,7 +13,8 @@ import Routing
 /// `scripts/fuzz.sh` builds this with coverage and AddressSanitizer and runs each target; a plain build only
 /// prints how. A target must never trap, whatever the bytes: errors are fine, crashes and hangs are findings.
 enum FuzzTarget: String, CaseIterable {
-    /// OSRM request targets: `/route/v1/driving/…?…`, and the route, table and nearest queries built from them.
+    /// OSRM request targets: `/route/v1/driving/…?…`, and the route, table, nearest, isochrone, trip and match
+    /// queries built from them.
     case url
     /// Google encoded polylines, precision 5 and 6.
     case polyline
@@ -24,6 +27,8 @@ enum FuzzTarget: String, CaseIterable {
     case graph
     /// OSM XML: read and built into both modes' graphs.
     case osmxml
+    /// GPX tracks, as `wayfinder match` reads them.
+    case gpx
 
     func run(_ bytes: UnsafeBufferPointer<UInt8>) {
         switch self {
@@ -32,6 +37,9 @@ enum FuzzTarget: String, CaseIterable {
             _ = try? request.routeQuery()
             _ = try? request.tableQuery()
             _ = try? request.nearestQuery()
+            _ = try? request.isochroneQuery()
+            _ = try? request.tripQuery()
+            _ = try? request.matchQuery()
         case .polyline:
             let text = String(decoding: bytes, as: UTF8.self)
             for precision in [5, 6] {
@@ -58,8 +66,17 @@ enum FuzzTarget: String, CaseIterable {
                           Coordinate(latitude: b.maxLatitude, longitude: b.maxLongitude)]
             for algorithm in [SearchAlgorithm.automatic, .astar] { _ = try? router.route(points, algorithm: algorithm) }
             _ = graph.nearestRoads(to: points[0], count: 3)
+            // Isochrones and matching read the same arrays by other paths.
+            if let origin = graph.snap(points[0])?.nearest {
+                var builder = IsochroneBuilder(graph: graph)
+                _ = builder.build(from: origin, options: IsochroneOptions(metric: .duration, limits: [600], resolution: 100))
+            }
+            var matcher = MapMatcher(graph: graph)
+            _ = try? matcher.match(points.map { TracePoint(coordinate: $0) }, options: MatchOptions())
         case .osmxml:
             _ = try? GraphImporter.buildInMemory(osmXML: Array(bytes))
+        case .gpx:
+            _ = try? GPXTrace.read(Data(bytes))
         }
     }
 
