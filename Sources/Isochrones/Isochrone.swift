@@ -178,33 +178,10 @@ public struct IsochroneBuilder {
         guard ring.count > 4 else { return ring }
         // Split at the point farthest from the first, so that both halves are open lines.
         let far = ring.indices.max { Geo.distance(ring[0], ring[$0]) < Geo.distance(ring[0], ring[$1]) } ?? ring.count / 2
-        let first = douglasPeucker(Array(ring[0...far]), tolerance)
-        let second = douglasPeucker(Array(ring[far...]), tolerance)
+        let first = Geo.douglasPeucker(Array(ring[0...far]), tolerance: tolerance)
+        let second = Geo.douglasPeucker(Array(ring[far...]), tolerance: tolerance)
         let result = first + second.dropFirst()
         return result.count >= 4 ? result : ring
-    }
-
-    static func douglasPeucker(_ line: [Coordinate], _ tolerance: Double) -> [Coordinate] {
-        guard line.count > 2 else { return line }
-        var keep = [Bool](repeating: false, count: line.count)
-        keep[0] = true
-        keep[line.count - 1] = true
-        var stack = [(0, line.count - 1)]
-        while let (a, b) = stack.popLast() {
-            guard b > a + 1 else { continue }
-            var farthest = a, distance = 0.0
-            for i in (a + 1)..<b {
-                let (_, p) = Geo.project(line[i], ontoSegmentFrom: line[a], to: line[b])
-                let d = Geo.distance(line[i], p)
-                if d > distance { distance = d; farthest = i }
-            }
-            if distance > tolerance {
-                keep[farthest] = true
-                stack.append((a, farthest))
-                stack.append((farthest, b))
-            }
-        }
-        return line.indices.filter { keep[$0] }.map { line[$0] }
     }
 }
 

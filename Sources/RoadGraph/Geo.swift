@@ -25,6 +25,31 @@ public struct Coordinate: Equatable, Sendable, CustomStringConvertible {
 }
 
 public enum Geo {
+    /// Douglas–Peucker: the points of `line` that deviate more than `tolerance` metres from the simplified line,
+    /// the ends always kept.
+    public static func douglasPeucker(_ line: [Coordinate], tolerance: Double) -> [Coordinate] {
+        guard line.count > 2 else { return line }
+        var keep = [Bool](repeating: false, count: line.count)
+        keep[0] = true
+        keep[line.count - 1] = true
+        var stack = [(0, line.count - 1)]
+        while let (first, last) = stack.popLast() {
+            guard last > first + 1 else { continue }
+            var farthest = first, distance = 0.0
+            for i in (first + 1)..<last {
+                let (_, projected) = project(line[i], ontoSegmentFrom: line[first], to: line[last])
+                let d = Geo.distance(line[i], projected)
+                if d > distance { distance = d; farthest = i }
+            }
+            if distance > tolerance {
+                keep[farthest] = true
+                stack.append((first, farthest))
+                stack.append((farthest, last))
+            }
+        }
+        return line.indices.filter { keep[$0] }.map { line[$0] }
+    }
+
     /// Area of a polygon (outer ring, then holes), square metres: rings projected around their first point, so
     /// exact enough for a city-sized contour.
     public static func polygonArea(_ rings: [[Coordinate]]) -> Double {
