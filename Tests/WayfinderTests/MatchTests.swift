@@ -59,6 +59,15 @@ import Testing
         #expect(whole.matchings.count == 1)
         #expect(abs(whole.matchings[0].route.distance - Geo.distance(points[0], points[7])) < 2)
         #expect(whole.matchings[0].route.legs.count == 7, "a leg between each pair of fixes")
+        // tidy: fixes within 10 m of the one kept before, and repeated times, are left out.
+        var jittery = MatchQuery(mode: .driving, points: [points[0], map.position(between: "a", "b", at: 0.101), points[1],
+                                                         points[1], points[2]])
+        jittery.timestamps = [0, 1, 10, 10, 20]
+        jittery.tidy = true
+        let tidied = try engine.match(jittery)
+        #expect(tidied.placement.map { $0 != nil } == [true, false, true, false, true], "\(tidied.placement)")
+        jittery.tidy = false
+        #expect(try engine.match(jittery).placement.allSatisfy { $0 != nil })
     }
 
     @Test func matchServiceAnswersAsOSRMAndRefusesBadTraces() throws {
