@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import RouteFormats
 
 public struct HTTPRequest: Sendable {
     public var method: String
@@ -38,6 +39,10 @@ public struct HTTPResponse: Sendable {
 
     public static func json(_ text: String, status: Int = 200) -> HTTPResponse {
         HTTPResponse(status: status, contentType: "application/json; charset=utf-8", body: Array(text.utf8))
+    }
+
+    public static func json(_ value: JSON, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, contentType: "application/json; charset=utf-8", body: value.bytes())
     }
 }
 

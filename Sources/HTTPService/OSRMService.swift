@@ -15,8 +15,7 @@ struct OSRMService {
             let answer = try engine.route(query)
             return .json(OSRMRouteResponse.make(answer.route, directions: answer.directions, graph: answer.graph,
                                                 options: options,
-                                                alternatives: answer.alternatives.map { ($0.route, $0.directions) })
-                .serialized())
+                                                alternatives: answer.alternatives.map { ($0.route, $0.directions) }))
         case "table":
             let (query, wanted) = try request.tableQuery()
             let table = try engine.table(query)
@@ -30,24 +29,24 @@ struct OSRMService {
             let (query, options) = try request.tripQuery()
             let answer = try engine.trip(query)
             return .json(OSRMTripResponse.make(trips: answer.trips.map { ($0.route, $0.directions) }, placement: answer.placement,
-                                               graph: answer.graph, options: options).serialized())
+                                               graph: answer.graph, options: options))
         case "match":
             let (query, options) = try request.matchQuery()
             let answer = try engine.match(query)
             return .json(OSRMMatchResponse.make(answer.matchings.map {
                 OSRMMatchResponse.Matched(route: $0.route, directions: $0.directions, confidence: $0.confidence,
                                           alternatives: $0.points.map(\.alternatives))
-            }, placement: answer.placement, graph: answer.graph, options: options).serialized())
+            }, placement: answer.placement, graph: answer.graph, options: options))
         case "isochrone":
             let (query, polygons, colors) = try request.isochroneQuery()
             let (_, isochrone) = try engine.isochrone(query)
             let body = IsochroneGeoJSON.make(isochrone, polygons: polygons, colors: colors)
-            return HTTPResponse(status: 200, contentType: "application/geo+json; charset=utf-8", body: Array(body.serialized().utf8))
+            return HTTPResponse(status: 200, contentType: "application/geo+json; charset=utf-8", body: body.bytes())
         default:
             let (point, count, radius) = try request.nearestQuery()
             let (graph, snaps) = try engine.nearest(mode: request.mode, point: point, count: count, radius: radius)
             let waypoints = snaps.map { OSRMRouteResponse.waypoint($0, name: graph.name(ofEdge: $0.edge)) }
-            return .json(JSON.object([("code", .string("Ok")), ("waypoints", .array(waypoints))]).serialized())
+            return .json(JSON.object([("code", .string("Ok")), ("waypoints", .array(waypoints))]))
         }
     }
 }

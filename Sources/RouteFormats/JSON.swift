@@ -17,35 +17,96 @@ public indirect enum JSON: Equatable, Sendable {
         return .number((value * scale).rounded() / scale)
     }
 
-    public func serialized() -> String {
-        var out = ""
+    public func serialized() -> String { String(decoding: bytes(), as: UTF8.self) }
+
+    /// The UTF-8 text, written straight into bytes (a route with steps is a few thousand values: appending to a
+    /// String and formatting each number through `description` was a seventh of a route request).
+    public func bytes() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(4096)
         write(to: &out)
         return out
     }
 
-    private func write(to out: inout String) {
+    private func write(to out: inout [UInt8]) {
         switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .number(let n): out += JSON.format(n)
-        case .string(let s): JSON.writeString(s, to: &out)
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .number(let n): JSON.append(n, to: &out)
+        case .string(let s): JSON.append(s, to: &out)
         case .array(let items):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 item.write(to: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let members):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (i, (key, value)) in members.enumerated() {
-                if i > 0 { out += "," }
-                JSON.writeString(key, to: &out)
-                out += ":"
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                JSON.append(key, to: &out)
+                out.append(UInt8(ascii: ":"))
                 value.write(to: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// `format(n)`'s text, without making a String: whole numbers and numbers of up to six decimals (what the
+    /// formats round to) digit by digit, which is the same shortest text (below 10⁹, six decimals are at most 15
+    /// significant digits, so no shorter decimal reads back as the same number); anything else as `description`.
+    static func append(_ n: Double, to out: inout [UInt8]) {
+        guard n.isFinite else { out.append(contentsOf: "null".utf8); return }
+        let magnitude = abs(n)
+        if magnitude < 1e9 {
+            let scaled = (magnitude * 1_000_000).rounded()
+            if scaled / 1_000_000 == magnitude {
+                var units = UInt64(scaled)
+                if n < 0 && units != 0 { out.append(UInt8(ascii: "-")) }
+                var fraction = units % 1_000_000
+                units /= 1_000_000
+                appendDigits(units, to: &out)
+                if fraction != 0 {
+                    var decimals = 6
+                    while fraction % 10 == 0 { fraction /= 10; decimals -= 1 }
+                    out.append(UInt8(ascii: "."))
+                    var digits = [UInt8](repeating: UInt8(ascii: "0"), count: decimals)
+                    for k in stride(from: decimals - 1, through: 0, by: -1) { digits[k] += UInt8(fraction % 10); fraction /= 10 }
+                    out.append(contentsOf: digits)
+                }
+                return
+            }
+        }
+        out.append(contentsOf: format(n).utf8)
+    }
+
+    static func appendDigits(_ value: UInt64, to out: inout [UInt8]) {
+        if value < 10 { out.append(UInt8(ascii: "0") + UInt8(value)); return }
+        var digits: [UInt8] = []
+        var v = value
+        while v > 0 { digits.append(UInt8(ascii: "0") + UInt8(v % 10)); v /= 10 }
+        out.append(contentsOf: digits.reversed())
+    }
+
+    static func append(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        // Byte by byte: polylines are full of backslashes.
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(b)
+            case UInt8(ascii: "\\"): out.append(b); out.append(b)
+            case UInt8(ascii: "\n"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+            case UInt8(ascii: "\t"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                        hex[Int(b >> 4)], hex[Int(b & 15)]])
+            default: out.append(b)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
     }
 
     /// Integers without a fraction; others in Swift's shortest round-trip form (valid JSON, exponent included).
@@ -53,27 +114,5 @@ public indirect enum JSON: Equatable, Sendable {
         guard n.isFinite else { return "null" }
         if n == n.rounded(), abs(n) < 1e15 { return String(Int64(n)) }
         return n.description
-    }
-
-    static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        // Most strings need no escaping: append them whole.
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            out += s
-            out += "\""
-            return
-        }
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
     }
 }
