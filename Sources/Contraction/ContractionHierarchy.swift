@@ -245,11 +245,14 @@ public struct HierarchyBuilder {
     struct WitnessScratch {
         var distance: [UInt32]
         var reached = SearchStamps()
+        /// The arcs a search must settle before it may stop early (the ends of the paths through the skipped arc).
+        var targets = SearchStamps()
         var heap = SearchHeap()
         var masks: [UInt8] = []
         init(count: Int) {
             distance = Array(repeating: 0, count: count)
             reached.reset(count: count)
+            targets.reset(count: count)
         }
     }
 
@@ -272,11 +275,14 @@ public struct HierarchyBuilder {
             for m in scratch.masks.indices {
                 let mask = scratch.masks[m]
                 var maxOut: UInt32 = 0
-                for i in outs where incoming.mask | middleClasses | outEdges.pool[i].mask == mask {
+                var targetCount = 0
+                scratch.targets.reset(count: scratch.distance.count)
+                for i in outs where outEdges.pool[i].node != u && incoming.mask | middleClasses | outEdges.pool[i].mask == mask {
                     maxOut = max(maxOut, outEdges.pool[i].weight)
+                    if scratch.targets.insertIfAbsent(Int(outEdges.pool[i].node)) { targetCount += 1 }
                 }
                 witnessSearch(from: u, avoiding: v, avoidingRound: avoidingRound, limit: incoming.weight &+ maxOut,
-                              allowed: mask, &scratch)
+                              targets: targetCount, allowed: mask, &scratch)
                 for i in outs {
                     let out = outEdges.pool[i]
                     guard out.node != u && incoming.mask | middleClasses | out.mask == mask else { continue }
@@ -294,8 +300,9 @@ public struct HierarchyBuilder {
 
     /// Distances from `source` in the remaining graph without `skipped` (and the round's arcs), over edges and
     /// through arcs whose classes are within `allowed`.
+    /// Stops once the `targets` marked in the scratch are all settled: their distances are then final.
     private func witnessSearch(from source: UInt32, avoiding skipped: UInt32, avoidingRound: Bool, limit: UInt32,
-                               allowed: UInt8, _ scratch: inout WitnessScratch) {
+                               targets: Int, allowed: UInt8, _ scratch: inout WitnessScratch) {
         scratch.reached.reset(count: scratch.distance.count)
         scratch.heap.removeAll()
         scratch.reached.insert(Int(source))
@@ -305,24 +312,47 @@ public struct HierarchyBuilder {
         // Edges to contracted arcs are removed as they go; the round's arcs are still there to be stepped over.
         let blocked: UInt8 = avoidingRound ? 1 : 2
         var settled = 0
-        while let (key, u) = scratch.heap.pop() {
-            let d = UInt32(key)
-            if d > scratch.distance[Int(u)] { continue }
-            if d > limit || settled >= settleLimit { break }
-            settled += 1
-            // A witness may end at an arc of any class, but may not pass through one outside `allowed`.
-            if u != source && classes[Int(u)] & ~allowed != 0 { continue }
-            for i in outEdges.range(u) {
-                let e = outEdges.pool[i]
-                let x = Int(e.node)
-                if e.node == skipped || e.mask & ~allowed != 0 || state[x] >= blocked { continue }
-                let nd = d &+ e.weight
-                if scratch.reached.insertIfAbsent(x) || nd < scratch.distance[x] {
-                    scratch.distance[x] = nd
-                    scratch.heap.push(Int64(nd), e.node)
+        var targetsLeft = targets
+        // Through raw buffers: bounds and uniqueness checks were a fifth of the contraction's time.
+        var heap = SearchHeap(), distance: [UInt32] = [], reached = SearchStamps(), targetMarks = SearchStamps()
+        swap(&heap, &scratch.heap); swap(&distance, &scratch.distance)
+        swap(&reached, &scratch.reached); swap(&targetMarks, &scratch.targets)
+        defer {
+            swap(&heap, &scratch.heap); swap(&distance, &scratch.distance)
+            swap(&reached, &scratch.reached); swap(&targetMarks, &scratch.targets)
+        }
+        outEdges.withUnsafeLists { pool, start, counts in
+        state.withUnsafeBufferPointer { state in
+        classes.withUnsafeBufferPointer { classes in
+        distance.withUnsafeMutableBufferPointer { distance in
+        reached.withUnsafeStamps { reachedStamps, reachedGeneration in
+        targetMarks.withUnsafeStamps { targetStamps, targetGeneration in
+            while let (key, u) = heap.pop() {
+                let d = UInt32(key)
+                if d > distance[Int(u)] { continue }
+                if d > limit || settled >= settleLimit { break }
+                settled += 1
+                // Each arc is settled once (a label is pushed again only when strictly cheaper).
+                if targetStamps[Int(u)] == targetGeneration {
+                    targetsLeft -= 1
+                    if targetsLeft == 0 { break }
+                }
+                // A witness may end at an arc of any class, but may not pass through one outside `allowed`.
+                if u != source && classes[Int(u)] & ~allowed != 0 { continue }
+                let first = Int(start[Int(u)])
+                for i in first..<first + Int(counts[Int(u)]) {
+                    let e = pool[i]
+                    let x = Int(e.node)
+                    if e.node == skipped || e.mask & ~allowed != 0 || state[x] >= blocked { continue }
+                    let nd = d &+ e.weight
+                    if reachedStamps[x] != reachedGeneration || nd < distance[x] {
+                        reachedStamps[x] = reachedGeneration
+                        distance[x] = nd
+                        heap.push(Int64(nd), e.node)
+                    }
                 }
             }
-        }
+        }}}}}}
     }
 
     /// Adds the edge u→e.node unless one as cheap with no more classes is there, and drops those it makes
@@ -419,6 +449,11 @@ struct EdgeLists {
     }
 
     @inline(__always) func count(_ v: UInt32) -> Int { Int(counts[Int(v)]) }
+
+    /// The pool and each list's start and length, as raw buffers for the witness searches.
+    @inline(__always) func withUnsafeLists<R>(_ body: (UnsafeBufferPointer<Edge>, UnsafeBufferPointer<UInt32>, UnsafeBufferPointer<UInt32>) -> R) -> R {
+        pool.withUnsafeBufferPointer { p in start.withUnsafeBufferPointer { s in counts.withUnsafeBufferPointer { c in body(p, s, c) } } }
+    }
 
     func firstIndex(_ v: UInt32, where test: (Edge) -> Bool) -> Int? {
         for i in range(v) where test(pool[i]) { return i }

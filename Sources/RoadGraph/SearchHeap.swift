@@ -88,6 +88,11 @@ public struct SearchStamps {
     }
 
     @inlinable @inline(__always) public func contains(_ state: Int) -> Bool { stamps[state] == generation }
+    /// The stamps and the current generation, for a hot loop that would otherwise pay a bounds check per test.
+    @inlinable public mutating func withUnsafeStamps<R>(_ body: (UnsafeMutableBufferPointer<UInt32>, UInt32) throws -> R) rethrows -> R {
+        let current = generation
+        return try stamps.withUnsafeMutableBufferPointer { try body($0, current) }
+    }
     @inlinable @inline(__always) public mutating func insert(_ state: Int) { stamps[state] = generation }
     /// Marks `state`; false if it was already marked.
     @inlinable @inline(__always) public mutating func insertIfAbsent(_ state: Int) -> Bool {
