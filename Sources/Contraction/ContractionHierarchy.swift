@@ -314,20 +314,13 @@ public struct HierarchyBuilder {
         var settled = 0
         var targetsLeft = targets
         // Through raw buffers: bounds and uniqueness checks were a fifth of the contraction's time.
-        var heap = SearchHeap(), distance: [UInt32] = [], reached = SearchStamps(), targetMarks = SearchStamps()
-        swap(&heap, &scratch.heap); swap(&distance, &scratch.distance)
-        swap(&reached, &scratch.reached); swap(&targetMarks, &scratch.targets)
-        defer {
-            swap(&heap, &scratch.heap); swap(&distance, &scratch.distance)
-            swap(&reached, &scratch.reached); swap(&targetMarks, &scratch.targets)
-        }
         outEdges.withUnsafeLists { pool, start, counts in
         state.withUnsafeBufferPointer { state in
         classes.withUnsafeBufferPointer { classes in
-        distance.withUnsafeMutableBufferPointer { distance in
-        reached.withUnsafeStamps { reachedStamps, reachedGeneration in
-        targetMarks.withUnsafeStamps { targetStamps, targetGeneration in
-            while let (key, u) = heap.pop() {
+        scratch.distance.withUnsafeMutableBufferPointer { distance in
+        scratch.reached.withUnsafeStamps { reachedStamps, reachedGeneration in
+        scratch.targets.withUnsafeStamps { targetStamps, targetGeneration in
+            while let (key, u) = scratch.heap.pop() {
                 let d = UInt32(key)
                 if d > distance[Int(u)] { continue }
                 if d > limit || settled >= settleLimit { break }
@@ -348,7 +341,7 @@ public struct HierarchyBuilder {
                     if reachedStamps[x] != reachedGeneration || nd < distance[x] {
                         reachedStamps[x] = reachedGeneration
                         distance[x] = nd
-                        heap.push(Int64(nd), e.node)
+                        scratch.heap.push(Int64(nd), e.node)
                     }
                 }
             }
