@@ -34,7 +34,7 @@ struct DirectionsFeed {
         var query = RouteQuery(mode: mode, points: [from, to])
         query.directions = DirectionsOptions(language: request.argument("language") ?? "en")
         let answer = try engine.route(query)
-        return .json(feed(answer.route, answer.directions, answer.graph, width: width, height: height).serialized())
+        return .json(feed(answer.route, answer.directions, answer.graph, width: width, height: height))
     }
 
     private func dimension(_ request: HTTPRequest, _ key: String, default value: Int) throws -> Int {

@@ -19,7 +19,7 @@ struct GeocodingService {
             }
             let limit = try number(request, "limit", default: 5, range: 1...50)
             let places = try engine.geocode(q, near: near, limit: Int(limit), language: language)
-            return .json(PlaceFormats.geocodeJSON(places, query: q).serialized())
+            return .json(PlaceFormats.geocodeJSON(places, query: q))
         case "/reverse":
             guard let lat = request.argument("lat").flatMap(Double.init), let lon = request.argument("lon").flatMap(Double.init) else {
                 throw EngineError(.invalidQuery, "reverse needs lat= and lon=")
@@ -27,13 +27,13 @@ struct GeocodingService {
             let point = try OSRMRequest.checked(Coordinate(latitude: lat, longitude: lon))
             let radius = try number(request, "radius", default: 50, range: 1...5000)
             let places = try engine.reverse(point, radius: radius, language: language).map { [$0] } ?? []
-            return .json(PlaceFormats.geocodeJSON(places, query: "\(lat),\(lon)").serialized())
+            return .json(PlaceFormats.geocodeJSON(places, query: "\(lat),\(lon)"))
         default:
             guard let q = request.argument("q"), let near else { throw EngineError(.invalidQuery, "search needs q= and near=lat,lon") }
             let radius = try number(request, "radius", default: 2000, range: 1...100_000)
             let limit = try number(request, "limit", default: 10, range: 1...200)
             let places = try engine.search(q, near: near, radius: radius, limit: Int(limit), language: language)
-            return .json(PlaceFormats.geocodeJSON(places, query: q).serialized())
+            return .json(PlaceFormats.geocodeJSON(places, query: q))
         }
     }
 

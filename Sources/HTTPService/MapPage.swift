@@ -43,7 +43,7 @@ struct MapPage {
             ("modes", .array(TravelMode.allCases.filter { graphs[$0] != nil }.map { .string($0.rawValue) })),
             ("bounds", .array([bounds.minLongitude, bounds.minLatitude, bounds.maxLongitude, bounds.maxLatitude].map { .number($0, decimals: 6) })),
             ("source", .string(source)),
-        ]).serialized())
+        ]))
     }
 
     /// `/roads?bbox=w,s,e,n&zoom=z&mode=m`: the roads in a box, simplified to about a pixel at that zoom.
@@ -83,6 +83,6 @@ struct MapPage {
                 ("properties", .object([("class", .string(String(describing: graph.roadClass(ofEdge: e))))])),
             ])
         }
-        return .json(JSON.object([("type", .string("FeatureCollection")), ("features", .array(features))]).serialized())
+        return .json(JSON.object([("type", .string("FeatureCollection")), ("features", .array(features))]))
     }
 }

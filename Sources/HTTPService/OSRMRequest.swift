@@ -8,7 +8,7 @@ import RouteFormats
 extension EngineError {
     /// OSRM's error body, `{"code": …, "message": …}`, with the error's HTTP status.
     var response: HTTPResponse {
-        .json(OSRMRouteResponse.error(code: code, message: message).serialized(), status: status)
+        .json(OSRMRouteResponse.error(code: code, message: message), status: status)
     }
 }
 

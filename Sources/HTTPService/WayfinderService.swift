@@ -75,6 +75,6 @@ public struct WayfinderService: Sendable {
             ("generation", health.generation.map { .string($0) } ?? .null),
             ("places", .bool(health.hasPlaceIndex)),
         ])
-        return .json(body.serialized(), status: health.swapping ? 503 : 200)
+        return .json(body, status: health.swapping ? 503 : 200)
     }
 }

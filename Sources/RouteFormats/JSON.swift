@@ -71,9 +71,7 @@ public indirect enum JSON: Equatable, Sendable {
                     var decimals = 6
                     while fraction % 10 == 0 { fraction /= 10; decimals -= 1 }
                     out.append(UInt8(ascii: "."))
-                    var digits = [UInt8](repeating: UInt8(ascii: "0"), count: decimals)
-                    for k in stride(from: decimals - 1, through: 0, by: -1) { digits[k] += UInt8(fraction % 10); fraction /= 10 }
-                    out.append(contentsOf: digits)
+                    appendDigits(fraction, width: decimals, to: &out)
                 }
                 return
             }
@@ -81,13 +79,19 @@ public indirect enum JSON: Equatable, Sendable {
         out.append(contentsOf: format(n).utf8)
     }
 
-    static func appendDigits(_ value: UInt64, to out: inout [UInt8]) {
-        if value < 10 { out.append(UInt8(ascii: "0") + UInt8(value)); return }
-        var digits: [UInt8] = []
+    /// `value` in decimal, zero-padded to `width` digits, written in place (no array per number).
+    static func appendDigits(_ value: UInt64, width: Int = 1, to out: inout [UInt8]) {
+        var count = 1
+        var rest = value / 10
+        while rest > 0 { count += 1; rest /= 10 }
+        count = max(count, width)
+        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
         var v = value
-        while v > 0 { digits.append(UInt8(ascii: "0") + UInt8(v % 10)); v /= 10 }
-        out.append(contentsOf: digits.reversed())
+        var k = out.count - 1
+        while v > 0 { out[k] = UInt8(ascii: "0") + UInt8(v % 10); v /= 10; k -= 1 }
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     static func append(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
@@ -100,9 +104,8 @@ public indirect enum JSON: Equatable, Sendable {
             case UInt8(ascii: "\r"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
             case UInt8(ascii: "\t"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
             case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
                 out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                        hex[Int(b >> 4)], hex[Int(b & 15)]])
+                                        hexDigits[Int(b >> 4)], hexDigits[Int(b & 15)]])
             default: out.append(b)
             }
         }
