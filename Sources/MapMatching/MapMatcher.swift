@@ -158,7 +158,7 @@ public struct MapMatcher {
             var from = [Int](repeating: -1, count: here.count)
             for (a, candidate) in candidates[previous].enumerated() where score[a] > -.infinity {
                 reach.run(in: graph, from: [ReachStart(arc: candidate.arc, fraction: candidate.fraction)], metric: .distance,
-                          limit: UInt32(limit * 100), excluding: options.excluding)
+                          limit: UInt32(min(limit * 100, Double(Int32.max))), excluding: options.excluding)
                 for (b, target) in here.enumerated() {
                     guard let centimetres = reach.cost(arc: target.arc, fraction: target.fraction, in: graph) else { continue }
                     let route = Double(centimetres) / 100

@@ -222,6 +222,16 @@ public struct RoadGraph: @unchecked Sendable {
     /// The most a single turn may cost (a sanity bound checked at load, so that sums of weights cannot overflow).
     public static let maxTurnWeight: UInt32 = 600_000
 
+    /// The most one arc counts in length searches, centimetres (10,737 km): with `maxTurnWeight` and a search
+    /// limit below 2^31, sums stay below 2^32. Only a damaged or absurd file has an edge that long.
+    public static let maxArcCentimetres: UInt32 = 1 << 30
+
+    /// Arc `a`'s length in whole centimetres, as length searches (isochrones, matching, their oracle) count it.
+    @inlinable public func arcCentimetres(_ a: Int) -> UInt32 {
+        let centimetres = (Double(edgeLength[Int(arcEdge[a] >> 1)]) * 100).rounded()
+        return centimetres < Double(Self.maxArcCentimetres) ? UInt32(centimetres) : Self.maxArcCentimetres
+    }
+
     /// Whether the graph carries a contraction hierarchy.
     public var hasHierarchy: Bool { chRank.count == arcCount && arcCount > 0 }
 

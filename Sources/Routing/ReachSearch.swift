@@ -9,7 +9,7 @@ public enum ReachMetric: String, Sendable {
     @inlinable func cost(ofArc a: Int, in graph: RoadGraph) -> UInt32 {
         switch self {
         case .duration: return graph.arcDuration[a]
-        case .distance: return UInt32((Double(graph.edgeLength[Int(graph.arcEdge[a] >> 1)]) * 100).rounded())
+        case .distance: return graph.arcCentimetres(a)
         }
     }
 
@@ -47,9 +47,11 @@ public struct ReachSearch {
 
     public init() {}
 
-    /// Searches from `starts` until every cost up to `limit` is known. Arcs of `excluding` classes are not used.
+    /// Searches from `starts` until every cost up to `limit` (at most 2^31 - 1, so sums cannot wrap) is known.
+    /// Arcs of `excluding` classes are not used.
     public mutating func run(in graph: RoadGraph, from starts: [ReachStart], metric: ReachMetric, limit: UInt32,
                              excluding: ArcClasses = []) {
+        let limit = min(limit, UInt32(Int32.max))
         let count = graph.arcCount
         if reached.reset(count: count) {
             atHead = Array(repeating: .max, count: count)

@@ -49,7 +49,7 @@ public enum ReferenceDijkstra {
     public static func vertexCosts(in graph: RoadGraph, from snap: Snap, metric: ReachMetric, limit: UInt32) -> [UInt32: UInt32] {
         func arcCost(_ a: UInt32) -> UInt32 {
             metric == .duration ? graph.arcDuration[Int(a)]
-                : UInt32((Double(graph.edgeLength[Int(graph.arcEdge[Int(a)] >> 1)]) * 100).rounded())
+                : graph.arcCentimetres(Int(a))
         }
         var dist = [UInt32: UInt32]()
         var done = Set<UInt32>()

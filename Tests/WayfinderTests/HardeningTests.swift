@@ -2,6 +2,7 @@ import Engine
 import Foundation
 import GraphImport
 import HTTPService
+import MapMatching
 import RoadGraph
 import Routing
 import Testing
@@ -171,6 +172,35 @@ import Testing
             try Data(bytes).write(to: URL(fileURLWithPath: damaged))
             #expect(throws: GraphFileError.self, "\(what)") { try RoadGraph(contentsOf: damaged) }
         }
+    }
+
+    /// Edges of absurd length (a resealed file, as the graph fuzz target found) load, and the length searches of
+    /// isochrones and matching count them at their cap instead of trapping on the conversion or wrapping sums.
+    @Test func absurdEdgeLengthsSaturateInLengthSearches() throws {
+        let path = try graphFile(CommandLineTests.graph.1, .walking)
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let graph = try RoadGraph(contentsOf: path)
+        let offset = graph.edgeLength.baseAddress!.withMemoryRebound(to: UInt8.self, capacity: 4) { $0 }
+            - graph.file.base.assumingMemoryBound(to: UInt8.self)
+        let huge = Float(6e7).bitPattern  // 60,000 km: 6e9 centimetres, more than a UInt32 holds
+        for e in 0..<graph.edgeCount {
+            for k in 0..<4 { bytes[offset + 4 * e + k] = UInt8(truncatingIfNeeded: huge >> (8 * UInt32(k))) }
+        }
+        GraphFormat.reseal(&bytes)
+        let directory = try TemporaryDirectory()
+        let damaged = directory.path + "/long.wfgraph"
+        try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+        let long = try RoadGraph(contentsOf: damaged)
+        let start = try #require(long.snap(Coordinate(latitude: 60.1699, longitude: 24.9384))?.nearest)
+        var search = ReachSearch()
+        search.run(in: long, from: long.reachStarts(start), metric: .distance, limit: .max)
+        #expect(search.settled > 1)
+        for arc in search.touched {
+            if let cost = search.costAtHead(arc) { #expect(cost <= UInt32(Int32.max)) }
+        }
+        var matcher = MapMatcher(graph: long)
+        let trace = [Coordinate(latitude: 60.1699, longitude: 24.9384), Coordinate(latitude: 60.1720, longitude: 24.9450)]
+        _ = try? matcher.match(trace.map { TracePoint(coordinate: $0) }, options: MatchOptions())
     }
 
     // MARK: Bounded work
