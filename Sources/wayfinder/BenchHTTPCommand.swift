@@ -1,6 +1,7 @@
 import Dispatch
 import Engine
 import Foundation
+import HTTPService
 import RoadGraph
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +11,7 @@ import Glibc
 enum BenchHTTPCommand {
     static let help = """
     Usage: wayfinder bench-http --graph <dir> [--mode driving|walking] [--pairs N] [--seed S] [--rounds R]
-                                [--threads T] [--server host:port]
+                                [--threads T] [--server host:port | --in-process]
 
     Starts `wayfinder serve` on a free loopback port (or uses --server), draws N random points pairs uniformly in
     the graph's bounds (a point more than 5 km from a road the mode may use is drawn again), and sends each
@@ -18,6 +19,8 @@ enum BenchHTTPCommand {
     after a warm-up round. Prints the median and 95th percentile latency per variant (request written → response
     read whole): `steps=true&overview=full`, `steps=false&overview=false`, and `/nearest` (the HTTP floor).
     Pairs with no route (islands) are counted and left out of the figures. Exit 2 if any answer is not 200/Ok.
+    --in-process hands the same requests to the server's request handler in this process, without sockets: the
+    time the answer itself takes (and a steady loop for a profiler).
     """
 
     struct Variant {
@@ -26,7 +29,7 @@ enum BenchHTTPCommand {
     }
 
     static func run(_ raw: [String]) throws -> ExitCode {
-        let args = try Arguments(raw, flags: ["--help"],
+        let args = try Arguments(raw, flags: ["--help", "--in-process"],
                                  options: ["--graph", "--mode", "--pairs", "--seed", "--rounds", "--threads", "--server"])
         if args.has("--help") { print(help); return .ok }
         let mode = try args.mode()
@@ -58,7 +61,10 @@ enum BenchHTTPCommand {
 
         var server: Process?
         let host: String, port: UInt16
-        if let address = args["--server"] {
+        if args.has("--in-process") {
+            guard args["--server"] == nil else { throw CommandError.usage("--in-process and --server exclude each other") }
+            host = "in-process"; port = 0
+        } else if let address = args["--server"] {
             let parts = address.split(separator: ":")
             guard parts.count == 2, let p = UInt16(parts[1]) else { throw CommandError.usage("--server takes host:port") }
             host = String(parts[0]); port = p
@@ -69,7 +75,10 @@ enum BenchHTTPCommand {
         defer {
             if let server { server.terminate(); server.waitUntilExit() }
         }
-        var client = try HTTPClient(host: host, port: port)
+        // In process, the engine is opened as `serve` opens it: every mode, the server's limits.
+        var client: any RequestClient = port == 0
+            ? InProcessClient(service: WayfinderService(engine: try openEngine(args, limits: EngineLimits.server.configured(by: args))))
+            : try HTTPClient(host: host, port: port)
         let profile = mode == .driving ? "driving" : "foot"
         func coordinates(_ points: [Coordinate]) -> String {
             points.map { String(format: "%.6f,%.6f", $0.longitude, $0.latitude) }.joined(separator: ";")
@@ -100,7 +109,8 @@ enum BenchHTTPCommand {
             }
         }
         print("graph \(graphPath) (\(mode.rawValue)); seed \(seed); \(pairs.count) pairs (\(redrawn) points redrawn, "
-            + "more than 5 km from a road), \(routable.count) routable; \(rounds) rounds; server \(host):\(port)"
+            + "more than 5 km from a road), \(routable.count) routable; \(rounds) rounds; "
+            + (port == 0 ? "handler in process" : "server \(host):\(port)")
             + (server == nil ? "" : " with \(threads) threads"))
         print(String(format: "routes: median %.1f km, %.0f steps", BenchCommand.median(distances) / 1000,
                      BenchCommand.median(steps)))
@@ -154,8 +164,29 @@ enum BenchHTTPCommand {
     }
 }
 
+/// Sends a GET and returns the status and body.
+protocol RequestClient {
+    mutating func get(_ path: String) throws -> (Int, String)
+}
+
+/// The server's request handler called directly: what an answer costs without the sockets.
+struct InProcessClient: RequestClient {
+    let service: WayfinderService
+
+    func get(_ target: String) throws -> (Int, String) {
+        let parts = target.split(separator: "?", maxSplits: 1)
+        let pairs = parts.count < 2 ? [] : parts[1].split(separator: "&")
+        let query = pairs.map { pair -> (key: String, value: String) in
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            return (key: String(kv[0]), value: kv.count > 1 ? String(kv[1]) : "")
+        }
+        let response = service.handle(HTTPRequest(path: String(parts[0]), query: query, rawTarget: target))
+        return (response.status, String(decoding: response.body, as: UTF8.self))
+    }
+}
+
 /// A minimal HTTP/1.1 client over one keep-alive connection: GET, then read the head and `Content-Length` bytes.
-struct HTTPClient {
+struct HTTPClient: RequestClient {
     private let socket: Int32
     private let host: String
     private var buffer: [UInt8] = []
