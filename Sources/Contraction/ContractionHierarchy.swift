@@ -27,6 +27,8 @@ public struct HierarchyArrays: Sendable {
 public struct ContractionStatistics: Sendable {
     public var nodes = 0, originalEdges = 0, shortcuts = 0, rounds = 0
     public var seconds = 0.0
+    /// Whether the nodes were vertices rather than arcs.
+    public var overVertices = false
 }
 
 /// Builds a hierarchy in rounds: each round takes the arcs whose priority is lower than every neighbour's (an
@@ -75,9 +77,8 @@ public struct HierarchyBuilder {
                 arcWeight: [UInt32], arcDuration: [UInt32], arcLength: [Float], arcClasses: [UInt8]? = nil,
                 threads: Int = ProcessInfo.processInfo.activeProcessorCount)
     {
-        // Out-edges straight from the transitions (the cheapest of parallel ones), in-edges by counting sort.
+        // Out-edges straight from the transitions (the cheapest of parallel ones).
         var outs = EdgeLists(nodes: arcCount, reserve: transitionTargets.count)
-        var inDegree = [UInt32](repeating: 0, count: arcCount)
         for a in 0..<arcCount {
             outs.reserve(UInt32(a), Int(transitionStart[a + 1] - transitionStart[a]))
             for i in Int(transitionStart[a])..<Int(transitionStart[a + 1]) {
@@ -90,13 +91,45 @@ public struct HierarchyBuilder {
                     continue
                 }
                 outs.append(UInt32(a), edge)
-                inDegree[b] += 1
             }
         }
-        var ins = EdgeLists(nodes: arcCount, reserve: outs.liveCount)
-        for b in 0..<arcCount { ins.reserve(UInt32(b), Int(inDegree[b])) }
+        self.init(outs: outs, classes: arcClasses ?? Array(repeating: 0, count: arcCount), threads: threads)
+    }
+
+    /// A base graph given as its edges: `from[i]` → `edges[i].node` (`middle` noIndex), with the excludable
+    /// classes of the edge itself as its mask (nodes have none). Parallel edges are kept side by side where
+    /// neither is both cheaper and of fewer classes. For a hierarchy over vertices.
+    public init(nodeCount: Int, from: [UInt32], to: [UInt32], weight: [UInt32], duration: [UInt32], length: [Float],
+                mask: [UInt8], threads: Int = ProcessInfo.processInfo.activeProcessorCount)
+    {
+        var degree = [UInt32](repeating: 0, count: nodeCount)
+        for u in from { degree[Int(u)] += 1 }
+        var outs = EdgeLists(nodes: nodeCount, reserve: from.count)
+        for u in 0..<nodeCount { outs.reserve(UInt32(u), Int(degree[u])) }
+        degree = []
+        for i in from.indices where from[i] != to[i] {
+            let u = from[i]
+            let edge = Edge(node: to[i], weight: weight[i], middle: noIndex, length: length[i], duration: duration[i], mask: mask[i])
+            if outs.firstIndex(u, where: { $0.node == edge.node && $0.weight <= edge.weight && $0.mask & ~edge.mask == 0 }) != nil {
+                continue
+            }
+            outs.removeAll(u) { $0.node == edge.node && edge.weight <= $0.weight && edge.mask & ~$0.mask == 0 }
+            outs.append(u, edge)
+        }
+        self.init(outs: outs, classes: Array(repeating: 0, count: nodeCount), threads: threads)
+    }
+
+    /// In-edges mirrored from the out-edges by counting sort; the rest of the state set up empty.
+    private init(outs: EdgeLists, classes: [UInt8], threads: Int) {
+        let count = outs.nodeCount
+        var inDegree = [UInt32](repeating: 0, count: count)
+        for a in 0..<count {
+            for k in outs.range(UInt32(a)) { inDegree[Int(outs.pool[k].node)] += 1 }
+        }
+        var ins = EdgeLists(nodes: count, reserve: outs.liveCount)
+        for b in 0..<count { ins.reserve(UInt32(b), Int(inDegree[b])) }
         inDegree = []
-        for a in 0..<arcCount {
+        for a in 0..<count {
             for k in outs.range(UInt32(a)) {
                 var reverse = outs.pool[k]
                 let b = reverse.node
@@ -106,12 +139,12 @@ public struct HierarchyBuilder {
         }
         outEdges = outs
         inEdges = ins
-        state = Array(repeating: 0, count: arcCount)
-        deletedNeighbours = Array(repeating: 0, count: arcCount)
-        level = Array(repeating: 0, count: arcCount)
-        self.classes = arcClasses ?? Array(repeating: 0, count: arcCount)
+        state = Array(repeating: 0, count: count)
+        deletedNeighbours = Array(repeating: 0, count: count)
+        level = Array(repeating: 0, count: count)
+        self.classes = classes
         self.threads = max(1, threads)
-        scratches = Pool { WitnessScratch(count: arcCount) }
+        scratches = Pool { WitnessScratch(count: count) }
     }
 
     public mutating func build(progress: ((Double) -> Void)? = nil) -> (HierarchyArrays, ContractionStatistics) {

@@ -101,8 +101,8 @@ public enum GraphImporter {
                 var arrays = base
                 var metadata = baseMetadata
                 if contract {
-                    let (hierarchy, stats) = Self.contract(arrays, mode: mode, report: report)
-                    arrays.install(hierarchy)
+                    let (hierarchy, stats, reduction) = Self.contract(arrays, mode: mode, report: report)
+                    arrays.install(hierarchy, overVertices: reduction)
                     contracted.mutate { $0[mode] = stats }
                 }
                 do {
@@ -177,29 +177,49 @@ public enum GraphImporter {
     /// Above this many arcs (both modes together) the modes are contracted one after the other.
     static let parallelContractionLimit = 3_000_000
 
+    /// The mode's hierarchy: over vertices where the graph allows it (see `VertexReduction`), else over arcs.
     static func contract(_ arrays: GraphArrays, mode: TravelMode, report: @escaping (ImportEvent) -> Void)
-        -> (HierarchyArrays, ContractionStatistics)
+        -> (HierarchyArrays, ContractionStatistics, VertexReduction?)
     {
         let started = Date()
-        let lengths = arrays.arcEdge.map { arrays.edgeLength[Int($0 >> 1)] }
-        var builder = HierarchyBuilder(arcCount: arrays.arcHead.count, transitionStart: arrays.transitionStart,
+        let excludable = ArcClasses.excludable.rawValue
+        var builder: HierarchyBuilder
+        let reduction = VertexReduction(arrays)
+        if let reduction {
+            // Arcs into or out of a vertex that lets nothing through are left out: no path passes there.
+            let arcs = (0..<arrays.arcHead.count).filter {
+                reduction.cost[Int(reduction.tail[$0])] != noIndex && reduction.cost[Int(arrays.arcHead[$0])] != noIndex
+            }
+            builder = HierarchyBuilder(
+                nodeCount: arrays.vertexLatitudes.count, from: arcs.map { reduction.tail[$0] }, to: arcs.map { arrays.arcHead[$0] },
+                weight: arcs.map { arrays.arcWeight[$0] + reduction.cost[Int(arrays.arcHead[$0])] },
+                duration: arcs.map { arrays.arcDuration[$0] + reduction.cost[Int(arrays.arcHead[$0])] },
+                length: arcs.map { arrays.edgeLength[Int(arrays.arcEdge[$0] >> 1)] },
+                mask: arcs.map { arrays.arcClasses[$0] & excludable })
+        } else {
+            let lengths = arrays.arcEdge.map { arrays.edgeLength[Int($0 >> 1)] }
+            builder = HierarchyBuilder(arcCount: arrays.arcHead.count, transitionStart: arrays.transitionStart,
                                        transitionTargets: arrays.transitionTargets,
                                        transitionWeight: arrays.transitionWeight, arcWeight: arrays.arcWeight,
                                        arcDuration: arrays.arcDuration, arcLength: lengths,
-                                       arcClasses: arrays.arcClasses.map { $0 & ArcClasses.excludable.rawValue })
+                                       arcClasses: arrays.arcClasses.map { $0 & excludable })
+        }
         var (hierarchy, stats) = builder.build { report(.contracting(mode, $0)) }
         stats.seconds = Date().timeIntervalSince(started)
-        return (hierarchy, stats)
+        stats.overVertices = reduction != nil
+        return (hierarchy, stats, reduction)
     }
 }
 
 extension GraphArrays {
-    mutating func install(_ h: HierarchyArrays) {
+    mutating func install(_ h: HierarchyArrays, overVertices reduction: VertexReduction?) {
         chRank = h.rank
         chUpStart = h.upStart; chUpTarget = h.upTarget; chUpWeight = h.upWeight; chUpMiddle = h.upMiddle
         chUpLength = h.upLength; chUpDuration = h.upDuration; chUpMask = h.upMask
         chDownStart = h.downStart; chDownSource = h.downSource; chDownWeight = h.downWeight
         chDownMiddle = h.downMiddle; chDownLength = h.downLength; chDownDuration = h.downDuration; chDownMask = h.downMask
+        chVertexCost = reduction?.cost ?? []
+        chArcTail = reduction?.tail ?? []
     }
 }
 

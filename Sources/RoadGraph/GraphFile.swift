@@ -18,7 +18,7 @@ import Glibc
 /// never used.
 public enum GraphFormat {
     public static let magic: [UInt8] = Array("WAYFGRPH".utf8)
-    public static let version: UInt32 = 8
+    public static let version: UInt32 = 9
     static let headerSize = 512
     static let sectionEntrySize = 32
     /// Where the header's own checksum sits (it covers the header, with these bytes zero, and the section table).
@@ -116,7 +116,7 @@ enum SectionID: UInt32, CaseIterable {
          gridSegments, edgeFlags, labelStart, labelEntries, vertexEdgeStart, vertexEdges, arcInCore, chRank, chUpStart,
          chUpTarget, chUpWeight, chUpMiddle, chUpLength, chDownStart, chDownSource, chDownWeight, chDownMiddle, chDownLength, transitionWeight,
          arcDuration, arcClasses, arcDestinations, edgePronunciation, edgeExits, chUpDuration, chDownDuration,
-         chUpMask, chDownMask, arcTurnLanes, edgeLanes
+         chUpMask, chDownMask, arcTurnLanes, edgeLanes, chVertexCost, chArcTail
 }
 
 /// A read-only memory mapping that lives as long as any graph that points into it.
@@ -305,6 +305,8 @@ public enum GraphFileWriter {
         add(.chDownLength, arrays.chDownLength)
         add(.chDownDuration, arrays.chDownDuration)
         add(.chDownMask, arrays.chDownMask)
+        add(.chVertexCost, arrays.chVertexCost)
+        add(.chArcTail, arrays.chArcTail)
 
         guard let out = fopen(path, "wb") else { throw GraphFileError.cannotWrite("cannot create \(path)") }
         var failed = false

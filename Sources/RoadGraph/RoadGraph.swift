@@ -173,12 +173,16 @@ public struct GraphArrays {
     public var labelStart: [UInt32] = [0], labelEntries: [UInt32] = []
     public var vertexEdgeStart: [UInt32] = [0], vertexEdges: [UInt32] = []
     public var gridCellStart: [UInt32] = [0], gridSegments: [UInt32] = []
-    /// Contraction hierarchy over the arcs (empty when the graph was imported without one); see `Contraction`.
+    /// Contraction hierarchy (empty when the graph was imported without one); see `Contraction`. Its nodes are
+    /// the arcs, or the vertices where `chVertexCost` is set (see `RoadGraph.hierarchyOverVertices`).
     public var chRank: [UInt32] = []
     public var chUpStart: [UInt32] = [0], chUpTarget: [UInt32] = [], chUpWeight: [UInt32] = [], chUpMiddle: [UInt32] = []
     public var chUpLength: [Float] = [], chUpDuration: [UInt32] = [], chUpMask: [UInt8] = []
     public var chDownStart: [UInt32] = [0], chDownSource: [UInt32] = [], chDownWeight: [UInt32] = []
     public var chDownMiddle: [UInt32] = [], chDownLength: [Float] = [], chDownDuration: [UInt32] = [], chDownMask: [UInt8] = []
+    /// For a hierarchy over vertices only: per vertex, what passing it costs (the one weight of every turn there,
+    /// milliseconds; `noIndex` where a barrier lets nothing through), and per arc, its tail.
+    public var chVertexCost: [UInt32] = [], chArcTail: [UInt32] = []
 
     public init() {}
 }
@@ -218,6 +222,7 @@ public struct RoadGraph: @unchecked Sendable {
     public let chDownWeight: UnsafeBufferPointer<UInt32>, chDownMiddle: UnsafeBufferPointer<UInt32>
     public let chDownLength: UnsafeBufferPointer<Float>, chDownDuration: UnsafeBufferPointer<UInt32>
     public let chDownMask: UnsafeBufferPointer<UInt8>
+    public let chVertexCost: UnsafeBufferPointer<UInt32>, chArcTail: UnsafeBufferPointer<UInt32>
 
     /// The most a single turn may cost (a sanity bound checked at load, so that sums of weights cannot overflow).
     public static let maxTurnWeight: UInt32 = 600_000
@@ -232,8 +237,16 @@ public struct RoadGraph: @unchecked Sendable {
         return centimetres < Double(Self.maxArcCentimetres) ? UInt32(centimetres) : Self.maxArcCentimetres
     }
 
+    /// Whether the hierarchy's nodes are vertices, not arcs: imported so for a mode whose turns all cost the same
+    /// at each vertex and are all allowed but U-turns (walking), where a path through a vertex costs the same
+    /// whichever way it arrived; a quarter of the nodes to contract, and smaller searches.
+    public var hierarchyOverVertices: Bool { !chVertexCost.isEmpty }
+
+    /// The hierarchy's nodes: vertices or arcs.
+    public var hierarchyNodeCount: Int { hierarchyOverVertices ? vertexCount : arcCount }
+
     /// Whether the graph carries a contraction hierarchy.
-    public var hasHierarchy: Bool { chRank.count == arcCount && arcCount > 0 }
+    public var hasHierarchy: Bool { arcCount > 0 && chRank.count == hierarchyNodeCount }
 
     public var vertexCount: Int { vertexLatitudes.count }
     public var edgeCount: Int { edgeLength.count }
@@ -296,6 +309,8 @@ public struct RoadGraph: @unchecked Sendable {
         chDownLength = try sections.buffer(.chDownLength)
         chDownDuration = try sections.buffer(.chDownDuration)
         chDownMask = try sections.buffer(.chDownMask)
+        chVertexCost = try sections.buffer(.chVertexCost)
+        chArcTail = try sections.buffer(.chArcTail)
         try validate()
     }
 
@@ -360,21 +375,26 @@ public struct RoadGraph: @unchecked Sendable {
                     "turn weights")
         try require(arcEdge.allSatisfy { Int($0 >> 1) < edges }, "arc edges")
         try require(arcComponent.allSatisfy { Int($0) < componentSize.count }, "components")
+        try require(chVertexCost.isEmpty && chArcTail.isEmpty
+                    || chVertexCost.count == vertices && chArcTail.count == arcs && !chRank.isEmpty, "hierarchy over vertices")
+        try require(chVertexCost.allSatisfy { $0 <= Self.maxTurnWeight || $0 == noIndex }
+                    && chArcTail.allSatisfy { Int($0) < vertices }, "vertex costs")
         if !chRank.isEmpty {
-            try require(chRank.count == arcs, "hierarchy")
+            let nodes = hierarchyNodeCount
+            try require(chRank.count == nodes, "hierarchy")
             let up = chUpTarget.count, down = chDownSource.count
-            try requireTable(chUpStart, arcs, up, "hierarchy edges up")
-            try requireTable(chDownStart, arcs, down, "hierarchy edges down")
+            try requireTable(chUpStart, nodes, up, "hierarchy edges up")
+            try requireTable(chDownStart, nodes, down, "hierarchy edges down")
             try require([chUpWeight.count, chUpMiddle.count, chUpLength.count, chUpDuration.count, chUpMask.count].allSatisfy { $0 == up }
                         && [chDownWeight.count, chDownMiddle.count, chDownLength.count, chDownDuration.count, chDownMask.count]
                         .allSatisfy { $0 == down },
                         "hierarchy arrays")
-            try require(chUpTarget.allSatisfy { Int($0) < arcs } && chDownSource.allSatisfy { Int($0) < arcs }, "hierarchy nodes")
-            try require(chUpMiddle.allSatisfy { $0 == noIndex || Int($0) < arcs }
-                        && chDownMiddle.allSatisfy { $0 == noIndex || Int($0) < arcs }, "hierarchy shortcuts")
+            try require(chUpTarget.allSatisfy { Int($0) < nodes } && chDownSource.allSatisfy { Int($0) < nodes }, "hierarchy nodes")
+            try require(chUpMiddle.allSatisfy { $0 == noIndex || Int($0) < nodes }
+                        && chDownMiddle.allSatisfy { $0 == noIndex || Int($0) < nodes }, "hierarchy shortcuts")
             try require(chUpLength.allSatisfy(\.isFinite) && chDownLength.allSatisfy(\.isFinite), "hierarchy lengths")
             // Edges go up in rank, and a shortcut skips an arc ranked below both its ends: unpacking ends.
-            for u in 0..<arcs {
+            for u in 0..<nodes {
                 let rank = chRank[u]
                 for k in Int(chUpStart[u])..<Int(chUpStart[u + 1]) {
                     let v = Int(chUpTarget[k]), middle = chUpMiddle[k]

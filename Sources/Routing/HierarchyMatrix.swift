@@ -19,6 +19,8 @@ public struct HierarchyMatrix: @unchecked Sendable {
     private let bucketAtStart: [Bool]
     /// Targets by the arcs they lie on, for the cells within one arc.
     private let targetsOnArc: [UInt32: [(target: Int, endpoint: SearchEndpoint)]]
+    /// Over vertices: targets pinned to one direction of their road, whose cells the plain search gives.
+    private let pinnedTargets: [Int]
     private let scratch: TableScratch
     private let excluded: UInt8
 
@@ -46,6 +48,7 @@ public struct HierarchyMatrix: @unchecked Sendable {
         let targetEndpoints = targets.map { graph.targetEndpoints($0) }
         self.targetEndpoints = targetEndpoints
         let copies = graph.arcCopies()
+        let overVertices = graph.hierarchyOverVertices
         // Each thread takes every k-th target and keeps its own entries; they are merged and sorted after.
         let workers = max(1, min(threads, targets.count / 16))
         let parts = parallelMap(workers, threads: workers, pool: scratch.upward) { side, worker -> [Labelled] in
@@ -54,15 +57,24 @@ public struct HierarchyMatrix: @unchecked Sendable {
                 var starts: [UpwardSearch.Start] = []
                 for t in targetEndpoints[j] {
                     let length = Double(graph.edgeLength[graph.edge(ofArc: t.arc).edge])
+                    if overVertices {
+                        // From the target arc's tail (unless nothing passes there).
+                        let tail = graph.chArcTail[Int(t.arc)]
+                        guard graph.chVertexCost[Int(tail)] != noIndex else { continue }
+                        starts.append(UpwardSearch.Start(node: tail, weight: Int64(t.cost), duration: Int64(graph.targetDuration(t)),
+                                                         length: length * t.fraction))
+                        continue
+                    }
                     // Entering the target arc costs its whole weight; only the part up to the point counts.
-                    let start = UpwardSearch.Start(arc: t.arc, weight: Int64(t.cost) - Int64(graph.arcWeight[Int(t.arc)]),
+                    let start = UpwardSearch.Start(node: t.arc, weight: Int64(t.cost) - Int64(graph.arcWeight[Int(t.arc)]),
                                                    duration: Int64(graph.targetDuration(t)) - Int64(graph.arcDuration[Int(t.arc)]),
                                                    length: length * t.fraction - length)
                     starts.append(start)
-                    for copy in copies[t.arc] ?? [] { var s = start; s.arc = copy; starts.append(s) }
+                    for copy in copies[t.arc] ?? [] { var s = start; s.node = copy; starts.append(s) }
                 }
-                side.run(graph, starts: starts, upward: false, excluded: excluded) { arc, label, atStart in
-                    entries.append(Labelled(arc: arc, atStart: atStart,
+                side.run(graph, starts: starts, upward: false, excluded: excluded) { node, label, atStart in
+                    // Over vertices, two starting labels meeting is a path from the source arc onto the target's.
+                    entries.append(Labelled(node: node, atStart: atStart && !overVertices,
                                             entry: BucketEntry(target: UInt32(j), weight: Int32(clamping: label.weight),
                                                                duration: Int32(clamping: label.duration),
                                                                length: Float(label.length))))
@@ -71,18 +83,20 @@ public struct HierarchyMatrix: @unchecked Sendable {
             return entries
         }
         var entries = Array(parts.joined())
-        entries.sort { $0.arc < $1.arc || ($0.arc == $1.arc && $0.entry.target < $1.entry.target) }
-        var starts = [UInt32](repeating: 0, count: graph.arcCount + 1)
-        for e in entries { starts[Int(e.arc) + 1] += 1 }
-        for a in 0..<graph.arcCount { starts[a + 1] += starts[a] }
+        entries.sort { $0.node < $1.node || ($0.node == $1.node && $0.entry.target < $1.entry.target) }
+        let nodes = graph.hierarchyNodeCount
+        var starts = [UInt32](repeating: 0, count: nodes + 1)
+        for e in entries { starts[Int(e.node) + 1] += 1 }
+        for a in 0..<nodes { starts[a + 1] += starts[a] }
         bucketStart = starts
         buckets = entries.map(\.entry)
         bucketAtStart = entries.map(\.atStart)
         targetsOnArc = graph.targetsByArc(targetEndpoints)
+        pinnedTargets = overVertices ? targetEndpoints.indices.filter { !graph.endpointsFree(targetEndpoints[$0], excluded: excluded) } : []
     }
 
     private struct Labelled {
-        var arc: UInt32
+        var node: UInt32
         var atStart: Bool
         var entry: BucketEntry
     }
@@ -105,11 +119,22 @@ public struct HierarchyMatrix: @unchecked Sendable {
         var starts: [UpwardSearch.Start] = []
         for s in sourceEndpoints {
             let arcLength = Double(graph.edgeLength[graph.edge(ofArc: s.arc).edge])
-            starts.append(UpwardSearch.Start(arc: s.arc, weight: Int64(s.cost), duration: Int64(graph.sourceDuration(s)),
-                                             length: arcLength * (1 - s.fraction)))
+            var start = UpwardSearch.Start(node: s.arc, weight: Int64(s.cost), duration: Int64(graph.sourceDuration(s)),
+                                           length: arcLength * (1 - s.fraction))
+            if graph.hierarchyOverVertices {
+                // From the source arc's head once past it (unless nothing passes there).
+                start.node = graph.arcHead[Int(s.arc)]
+                let pass = graph.chVertexCost[Int(start.node)]
+                guard pass != noIndex else { continue }
+                start.weight += Int64(pass)
+                start.duration += Int64(pass)
+            }
+            starts.append(start)
         }
-        // Cells the buckets cannot give: travel within one arc, and a target behind the source on the same arc.
-        var needsPlainSearch: [Int] = []
+        // Cells the buckets cannot give: travel within one arc, a target behind the source on the same arc, and
+        // over vertices, endpoints pinned to one direction (see `endpointsFree`).
+        var needsPlainSearch = graph.hierarchyOverVertices && !graph.endpointsFree(sourceEndpoints, excluded: excluded)
+            ? Array(0..<n) : pinnedTargets
         for s in sourceEndpoints {
             for (j, t) in targetsOnArc[s.arc] ?? [] {
                 if let cell = graph.cellWithinArc(from: s, to: t) {
@@ -121,13 +146,14 @@ public struct HierarchyMatrix: @unchecked Sendable {
                 }
             }
         }
+        if needsPlainSearch.count < n {
         weight.withUnsafeMutableBufferPointer { weight in
         duration.withUnsafeMutableBufferPointer { duration in
         length.withUnsafeMutableBufferPointer { length in
         buckets.withUnsafeBufferPointer { buckets in
         bucketStart.withUnsafeBufferPointer { bucketStart in
-            search.run(graph, starts: starts, upward: true, excluded: excluded) { arc, label, atStart in
-                for k in Int(bucketStart[Int(arc)])..<Int(bucketStart[Int(arc) + 1]) {
+            search.run(graph, starts: starts, upward: true, excluded: excluded) { node, label, atStart in
+                for k in Int(bucketStart[Int(node)])..<Int(bucketStart[Int(node) + 1]) {
                     let entry = buckets[k]
                     // Both labels being starting labels means travel inside one arc: handled above.
                     if atStart && bucketAtStart[k] { continue }
@@ -140,6 +166,7 @@ public struct HierarchyMatrix: @unchecked Sendable {
                 }
             }
         }}}}}
+        }
         var best = (0..<n).map { j -> TableCell? in
             weight[j] < Int64(UInt32.max)
                 ? TableCell(weight: UInt32(weight[j]), duration: UInt32(clamping: max(0, duration[j])), distance: max(0, length[j]))
@@ -160,7 +187,8 @@ public struct HierarchyMatrix: @unchecked Sendable {
 struct UpwardSearch {
     /// A label: the weight searched on, and the duration and length of the same path.
     struct Start {
-        var arc: UInt32
+        /// A node of the hierarchy: an arc, or a vertex (see `RoadGraph.hierarchyOverVertices`).
+        var node: UInt32
         var weight: Int64, duration: Int64
         var length: Double
     }
@@ -188,14 +216,14 @@ struct UpwardSearch {
         labelled.reset(count: distance.count)
         heap.removeAll()
         for start in initial {
-            let i = Int(start.arc)
+            let i = Int(start.node)
             if labelled.contains(i) && distance[i] <= start.weight { continue }
             labelled.insert(i)
             distance[i] = start.weight
             duration[i] = start.duration
             length[i] = start.length
             atStart[i] = true
-            heap.push(start.weight, start.arc)
+            heap.push(start.weight, start.node)
         }
         let edgeStart = upward ? graph.chUpStart : graph.chDownStart
         let edgeNode = upward ? graph.chUpTarget : graph.chDownSource
@@ -203,7 +231,8 @@ struct UpwardSearch {
         let edgeDuration = upward ? graph.chUpDuration : graph.chDownDuration
         let edgeLength = upward ? graph.chUpLength : graph.chDownLength
         let edgeMask = upward ? graph.chUpMask : graph.chDownMask, otherMask = upward ? graph.chDownMask : graph.chUpMask
-        let classes = graph.arcClasses
+        // Over vertices, nodes have no classes: the edges' masks carry them all.
+        let classes = graph.hierarchyOverVertices ? UnsafeBufferPointer<UInt8>(start: nil, count: 0) : graph.arcClasses
         // Stall-on-demand: an arc reached more cheaply from above than by this search's own label is not on a
         // shortest path from the start, so neither its label nor its edges are worth using.
         let otherStart = upward ? graph.chDownStart : graph.chUpStart
@@ -218,10 +247,10 @@ struct UpwardSearch {
                 if labelled.contains(x) && distance[x] + Int64(otherWeight[k]) < d { stalled = true; break }
             }
             if stalled { continue }
-            settle(arc, Start(arc: arc, weight: d, duration: duration[i], length: length[i]), atStart[i])
+            settle(arc, Start(node: arc, weight: d, duration: duration[i], length: length[i]), atStart[i])
             for k in Int(edgeStart[i])..<Int(edgeStart[i + 1]) {
                 let x = Int(edgeNode[k])
-                if edgeMask[k] & excluded != 0 || classes[x] & excluded != 0 { continue }
+                if edgeMask[k] & excluded != 0 || (!classes.isEmpty && classes[x] & excluded != 0) { continue }
                 let nd = d + Int64(edgeWeight[k])
                 if labelled.contains(x) && distance[x] <= nd { continue }
                 labelled.insert(x)

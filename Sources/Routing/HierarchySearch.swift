@@ -55,12 +55,17 @@ public struct HierarchySearch {
         precondition(graph.hasHierarchy, "the graph has no contraction hierarchy")
         // A target behind the source on the same arc needs a path that comes back to that arc, which the upward
         // searches cannot see (each arc keeps only its best label): such rare legs go to plain search.
-        if sources.contains(where: { s in targets.contains { graph.liesBehind($0, s) } }) {
+        // Over vertices, endpoints pinned to one direction need the arc graph too (the router gives them A*).
+        let pinned = graph.hierarchyOverVertices && !(graph.endpointsFree(sources, excluded: excluding.rawValue)
+                                                       && graph.endpointsFree(targets, excluded: excluding.rawValue))
+        if pinned || sources.contains(where: { s in targets.contains { graph.liesBehind($0, s) } }) {
             return plain.shortestPath(in: graph, from: sources, to: targets, heuristic: NoHeuristic(), excluding: excluding)
         }
         let excluded = excluding.rawValue
-        func allowed(_ arc: UInt32) -> Bool { graph.arcClasses[Int(arc)] & excluded == 0 }
-        let n = graph.arcCount
+        let overVertices = graph.hierarchyOverVertices
+        // Over vertices, nodes have no classes: the edges' masks carry them all.
+        func allowed(_ node: UInt32) -> Bool { overVertices || graph.arcClasses[Int(node)] & excluded == 0 }
+        let n = graph.hierarchyNodeCount
         forward.prepare(n)
         backward.prepare(n)
         var best = Int64.max
@@ -72,19 +77,32 @@ public struct HierarchySearch {
             }
         }
         if let direct { best = Int64(direct.cost) }
-        for s in sources { forward.offer(s.arc, Int64(s.cost), parent: noIndex) }
-        let copies = copies(in: graph)
         var lowestBackwardStart = Int64(0)
-        for t in targets {
-            // Entering the target arc costs its full weight; only the part up to the point counts.
-            let start = Int64(t.cost) - Int64(graph.arcWeight[Int(t.arc)])
-            lowestBackwardStart = min(lowestBackwardStart, start)
-            backward.offer(t.arc, start, parent: noIndex)
-            for copy in copies[t.arc] ?? [] { backward.offer(copy, start, parent: noIndex) }
+        if overVertices {
+            // From the source arc's head once past it, to the target arc's tail; a vertex nothing passes is no start.
+            for s in sources {
+                let v = graph.arcHead[Int(s.arc)], pass = graph.chVertexCost[Int(v)]
+                if pass != noIndex { forward.offer(v, Int64(s.cost) + Int64(pass), parent: noIndex) }
+            }
+            for t in targets {
+                let v = graph.chArcTail[Int(t.arc)]
+                if graph.chVertexCost[Int(v)] != noIndex { backward.offer(v, Int64(t.cost), parent: noIndex) }
+            }
+        } else {
+            for s in sources { forward.offer(s.arc, Int64(s.cost), parent: noIndex) }
+            let copies = copies(in: graph)
+            for t in targets {
+                // Entering the target arc costs its full weight; only the part up to the point counts.
+                let start = Int64(t.cost) - Int64(graph.arcWeight[Int(t.arc)])
+                lowestBackwardStart = min(lowestBackwardStart, start)
+                backward.offer(t.arc, start, parent: noIndex)
+                for copy in copies[t.arc] ?? [] { backward.offer(copy, start, parent: noIndex) }
+            }
         }
-        // Meeting where both labels are starting labels would be travel within one arc, which only counts when
-        // the target lies ahead of the source: the `direct` case above.
-        func valid(_ i: Int) -> Bool { forward.parent[i] != noIndex || backward.parent[i] != noIndex }
+        // Over arcs, meeting where both labels are starting labels would be travel within one arc, which only
+        // counts when the target lies ahead of the source: the `direct` case above. Over vertices it is a path
+        // from the source arc straight onto the target arc.
+        func valid(_ i: Int) -> Bool { overVertices || forward.parent[i] != noIndex || backward.parent[i] != noIndex }
         var settled = 0
         while true {
             // Backward labels start below zero (by at most the target arc's weight), so the forward search may stop
@@ -123,20 +141,50 @@ public struct HierarchySearch {
         if meeting == noIndex, let direct {
             return SearchResult(cost: direct.cost, path: [direct.arc], in: graph, settled: settled)
         }
-        // Up-path from the source to the meeting arc, then down from it to the target, shortcuts unpacked.
+        // Up-path from the source to the meeting node, then down from it to the target, shortcuts unpacked.
         var upPath: [UInt32] = [meeting]
         var a = meeting
         while forward.parent[Int(a)] != noIndex { a = forward.parent[Int(a)]; upPath.append(a) }
         upPath.reverse()
-        var arcs: [UInt32] = [upPath[0]]
-        for k in 1..<upPath.count { unpack(graph, from: upPath[k - 1], to: upPath[k], excluded: excluded, into: &arcs) }
+        var nodes: [UInt32] = [upPath[0]]
+        for k in 1..<upPath.count { unpack(graph, from: upPath[k - 1], to: upPath[k], excluded: excluded, into: &nodes) }
         a = meeting
         while backward.parent[Int(a)] != noIndex {
             let next = backward.parent[Int(a)]
-            unpack(graph, from: a, to: next, excluded: excluded, into: &arcs)
+            unpack(graph, from: a, to: next, excluded: excluded, into: &nodes)
             a = next
         }
-        return SearchResult(cost: UInt32(clamping: best), path: arcs, in: graph, settled: settled)
+        if overVertices {
+            // The vertices become arcs: the source arc, the cheapest usable arc between each two vertices, the
+            // target arc. A damaged file whose hierarchy names an arc that is not there gets the plain search.
+            guard let arcs = arcs(through: nodes, graph, sources: sources, targets: targets, excluded: excluded) else {
+                return plain.shortestPath(in: graph, from: sources, to: targets, heuristic: NoHeuristic(), excluding: excluding)
+            }
+            return SearchResult(cost: UInt32(clamping: best), path: arcs, in: graph, settled: settled)
+        }
+        return SearchResult(cost: UInt32(clamping: best), path: nodes, in: graph, settled: settled)
+    }
+
+    /// A path of vertices as arcs, from the source arc whose start label the path began with to the target arc
+    /// whose start label it ended with.
+    private func arcs(through vertices: [UInt32], _ graph: RoadGraph, sources: [SearchEndpoint], targets: [SearchEndpoint],
+                      excluded: UInt8) -> [UInt32]? {
+        let first = vertices[0], last = vertices[vertices.count - 1]
+        guard let source = sources.first(where: { s in
+                  graph.arcHead[Int(s.arc)] == first && graph.chVertexCost[Int(first)] != noIndex
+                      && Int64(s.cost) + Int64(graph.chVertexCost[Int(first)]) == forward.distance[Int(first)]
+              }),
+              let target = targets.first(where: { t in
+                  graph.chArcTail[Int(t.arc)] == last && Int64(t.cost) == backward.distance[Int(last)]
+              }) else { return nil }
+        var arcs: [UInt32] = [source.arc]
+        arcs.reserveCapacity(vertices.count + 1)
+        for k in 1..<vertices.count {
+            guard let arc = graph.cheapestArc(from: vertices[k - 1], to: vertices[k], excluded: excluded) else { return nil }
+            arcs.append(arc)
+        }
+        arcs.append(target.arc)
+        return arcs
     }
 
     /// Stall-on-demand: an arc reached more cheaply from a higher arc than by its own label is not on a shortest
@@ -152,7 +200,7 @@ public struct HierarchySearch {
         return false
     }
 
-    /// Appends the arcs after `from` up to and including `to` along the hierarchy edge from→to.
+    /// Appends the nodes after `from` up to and including `to` along the hierarchy edge from→to.
     func unpack(_ graph: RoadGraph, from: UInt32, to: UInt32, excluded: UInt8, into arcs: inout [UInt32]) {
         var stack: [(UInt32, UInt32)] = [(from, to)]
         while let (u, v) = stack.popLast() {
@@ -162,8 +210,8 @@ public struct HierarchySearch {
         }
     }
 
-    /// The arc a hierarchy edge u→v skips, or nil for an original transition. The edge is stored at whichever
-    /// end has the lower rank; the cheapest such edge without excluded classes is the one the search used.
+    /// The node a hierarchy edge u→v skips, or nil for an original edge. The edge is stored at whichever end has
+    /// the lower rank; the cheapest such edge without excluded classes is the one the search used.
     func middle(_ graph: RoadGraph, _ u: UInt32, _ v: UInt32, excluded: UInt8) -> UInt32? {
         var bestWeight = UInt32.max
         var result: UInt32? = nil

@@ -237,7 +237,8 @@ public struct Router {
         let sources = graph.sourceEndpoints(source), targets = graph.targetEndpoints(target)
         let result: SearchResult?
         switch algorithm {
-        case .ch where graph.hasHierarchy, .automatic where graph.hasHierarchy:
+        case .ch where graph.hasHierarchy && hierarchyApplies(sources, targets),
+             .automatic where graph.hasHierarchy && hierarchyApplies(sources, targets):
             result = hierarchySearch.shortestPath(in: graph, from: sources, to: targets, excluding: excluding)
         case .astar, .automatic, .ch:  // .ch without a hierarchy: callers check `hasHierarchy` first
             result = search.shortestPath(in: graph, from: sources, to: targets,
@@ -248,6 +249,12 @@ public struct Router {
         }
         guard let result else { return nil }
         return assembleLeg(result, source: source, target: target)
+    }
+
+    /// A hierarchy over vertices leaves legs between pinned directions to A* (see `endpointsFree`).
+    private func hierarchyApplies(_ sources: [SearchEndpoint], _ targets: [SearchEndpoint]) -> Bool {
+        !graph.hierarchyOverVertices
+            || graph.endpointsFree(sources, excluded: excluding.rawValue) && graph.endpointsFree(targets, excluded: excluding.rawValue)
     }
 
     private func assembleLeg(_ result: SearchResult, source: Snap, target: Snap) -> RouteLeg {
@@ -385,6 +392,34 @@ extension RoadGraph {
 
     /// Whether a target lies behind a source on the same arc, which needs a path that leaves the arc and comes back.
     public func liesBehind(_ t: SearchEndpoint, _ s: SearchEndpoint) -> Bool { t.arc == s.arc && t.fraction < s.fraction }
+
+    /// The other direction of an arc's edge (noIndex where the edge is one-way for the mode).
+    @inlinable public func twin(ofArc a: UInt32) -> UInt32 {
+        let (e, reversed) = edge(ofArc: a)
+        return reversed ? edgeForwardArc[e] : edgeBackwardArc[e]
+    }
+
+    /// Whether endpoints leave no usable direction of their roads out (no bearing or via point pinned one): a
+    /// hierarchy over vertices is exact only then. It cannot forbid U-turns, and a path never needs one, except
+    /// to turn round from a direction an endpoint was pinned to.
+    public func endpointsFree(_ endpoints: [SearchEndpoint], excluded: UInt8) -> Bool {
+        endpoints.allSatisfy { e in
+            let back = twin(ofArc: e.arc)
+            return back == noIndex || arcClasses[Int(back)] & excluded != 0 || endpoints.contains { $0.arc == back }
+        }
+    }
+
+    /// The cheapest arc from vertex `u` to vertex `v` without `excluded` classes (parallel roads differ).
+    public func cheapestArc(from u: UInt32, to v: UInt32, excluded: UInt8) -> UInt32? {
+        var best: UInt32?
+        for k in Int(vertexEdgeStart[Int(u)])..<Int(vertexEdgeStart[Int(u) + 1]) {
+            let e = Int(vertexEdges[k] >> 1)
+            let arc = vertexEdges[k] & 1 == 1 ? edgeBackwardArc[e] : edgeForwardArc[e]
+            guard arc != noIndex, arcHead[Int(arc)] == v, arcClasses[Int(arc)] & excluded == 0 else { continue }
+            if best.map({ arcWeight[Int(arc)] < arcWeight[Int($0)] }) ?? true { best = arc }
+        }
+        return best
+    }
 
     /// The arcs a search may use at a snapped point.
     public func arcs(at snap: Snap) -> [(UInt32, Bool)] {

@@ -10,7 +10,7 @@ public final class TableScratch: @unchecked Sendable {
     public let plain = Pool { TableSearch() }
 
     public init(graph: RoadGraph) {
-        let count = graph.arcCount
+        let count = graph.hierarchyNodeCount
         upward = Pool { UpwardSearch(count: count) }
     }
 }

@@ -88,8 +88,8 @@ final class ProgressReporter {
                          stats.seconds, stats.places, stats.streets, stats.addresses, stats.interpolated, stats.pois, stats.areas))
         case .contracted(let mode, let stats):
             finish()
-            write(String(format: "contracted %@ in %.1f s: %d arcs, %d shortcuts, %d rounds\n", mode.rawValue, stats.seconds,
-                         stats.nodes, stats.shortcuts, stats.rounds))
+            write(String(format: "contracted %@ in %.1f s: %d %@, %d shortcuts, %d rounds\n", mode.rawValue, stats.seconds,
+                         stats.nodes, stats.overVertices ? "vertices" : "arcs", stats.shortcuts, stats.rounds))
         case .warning(let message):
             finish()
             write("warning: \(message)\n")

@@ -75,6 +75,50 @@ import Testing
         #expect(car.routed > 400 && foot.routed > 450, "most random pairs are routable: \(car), \(foot)")
     }
 
+    /// Walking's hierarchy is over vertices (driving's, with turn costs and restrictions, over arcs). It cannot
+    /// forbid U-turns, which only a point pinned to one direction of its road (a bearing, a via point passed
+    /// straight on) needs: such legs and cells go to the arc graph, and all agree with the oracle, ferries
+    /// excluded or not.
+    @Test func walkingHierarchyOverVerticesMatchesDijkstraWithPinnedDirections() throws {
+        let sample = Self.packageRoot.appendingPathComponent("graphs/helsinki.osm.pbf")
+        let (directory, driving, walking) = try Self.graphs(for: sample)
+        defer { _ = directory }
+        #expect(walking.hierarchyOverVertices && walking.hasHierarchy && walking.chRank.count == walking.vertexCount)
+        #expect(!driving.hierarchyOverVertices && driving.hasHierarchy)
+        #expect(walking.chVertexCost.contains(noIndex), "the sample has barriers walkers cannot pass")
+        let ferries = try Self.checkRandomPairs(walking, count: 300, seed: 11, excluding: .ferry)
+        #expect(ferries.routed > 250, "\(ferries)")
+        var random = SplitMix64(seed: 12)
+        let b = walking.metadata.bounds
+        func point() -> Coordinate {
+            Coordinate(latitude: b.minLatitude + Double(random.next() % 10_000) / 10_000 * (b.maxLatitude - b.minLatitude),
+                       longitude: b.minLongitude + Double(random.next() % 10_000) / 10_000 * (b.maxLongitude - b.minLongitude))
+        }
+        func pinned(_ snap: Snap) -> Snap {
+            var s = snap
+            if random.next() % 2 == 0 { s.allowsForward = false } else { s.allowsBackward = false }
+            return s.allowsForward || s.allowsBackward ? s : snap
+        }
+        var router = Router(graph: walking)
+        var compared = 0
+        var snaps: [Snap] = []
+        for k in 0..<300 {
+            guard let pair = try? router.snapWaypoints([point(), point()]) else { continue }
+            let (from, to) = (pinned(pair[0]), pinned(pair[1]))
+            snaps.append(k % 2 == 0 ? from : pair[0])
+            let oracle = ReferenceDijkstra.cost(in: walking, from: walking.sourceEndpoints(from), to: walking.targetEndpoints(to))
+            let hierarchy = router.routeLeg(from: from, to: to, algorithm: .ch)
+            #expect(hierarchy?.weight == oracle, "pinned \(from.location) → \(to.location)")
+            if oracle != nil { compared += 1 }
+        }
+        #expect(compared > 200)
+        // Tables: pinned and free points mixed, cell for cell against one plain search per source.
+        let mixed = Array(snaps.prefix(40))
+        let hierarchy = HierarchyMatrix(graph: walking, targets: mixed).rows(for: mixed, threads: 2)
+        let plain = TableSearch.rows(in: walking, sources: mixed, targets: mixed, threads: 2)
+        #expect(zip(hierarchy.joined(), plain.joined()).allSatisfy { $0?.weight == $1?.weight && $0?.duration == $1?.duration })
+    }
+
     @Test(.enabled(if: Available.porto, "needs ../shared/data/r5-porto_portugal.osm.pbf"))
     func portoAStarAndCHMatchDijkstra() throws {
         let porto = Self.sharedData.appendingPathComponent("r5-porto_portugal.osm.pbf")
