@@ -96,25 +96,42 @@ public struct HierarchyBuilder {
         self.init(outs: outs, classes: arcClasses ?? Array(repeating: 0, count: arcCount), threads: threads)
     }
 
-    /// A base graph given as its edges: `from[i]` → `edges[i].node` (`middle` noIndex), with the excludable
-    /// classes of the edge itself as its mask (nodes have none). Parallel edges are kept side by side where
-    /// neither is both cheaper and of fewer classes. For a hierarchy over vertices.
-    public init(nodeCount: Int, from: [UInt32], to: [UInt32], weight: [UInt32], duration: [UInt32], length: [Float],
-                mask: [UInt8], threads: Int = ProcessInfo.processInfo.activeProcessorCount)
+    /// One edge of a base graph given edge by edge.
+    public struct BaseEdge {
+        public var from: UInt32, to: UInt32, weight: UInt32, duration: UInt32
+        public var length: Float
+        /// The edge's own excludable classes.
+        public var mask: UInt8
+        public init(from: UInt32, to: UInt32, weight: UInt32, duration: UInt32, length: Float, mask: UInt8) {
+            self.from = from; self.to = to; self.weight = weight; self.duration = duration; self.length = length; self.mask = mask
+        }
+    }
+
+    /// A base graph given as `edgeCount` edges, read twice through `edge` (nil to leave one out) rather than
+    /// gathered into arrays first, which on large graphs would set the import's peak. Nodes have no classes:
+    /// each edge's mask carries its own. Parallel edges are kept side by side where neither is both cheaper and
+    /// of fewer classes. For a hierarchy over vertices.
+    public init(nodeCount: Int, edgeCount: Int, edge: (Int) -> BaseEdge?,
+                threads: Int = ProcessInfo.processInfo.activeProcessorCount)
     {
         var degree = [UInt32](repeating: 0, count: nodeCount)
-        for u in from { degree[Int(u)] += 1 }
-        var outs = EdgeLists(nodes: nodeCount, reserve: from.count)
+        var kept = 0
+        for i in 0..<edgeCount {
+            if let e = edge(i), e.from != e.to { degree[Int(e.from)] += 1; kept += 1 }
+        }
+        var outs = EdgeLists(nodes: nodeCount, reserve: kept)
         for u in 0..<nodeCount { outs.reserve(UInt32(u), Int(degree[u])) }
         degree = []
-        for i in from.indices where from[i] != to[i] {
-            let u = from[i]
-            let edge = Edge(node: to[i], weight: weight[i], middle: noIndex, length: length[i], duration: duration[i], mask: mask[i])
-            if outs.firstIndex(u, where: { $0.node == edge.node && $0.weight <= edge.weight && $0.mask & ~edge.mask == 0 }) != nil {
+        for i in 0..<edgeCount {
+            guard let base = edge(i), base.from != base.to else { continue }
+            let u = base.from
+            let e = Edge(node: base.to, weight: base.weight, middle: noIndex, length: base.length, duration: base.duration,
+                         mask: base.mask)
+            if outs.firstIndex(u, where: { $0.node == e.node && $0.weight <= e.weight && $0.mask & ~e.mask == 0 }) != nil {
                 continue
             }
-            outs.removeAll(u) { $0.node == edge.node && edge.weight <= $0.weight && edge.mask & ~$0.mask == 0 }
-            outs.append(u, edge)
+            outs.removeAll(u) { $0.node == e.node && e.weight <= $0.weight && e.mask & ~$0.mask == 0 }
+            outs.append(u, e)
         }
         self.init(outs: outs, classes: Array(repeating: 0, count: nodeCount), threads: threads)
     }

@@ -65,11 +65,11 @@ public enum GraphImporter {
             summary.ways = osm!.wayCount
             summary.relations = osm!.relationCount
             if osm!.wayCount == 0 { report(.warning("\(input) contains no highway ways: both graphs are empty")) }
-            var built: [(TravelMode, GraphArrays, GraphMetadata)] = []
+            var built: [(TravelMode, GraphArrays, GraphMetadata, GraphFileWriter)] = []
             for mode in TravelMode.allCases {
                 report(.building(mode))
                 var builder = ModeGraphBuilder(osm: osm!, profile: .for(mode))
-                let (arrays, maxSpeed, mainMinimum, grid) = builder.build()
+                var (arrays, maxSpeed, mainMinimum, grid) = builder.build()
                 var bounds = BoundingBox.empty
                 for i in 0..<arrays.vertexLatitudes.count {
                     bounds.extend(Coordinate(fixedLatitude: arrays.vertexLatitudes[i], fixedLongitude: arrays.vertexLongitudes[i]))
@@ -83,7 +83,12 @@ public enum GraphImporter {
                 }
                 report(.built(builder.statistics))
                 summary.modes.append(builder.statistics)
-                built.append((mode, arrays, metadata))
+                // What the contraction does not read is written now and let go: not held through it.
+                let path = staging.appendingPathComponent(GraphFormat.fileName(for: mode)).path
+                let writer: GraphFileWriter
+                do { writer = try GraphFileWriter(path: path) } catch { throw ImportError.cannotWrite("\(error)") }
+                writer.writeAllButRouting(&arrays)
+                built.append((mode, arrays, metadata, writer))
             }
             osm = nil
             releaseFreedMemory()
@@ -95,19 +100,17 @@ public enum GraphImporter {
             let placeResult = Locked<Result<PlaceIndexBuilder.Statistics, Error>?>(nil)
             let placesPath = staging.appendingPathComponent(Geocoder.fileName).path
             @Sendable func finishMode(_ i: Int) {
-                var taken: (TravelMode, GraphArrays, GraphMetadata)?
+                var taken: (TravelMode, GraphArrays, GraphMetadata, GraphFileWriter)?
                 pending.mutate { taken = $0[i]; $0[i] = nil }
-                guard let (mode, base, baseMetadata) = taken else { return }
-                var arrays = base
-                var metadata = baseMetadata
+                guard case (let mode, var arrays, let metadata, let writer)? = taken else { return }
+                taken = nil
                 if contract {
                     let (hierarchy, stats, reduction) = Self.contract(arrays, mode: mode, report: report)
                     arrays.install(hierarchy, overVertices: reduction)
                     contracted.mutate { $0[mode] = stats }
                 }
                 do {
-                    try GraphFileWriter.write(arrays, metadata: metadata,
-                                              to: staging.appendingPathComponent(GraphFormat.fileName(for: mode)).path)
+                    try writer.finish(&arrays, metadata: metadata)
                 } catch {
                     writeFailure.mutate { $0 = $0 ?? error }
                 }
@@ -131,7 +134,10 @@ public enum GraphImporter {
             }
             spawn { placeResult.mutate { $0 = Result { try PlaceIndexBuilder.build(osmFile: input, databasePath: placesPath) } } }
             if oneAtATime {
-                spawn { for k in 0..<modeCount { finishMode(k) } }
+                // Walking first: its hierarchy over vertices is quick, and its arrays (the larger) are written and
+                // let go before driving's long contraction, instead of waiting through it.
+                let order = pending.value.indices.sorted { (pending.value[$0]?.0 == .walking ? 0 : 1) < (pending.value[$1]?.0 == .walking ? 0 : 1) }
+                spawn { for k in order { finishMode(k) } }
             } else {
                 for k in 0..<modeCount { spawn { finishMode(k) } }
             }
@@ -187,15 +193,15 @@ public enum GraphImporter {
         let reduction = VertexReduction(arrays)
         if let reduction {
             // Arcs into or out of a vertex that lets nothing through are left out: no path passes there.
-            let arcs = (0..<arrays.arcHead.count).filter {
-                reduction.cost[Int(reduction.tail[$0])] != noIndex && reduction.cost[Int(arrays.arcHead[$0])] != noIndex
+            builder = HierarchyBuilder(nodeCount: arrays.vertexLatitudes.count, edgeCount: arrays.arcHead.count) { a in
+                let u = reduction.tail[a], v = arrays.arcHead[a]
+                let pass = reduction.cost[Int(v)]
+                guard reduction.cost[Int(u)] != noIndex, pass != noIndex else { return nil }
+                return HierarchyBuilder.BaseEdge(from: u, to: v, weight: arrays.arcWeight[a] + pass,
+                                                 duration: arrays.arcDuration[a] + pass,
+                                                 length: arrays.edgeLength[Int(arrays.arcEdge[a] >> 1)],
+                                                 mask: arrays.arcClasses[a] & excludable)
             }
-            builder = HierarchyBuilder(
-                nodeCount: arrays.vertexLatitudes.count, from: arcs.map { reduction.tail[$0] }, to: arcs.map { arrays.arcHead[$0] },
-                weight: arcs.map { arrays.arcWeight[$0] + reduction.cost[Int(arrays.arcHead[$0])] },
-                duration: arcs.map { arrays.arcDuration[$0] + reduction.cost[Int(arrays.arcHead[$0])] },
-                length: arcs.map { arrays.edgeLength[Int(arrays.arcEdge[$0] >> 1)] },
-                mask: arcs.map { arrays.arcClasses[$0] & excludable })
         } else {
             let lengths = arrays.arcEdge.map { arrays.edgeLength[Int($0 >> 1)] }
             builder = HierarchyBuilder(arcCount: arrays.arcHead.count, transitionStart: arrays.transitionStart,

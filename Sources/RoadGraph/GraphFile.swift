@@ -117,6 +117,16 @@ enum SectionID: UInt32, CaseIterable {
          chUpTarget, chUpWeight, chUpMiddle, chUpLength, chDownStart, chDownSource, chDownWeight, chDownMiddle, chDownLength, transitionWeight,
          arcDuration, arcClasses, arcDestinations, edgePronunciation, edgeExits, chUpDuration, chDownDuration,
          chUpMask, chDownMask, arcTurnLanes, edgeLanes, chVertexCost, chArcTail
+
+    /// The contraction hierarchy's sections.
+    var isHierarchy: Bool {
+        switch self {
+        case .chRank, .chUpStart, .chUpTarget, .chUpWeight, .chUpMiddle, .chUpLength, .chDownStart, .chDownSource, .chDownWeight,
+             .chDownMiddle, .chDownLength, .chUpDuration, .chDownDuration, .chUpMask, .chDownMask, .chVertexCost, .chArcTail:
+            return true
+        default: return false
+        }
+    }
 }
 
 /// A read-only memory mapping that lives as long as any graph that points into it.
@@ -244,76 +254,99 @@ func parallelFor(_ count: Int, threads: Int, _ body: (Int) -> Void) {
     DispatchQueue.concurrentPerform(iterations: count, execute: body)
 }
 
-/// Writes a graph file. Callers write into a temporary directory and rename it into place when all modes are done.
-public enum GraphFileWriter {
-    public static func write(_ arrays: GraphArrays, metadata: GraphMetadata, to path: String) throws {
-        typealias BytesProvider = ((UnsafeRawBufferPointer) -> Void) -> Void
-        let written = Date()
-        var sections: [(id: SectionID, elementSize: Int, count: Int, bytes: BytesProvider)] = []
-        func add<T>(_ id: SectionID, _ array: [T]) {
-            sections.append((id, MemoryLayout<T>.stride, array.count, { body in array.withUnsafeBytes(body) }))
-        }
-        add(.vertexLatitudes, arrays.vertexLatitudes)
-        add(.vertexLongitudes, arrays.vertexLongitudes)
-        add(.edgeShapeStart, arrays.edgeShapeStart)
-        add(.shapeLatitudes, arrays.shapeLatitudes)
-        add(.shapeLongitudes, arrays.shapeLongitudes)
-        add(.edgeLength, arrays.edgeLength)
-        add(.edgeLabel, arrays.edgeLabel)
-        add(.edgeFlags, arrays.edgeFlags)
-        add(.edgeRef, arrays.edgeRef)
-        add(.edgeClass, arrays.edgeClass)
-        add(.edgeForwardArc, arrays.edgeForwardArc)
-        add(.edgeBackwardArc, arrays.edgeBackwardArc)
-        add(.arcEdge, arrays.arcEdge)
-        add(.arcHead, arrays.arcHead)
-        add(.arcWeight, arrays.arcWeight)
-        add(.arcBase, arrays.arcBase)
-        add(.arcDuration, arrays.arcDuration)
-        add(.arcClasses, arrays.arcClasses)
-        add(.arcDestinations, arrays.arcDestinations)
-        add(.arcTurnLanes, arrays.arcTurnLanes)
-        add(.edgeLanes, arrays.edgeLanes)
-        add(.edgePronunciation, arrays.edgePronunciation)
-        add(.edgeExits, arrays.edgeExits)
-        add(.arcComponent, arrays.arcComponent)
-        add(.componentSize, arrays.componentSize)
-        add(.arcInCore, arrays.arcInCore)
-        add(.transitionStart, arrays.transitionStart)
-        add(.transitionTargets, arrays.transitionTargets)
-        add(.transitionWeight, arrays.transitionWeight)
-        add(.stringOffsets, arrays.stringOffsets)
-        add(.stringBytes, arrays.stringBytes)
-        add(.labelStart, arrays.labelStart)
-        add(.labelEntries, arrays.labelEntries)
-        add(.vertexEdgeStart, arrays.vertexEdgeStart)
-        add(.vertexEdges, arrays.vertexEdges)
-        add(.gridCellStart, arrays.gridCellStart)
-        add(.gridSegments, arrays.gridSegments)
-        add(.chRank, arrays.chRank)
-        add(.chUpStart, arrays.chUpStart)
-        add(.chUpTarget, arrays.chUpTarget)
-        add(.chUpWeight, arrays.chUpWeight)
-        add(.chUpMiddle, arrays.chUpMiddle)
-        add(.chUpLength, arrays.chUpLength)
-        add(.chUpDuration, arrays.chUpDuration)
-        add(.chUpMask, arrays.chUpMask)
-        add(.chDownStart, arrays.chDownStart)
-        add(.chDownSource, arrays.chDownSource)
-        add(.chDownWeight, arrays.chDownWeight)
-        add(.chDownMiddle, arrays.chDownMiddle)
-        add(.chDownLength, arrays.chDownLength)
-        add(.chDownDuration, arrays.chDownDuration)
-        add(.chDownMask, arrays.chDownMask)
-        add(.chVertexCost, arrays.chVertexCost)
-        add(.chArcTail, arrays.chArcTail)
+/// One section of a graph file: its id and the array of `GraphArrays` it holds.
+private protocol GraphSection {
+    var id: SectionID { get }
+    /// The array's bytes, element size and count.
+    func withBytes<R>(of arrays: GraphArrays, _ body: (UnsafeRawBufferPointer, Int, Int) -> R) -> R
+    func release(in arrays: inout GraphArrays)
+}
 
+private struct Section<T>: GraphSection {
+    let id: SectionID
+    let array: WritableKeyPath<GraphArrays, [T]>
+    init(_ id: SectionID, _ array: WritableKeyPath<GraphArrays, [T]>) { self.id = id; self.array = array }
+
+    func withBytes<R>(of arrays: GraphArrays, _ body: (UnsafeRawBufferPointer, Int, Int) -> R) -> R {
+        arrays[keyPath: array].withUnsafeBytes { body($0, MemoryLayout<T>.stride, arrays[keyPath: array].count) }
+    }
+
+    func release(in arrays: inout GraphArrays) { arrays[keyPath: array] = [] }
+}
+
+/// Writes a graph file section by section, each as soon as it is given, then the header and section table
+/// (which come first in the file) at the end. An import writes the sections its contraction does not read
+/// before contracting and lets them go (`writeAllButRouting`), so a large extract's geometry and names are not
+/// held through the contraction. Callers write into a temporary directory and rename it into place when all
+/// modes are done.
+public final class GraphFileWriter: @unchecked Sendable {  // one thread at a time
+    private static let sections: [any GraphSection] = [
+        Section(.vertexLatitudes, \.vertexLatitudes), Section(.vertexLongitudes, \.vertexLongitudes),
+        Section(.edgeShapeStart, \.edgeShapeStart), Section(.shapeLatitudes, \.shapeLatitudes),
+        Section(.shapeLongitudes, \.shapeLongitudes), Section(.edgeLength, \.edgeLength), Section(.edgeLabel, \.edgeLabel),
+        Section(.edgeFlags, \.edgeFlags), Section(.edgeRef, \.edgeRef), Section(.edgeClass, \.edgeClass),
+        Section(.edgeForwardArc, \.edgeForwardArc), Section(.edgeBackwardArc, \.edgeBackwardArc), Section(.arcEdge, \.arcEdge),
+        Section(.arcHead, \.arcHead), Section(.arcWeight, \.arcWeight), Section(.arcBase, \.arcBase),
+        Section(.arcDuration, \.arcDuration), Section(.arcClasses, \.arcClasses), Section(.arcDestinations, \.arcDestinations),
+        Section(.arcTurnLanes, \.arcTurnLanes), Section(.edgeLanes, \.edgeLanes), Section(.edgePronunciation, \.edgePronunciation),
+        Section(.edgeExits, \.edgeExits), Section(.arcComponent, \.arcComponent), Section(.componentSize, \.componentSize),
+        Section(.arcInCore, \.arcInCore), Section(.transitionStart, \.transitionStart),
+        Section(.transitionTargets, \.transitionTargets), Section(.transitionWeight, \.transitionWeight),
+        Section(.stringOffsets, \.stringOffsets), Section(.stringBytes, \.stringBytes), Section(.labelStart, \.labelStart),
+        Section(.labelEntries, \.labelEntries), Section(.vertexEdgeStart, \.vertexEdgeStart), Section(.vertexEdges, \.vertexEdges),
+        Section(.gridCellStart, \.gridCellStart), Section(.gridSegments, \.gridSegments), Section(.chRank, \.chRank),
+        Section(.chUpStart, \.chUpStart), Section(.chUpTarget, \.chUpTarget), Section(.chUpWeight, \.chUpWeight),
+        Section(.chUpMiddle, \.chUpMiddle), Section(.chUpLength, \.chUpLength), Section(.chUpDuration, \.chUpDuration),
+        Section(.chUpMask, \.chUpMask), Section(.chDownStart, \.chDownStart), Section(.chDownSource, \.chDownSource),
+        Section(.chDownWeight, \.chDownWeight), Section(.chDownMiddle, \.chDownMiddle), Section(.chDownLength, \.chDownLength),
+        Section(.chDownDuration, \.chDownDuration), Section(.chDownMask, \.chDownMask), Section(.chVertexCost, \.chVertexCost),
+        Section(.chArcTail, \.chArcTail),
+    ]
+
+    /// What a contraction hierarchy is built from (arcs, turns, the edges at each vertex, the vertex count):
+    /// kept until it is.
+    private static let routing: Set<SectionID> = [
+        .vertexLatitudes, .edgeLength, .edgeForwardArc, .edgeBackwardArc, .arcEdge, .arcHead, .arcWeight, .arcBase, .arcDuration, .arcClasses,
+        .transitionStart, .transitionTargets, .transitionWeight, .vertexEdgeStart, .vertexEdges,
+    ]
+
+    private let path: String
+    private var out: UnsafeMutablePointer<FILE>?
+    /// Per section written: id, element size, offset, count, checksum.
+    private var table: [(id: SectionID, elementSize: Int, offset: Int, count: Int, crc: UInt32)] = []
+    private var position: Int
+    private var failed = false
+
+    /// Creates the file, leaving room for the header and the section table.
+    public init(path: String) throws {
         guard let out = fopen(path, "wb") else { throw GraphFileError.cannotWrite("cannot create \(path)") }
-        var failed = false
-        func emit(_ bytes: UnsafeRawBufferPointer) {
-            if bytes.count > 0, fwrite(bytes.baseAddress, 1, bytes.count, out) != bytes.count { failed = true }
-        }
+        self.path = path
+        self.out = out
+        position = GraphFormat.headerSize + Self.sections.count * GraphFormat.sectionEntrySize
+        if fseek(out, position, SEEK_SET) != 0 { failed = true }
+    }
 
+    /// The whole graph at once.
+    public static func write(_ arrays: GraphArrays, metadata: GraphMetadata, to path: String) throws {
+        var copy = arrays
+        try GraphFileWriter(path: path).finish(&copy, metadata: metadata)
+    }
+
+    /// Writes every section but those a contraction is built from, and empties them in `arrays`.
+    public func writeAllButRouting(_ arrays: inout GraphArrays) {
+        for section in Self.sections where !Self.routing.contains(section.id) && !section.id.isHierarchy {
+            write(section, arrays)
+            section.release(in: &arrays)
+        }
+    }
+
+    /// Writes the sections not written yet, then the header and table; closes the file. `arrays` is emptied.
+    public func finish(_ arrays: inout GraphArrays, metadata: GraphMetadata) throws {
+        let written = Set(table.map(\.id))
+        for section in Self.sections where !written.contains(section.id) {
+            write(section, arrays)
+            section.release(in: &arrays)
+        }
         // Header.
         var header = [UInt8](repeating: 0, count: GraphFormat.headerSize)
         var cursor = 0
@@ -326,7 +359,7 @@ public enum GraphFileWriter {
         for b in GraphFormat.magic { put(b) }
         put(GraphFormat.version)
         put(metadata.mode.code)
-        put(UInt32(sections.count))
+        put(UInt32(table.count))
         put(UInt32(0))
         put(metadata.sourceChecksum)
         put(UInt32(0))
@@ -340,41 +373,48 @@ public enum GraphFileWriter {
         put(metadata.mainComponentMinimumSize)
         precondition(cursor <= GraphFormat.buildTimeOffset)
         cursor = GraphFormat.buildTimeOffset
-        put(Int64(written.timeIntervalSince1970))
+        put(Int64(Date().timeIntervalSince1970))
         let name = Array(metadata.sourceName.utf8.prefix(GraphFormat.sourceNameCapacity - 1))
         for (i, b) in name.enumerated() { header[GraphFormat.sourceNameOffset + i] = b }
-
-        // Section table, then the sections at aligned offsets; the header's checksum covers the table.
-        let align = GraphFormat.sectionAlignment
-        var offset = GraphFormat.headerSize + sections.count * GraphFormat.sectionEntrySize
-        offset = (offset + align - 1) / align * align
-        var table: [UInt8] = []
-        var offsets: [Int] = []
-        for (id, size, count, bytes) in sections {
-            offsets.append(offset)
-            var crc: UInt32 = 0
-            bytes { crc = GraphFormat.checksum($0) }
-            for v in [UInt64(id.rawValue) | UInt64(size) << 32, UInt64(offset), UInt64(count), UInt64(crc)] {
-                withUnsafeBytes(of: v.littleEndian) { table.append(contentsOf: $0) }
+        // The section table; the header's checksum covers it.
+        var entries: [UInt8] = []
+        for e in table {
+            for v in [UInt64(e.id.rawValue) | UInt64(e.elementSize) << 32, UInt64(e.offset), UInt64(e.count), UInt64(e.crc)] {
+                withUnsafeBytes(of: v.littleEndian) { entries.append(contentsOf: $0) }
             }
-            offset = (offset + size * count + align - 1) / align * align
         }
-        let headerCRC = (header + table).withUnsafeBytes { GraphFormat.headerChecksum($0, sectionCount: sections.count) }
+        let headerCRC = (header + entries).withUnsafeBytes { GraphFormat.headerChecksum($0, sectionCount: table.count) }
         withUnsafeBytes(of: headerCRC.littleEndian) { crc in
             for (i, b) in crc.enumerated() { header[GraphFormat.headerChecksumOffset + i] = b }
         }
+        guard let file = out else { throw GraphFileError.cannotWrite("\(path) was already finished") }
+        if fseek(file, 0, SEEK_SET) != 0 { failed = true }
         header.withUnsafeBytes { emit($0) }
-        table.withUnsafeBytes { emit($0) }
-        var position = GraphFormat.headerSize + table.count
-        let zeros = [UInt8](repeating: 0, count: align)
-        for (i, section) in sections.enumerated() {
-            let padding = offsets[i] - position
-            zeros.withUnsafeBytes { emit(UnsafeRawBufferPointer(rebasing: $0[0..<padding])) }
-            section.bytes { emit($0) }
-            position += padding + section.elementSize * section.count
-        }
-        if fflush(out) != 0 { failed = true }
-        if fclose(out) != 0 { failed = true }
+        entries.withUnsafeBytes { emit($0) }
+        if fflush(file) != 0 { failed = true }
+        if fclose(file) != 0 { failed = true }
+        out = nil
         if failed { throw GraphFileError.cannotWrite("could not write \(path) (disk full?)") }
+    }
+
+    /// An import that failed before finishing closes what it had begun (the staging directory goes with it).
+    deinit { if let out { fclose(out) } }
+
+    /// Appends a section at the next aligned offset.
+    private func write(_ section: any GraphSection, _ arrays: GraphArrays) {
+        let align = GraphFormat.sectionAlignment
+        let offset = (position + align - 1) / align * align
+        let zeros = [UInt8](repeating: 0, count: offset - position)
+        zeros.withUnsafeBytes { emit($0) }
+        section.withBytes(of: arrays) { bytes, size, count in
+            table.append((section.id, size, offset, count, GraphFormat.checksum(bytes)))
+            emit(bytes)
+            position = offset + bytes.count
+        }
+    }
+
+    private func emit(_ bytes: UnsafeRawBufferPointer) {
+        guard let out else { failed = true; return }
+        if bytes.count > 0, fwrite(bytes.baseAddress, 1, bytes.count, out) != bytes.count { failed = true }
     }
 }
