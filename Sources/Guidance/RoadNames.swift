@@ -1,11 +1,13 @@
 import Foundation
 
-/// The names, ref, pronunciation and exit number of a road: what decides whether a change is announced.
-struct RoadLabel: Equatable, Sendable {
+/// The names, ref, pronunciation and exit number of a road: what decides whether a change is announced. A class:
+/// a leg's roads, junctions and steps pass labels around by the thousand, and a leg reads each distinct label
+/// once (`TripLegReader`), so one reference beats six strings copied, and the same label is the same object.
+final class RoadLabel: Equatable, Sendable {
     let name: String
     let ref: String
-    var pronunciation: String
-    var exits: String
+    let pronunciation: String
+    let exits: String
     /// `name` and `ref` as compared, worked out once: a leg's guidance compares each label many times.
     let nameKey: [String]
     let plainRef: String
@@ -20,6 +22,10 @@ struct RoadLabel: Equatable, Sendable {
     }
 
     var isEmpty: Bool { name.isEmpty && ref.isEmpty }
+
+    static func == (a: RoadLabel, b: RoadLabel) -> Bool {
+        a === b || (a.name == b.name && a.ref == b.ref && a.pronunciation == b.pronunciation && a.exits == b.exits)
+    }
 }
 
 /// Whether a change of road is a change of name a driver should hear, after OSRM's `requiresNameAnnounced`, with
@@ -121,6 +127,7 @@ public enum RoadNames {
 
     /// OSRM's `requiresNameAnnounced`, names compared with `same`.
     static func requiresAnnouncement(from: RoadLabel, to: RoadLabel) -> Bool {
+        if from === to { return false }  // what the rules below say of a label and itself
         if from.isEmpty && !to.isEmpty { return true }
         let namesEmpty = from.name.isEmpty && to.name.isEmpty
         // An empty name is contained in every name (OSRM's prefix test): a name that goes is no news.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A JSON value with ordered object keys (stable, readable output; Foundation's serializer reorders keys).
-public indirect enum JSON: Equatable, Sendable {
+public enum JSON: Equatable, Sendable {  // not indirect: arrays box the nesting already
     case null
     case bool(Bool)
     case number(Double)
@@ -95,19 +95,27 @@ public indirect enum JSON: Equatable, Sendable {
 
     static func append(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        // Byte by byte: polylines are full of backslashes.
-        for b in s.utf8 {
-            switch b {
-            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(b)
-            case UInt8(ascii: "\\"): out.append(b); out.append(b)
-            case UInt8(ascii: "\n"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
-            case UInt8(ascii: "\r"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
-            case UInt8(ascii: "\t"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
-            case 0..<0x20:
-                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                        hexDigits[Int(b >> 4)], hexDigits[Int(b & 15)]])
-            default: out.append(b)
+        var s = s
+        s.withUTF8 { bytes in
+            // Runs that need no escaping are copied whole; polylines are full of backslashes, names are not.
+            var run = 0
+            for i in 0..<bytes.count {
+                let b = bytes[i]
+                if b >= 0x20 && b != UInt8(ascii: "\"") && b != UInt8(ascii: "\\") { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<i]))
+                run = i + 1
+                switch b {
+                case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(b)
+                case UInt8(ascii: "\\"): out.append(b); out.append(b)
+                case UInt8(ascii: "\n"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
+                case UInt8(ascii: "\r"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+                case UInt8(ascii: "\t"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
+                default:
+                    out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                            hexDigits[Int(b >> 4)], hexDigits[Int(b & 15)]])
+                }
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<bytes.count]))
         }
         out.append(UInt8(ascii: "\""))
     }
