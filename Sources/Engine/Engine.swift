@@ -91,6 +91,8 @@ public final class GraphSet: @unchecked Sendable {
     let tableScratch: [TravelMode: TableScratch]
     let isochroneBuilders: [TravelMode: Pool<IsochroneBuilder>]
     let matchers: [TravelMode: Pool<MapMatcher>]
+    /// Road labels decoded once per graph for every request's directions.
+    let labels: [TravelMode: RoadLabelStore]
     private let placesPath: String?
     private let placeLock = NSLock()
     private var openedGeocoder: Geocoder?
@@ -103,6 +105,7 @@ public final class GraphSet: @unchecked Sendable {
         tableScratch = graphs.mapValues { TableScratch(graph: $0) }
         isochroneBuilders = graphs.mapValues { graph in Pool { IsochroneBuilder(graph: graph) } }
         matchers = graphs.mapValues { graph in Pool { MapMatcher(graph: graph) } }
+        labels = graphs.mapValues { _ in RoadLabelStore() }
         openedGeocoder = geocoder
         placesPath = geocoder == nil ? generation?.placesPath : nil
         if geocoder == nil && placesPath == nil { geocoderFailure = GeocodingError.noIndex("this graph") }

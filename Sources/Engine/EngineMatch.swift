@@ -81,7 +81,7 @@ extension Engine {
         }
         let matchings = try result.matchings.map { m -> MatchAnswer.Matched in
             let route = Route(mode: query.mode, legs: m.legs, waypoints: m.points.map(\.snap))
-            let directions = try Directions(route: route, graph: graph, options: query.directions)
+            let directions = try Directions(route: route, graph: graph, options: query.directions, labels: set.labels[query.mode])
             return .init(route: route, directions: directions, confidence: m.confidence, points: m.points)
         }
         return MatchAnswer(graph: graph, matchings: matchings, placement: result.placement)

@@ -59,9 +59,10 @@ extension Engine {
                 do {
                     let route = try router.route(query.points, algorithm: query.algorithm, filters: query.filters,
                                                  continueStraight: query.continueStraight)
-                    let directions = try Directions(route: route, graph: graph, options: query.directions)
+                    let labels = set.labels[query.mode]
+                    let directions = try Directions(route: route, graph: graph, options: query.directions, labels: labels)
                     let others = try router.alternatives(to: route, count: query.alternatives).map {
-                        (route: $0, directions: try Directions(route: $0, graph: graph, options: query.directions))
+                        (route: $0, directions: try Directions(route: $0, graph: graph, options: query.directions, labels: labels))
                     }
                     return RouteAnswer(graph: graph, route: route, directions: directions, alternatives: others)
                 } catch let error as RoutingError {
@@ -97,7 +98,8 @@ extension Engine {
             return (walk, router.graph)
         }
         guard let (walk, walkingGraph) = walking,
-              let walkDirections = try? Directions(route: walk, graph: walkingGraph, options: query.directions) else { return answer }
+              let walkDirections = try? Directions(route: walk, graph: walkingGraph, options: query.directions,
+                                                   labels: set.labels[.walking]) else { return answer }
         var route = answer.route, directions = answer.directions
         route.continueOnFoot(walk)
         directions.continueOnFoot(walkDirections)

@@ -24,7 +24,9 @@ public struct Directions: Sendable {
     /// The names of the roads at the route's waypoints, in the requested language (OSRM's `waypoints[].name`).
     public private(set) var waypointNames: [String]
 
-    public init(route: Route, graph: RoadGraph, options: DirectionsOptions = DirectionsOptions()) throws {
+    /// `labels`: the graph's label store, where the caller keeps one across requests.
+    public init(route: Route, graph: RoadGraph, options: DirectionsOptions = DirectionsOptions(),
+                labels: RoadLabelStore? = nil) throws {
         // Street names follow any language the data has (name:xx); instructions fall back to English where no
         // phrase file exists for it.
         let phrases = try (try? PhraseBook.load(language: options.language)) ?? PhraseBook.load(language: "en")
@@ -40,7 +42,7 @@ public struct Directions: Sendable {
             } ?? []
             return
         }
-        let trips = route.legs.map { TripLeg(leg: $0, graph: graph, language: options.language) }
+        let trips = route.legs.map { TripLeg(leg: $0, graph: graph, language: options.language, labels: labels) }
         self.trips = trips
         waypointNames = trips.first.map { [$0.sourceName] + trips.map(\.targetName) } ?? []
         legs = trips.enumerated().map { index, trip in

@@ -71,26 +71,33 @@ public struct PhraseBook: Sendable {
     /// spaces an empty value leaves.
     private func fill(_ template: String, _ values: [String: String]) -> String {
         guard template.utf8.contains(UInt8(ascii: "{")) else { return template }
-        var result = ""
-        var rest = template[...]
-        while let open = rest.firstIndex(of: "{") {
-            result += rest[..<open]
-            guard let close = rest[open...].firstIndex(of: "}") else { break }
-            let key = String(rest[rest.index(after: open)..<close])
-            result += values[key] ?? String(rest[open...close])
-            rest = rest[rest.index(after: close)...]
-        }
-        result += rest
-        // One pass, without Foundation's searches (they were a tenth of guidance's time).
-        var tidy = String.UnicodeScalarView()
+        // Byte by byte, tidying as it goes (a space is one byte in UTF-8, and never part of another character):
+        // building the text a scalar at a time was most of guidance's phrasing.
+        let bytes = Array(template.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 48)
         var afterSpace = true
-        for scalar in result.unicodeScalars {
-            let space = scalar == " "
-            if !(space && afterSpace) { tidy.append(scalar) }
+        func emit(_ b: UInt8) {
+            let space = b == UInt8(ascii: " ")
+            if !(space && afterSpace) { out.append(b) }
             afterSpace = space
         }
-        if tidy.last == " " { tidy.removeLast() }
-        return String(tidy)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == UInt8(ascii: "{"), let close = bytes[(i + 1)...].firstIndex(of: UInt8(ascii: "}")) {
+                if let value = values[String(decoding: bytes[(i + 1)..<close], as: UTF8.self)] {
+                    for b in value.utf8 { emit(b) }
+                } else {
+                    for b in bytes[i...close] { emit(b) }
+                }
+                i = close + 1
+            } else {
+                emit(bytes[i])
+                i += 1
+            }
+        }
+        if out.last == UInt8(ascii: " ") { out.removeLast() }
+        return String(decoding: out, as: UTF8.self)
     }
 
     public func ordinal(_ n: Int) -> String {

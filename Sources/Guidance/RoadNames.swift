@@ -10,6 +10,7 @@ final class RoadLabel: Equatable, Sendable {
     let exits: String
     /// `name` and `ref` as compared, worked out once: a leg's guidance compares each label many times.
     let nameKey: [String]
+    let strippedKeys: [[String]]
     let plainRef: String
 
     init(name: String, ref: String, pronunciation: String, exits: String) {
@@ -18,6 +19,7 @@ final class RoadLabel: Equatable, Sendable {
         self.pronunciation = pronunciation
         self.exits = exits
         nameKey = RoadNames.key(name)
+        strippedKeys = RoadNames.stripped(nameKey)
         plainRef = RoadNames.plain(ref: ref)
     }
 
@@ -97,9 +99,9 @@ public enum RoadNames {
     }
 
     /// `same` on names' keys.
-    static func sameKeys(_ ka: [String], _ kb: [String]) -> Bool {
+    static func sameKeys(_ ka: [String], _ kb: [String], stripped sa: [[String]]? = nil, _ sb: [[String]]? = nil) -> Bool {
         if ka.isEmpty || kb.isEmpty { return ka == kb }
-        if ka == kb || stripped(ka).contains(kb) || stripped(kb).contains(ka) { return true }
+        if ka == kb || (sa ?? stripped(ka)).contains(kb) || (sb ?? stripped(kb)).contains(ka) { return true }
         let (short, long) = ka.count <= kb.count ? (ka, kb) : (kb, ka)
         return short.count == 1 && short[0].count >= 5 && long[0] != short[0] && long[0].hasPrefix(short[0])
     }
@@ -122,7 +124,7 @@ public enum RoadNames {
     static func same(_ a: RoadLabel, _ b: RoadLabel) -> Bool {
         if a.name == b.name { return true }
         if a.name.isEmpty || b.name.isEmpty { return false }
-        return sameKeys(a.nameKey, b.nameKey)
+        return sameKeys(a.nameKey, b.nameKey, stripped: a.strippedKeys, b.strippedKeys)
     }
 
     /// OSRM's `requiresNameAnnounced`, names compared with `same`.

@@ -186,7 +186,9 @@ struct StepAssembly {
     static func intersection(_ j: TripJunction, lanes: [Lane], classes: ArcClasses) -> Intersection {
         let rounded = j.roads.map { Int($0.bearing.rounded()) % 360 }
         let buckets = j.roads.map { Int((($0.bearing.rounded() + 7.5).truncatingRemainder(dividingBy: 360)) / 15) }
-        let published = Set(buckets).count == buckets.count ? buckets.map { $0 * 15 % 360 } : rounded
+        // A handful of roads: distinct by comparing pairs, not by hashing them into a set.
+        let distinct = buckets.indices.allSatisfy { i in !buckets[(i + 1)...].contains(buckets[i]) }
+        let published = distinct ? buckets.map { $0 * 15 % 360 } : rounded
         let order = j.roads.indices.sorted { published[$0] < published[$1] }
         return Intersection(
             location: j.location, bearings: order.map { published[$0] },

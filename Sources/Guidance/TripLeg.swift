@@ -154,8 +154,8 @@ enum RoadPriority {
 
 extension TripLeg {
     /// Reads a leg's roads and junctions from the graph. `language` picks the names shown (`name:xx`).
-    public init(leg: RouteLeg, graph: RoadGraph, language: String?) {
-        var reader = TripLegReader(graph: graph, leg: leg)
+    public init(leg: RouteLeg, graph: RoadGraph, language: String?, labels: RoadLabelStore? = nil) {
+        var reader = TripLegReader(graph: graph, leg: leg, store: labels)
         coordinates = leg.coordinates
         source = leg.source
         target = leg.target
@@ -187,26 +187,72 @@ struct TripLegReader {
     /// was most of guidance's time.
     private let labels = LabelCache()
 
+    /// A leg's labels by their ids, open addressing with a multiplicative hash: looked up for every road at every
+    /// junction, where hashing four ids through `Hasher` cost more than the rest of the lookup.
     final class LabelCache {
-        var byIDs: [LabelIDs: RoadLabel] = [:]
+        private var keys: [LabelIDs] = Array(repeating: LabelIDs(name: .max, ref: .max, pronunciation: .max, exits: .max), count: 64)
+        private var values: [RoadLabel?] = Array(repeating: nil, count: 64)
+        private var count = 0
+
+        subscript(ids: LabelIDs) -> RoadLabel? {
+            get {
+                var i = ids.slot(keys.count)
+                while let value = values[i] {
+                    if keys[i] == ids { return value }
+                    i = (i + 1) & (keys.count - 1)
+                }
+                return nil
+            }
+            set {
+                guard let newValue else { return }
+                if 2 * (count + 1) > keys.count { grow() }
+                var i = ids.slot(keys.count)
+                while values[i] != nil && keys[i] != ids { i = (i + 1) & (keys.count - 1) }
+                if values[i] == nil { count += 1 }
+                keys[i] = ids
+                values[i] = newValue
+            }
+        }
+
+        private func grow() {
+            let old = zip(keys, values).compactMap { k, v in v.map { (k, $0) } }
+            keys = Array(repeating: keys[0], count: keys.count * 2)
+            values = Array(repeating: nil, count: keys.count)
+            count = 0
+            for (k, v) in old { self[k] = v }
+        }
     }
 
     struct LabelIDs: Hashable {
         var name: UInt32, ref: UInt32, pronunciation: UInt32, exits: UInt32
+
+        /// A slot in a table of `size` (a power of two).
+        func slot(_ size: Int) -> Int {
+            let mixed = (UInt64(name) &* 0x9E37_79B9_7F4A_7C15) ^ (UInt64(ref) &* 0xC2B2_AE3D_27D4_EB4F)
+                ^ (UInt64(pronunciation) &* 0x1656_67B1_9E37_79F9) ^ (UInt64(exits) &* 0x27D4_EB2F_1656_67C5)
+            return Int(truncatingIfNeeded: (mixed ^ (mixed >> 29)) & UInt64(size - 1))
+        }
     }
 
-    init(graph: RoadGraph, leg: RouteLeg) {
+    /// Labels kept across legs and requests, where the caller has a store for this graph.
+    private let store: RoadLabelStore?
+
+    init(graph: RoadGraph, leg: RouteLeg, store: RoadLabelStore? = nil) {
         self.graph = graph
         self.leg = leg
+        self.store = store
     }
 
     func label(_ edge: Int) -> RoadLabel {
         let ids = LabelIDs(name: graph.edgeLabel[edge], ref: graph.edgeRef[edge], pronunciation: graph.edgePronunciation[edge],
                            exits: graph.edgeExits[edge])
-        if let known = labels.byIDs[ids] { return known }
-        let label = RoadLabel(name: graph.name(ofEdge: edge), ref: graph.ref(ofEdge: edge),
-                              pronunciation: graph.pronunciation(ofEdge: edge), exits: graph.exits(ofEdge: edge))
-        labels.byIDs[ids] = label
+        if let known = labels[ids] { return known }
+        let make = { [graph] in
+            RoadLabel(name: graph.name(ofEdge: edge), ref: graph.ref(ofEdge: edge),
+                      pronunciation: graph.pronunciation(ofEdge: edge), exits: graph.exits(ofEdge: edge))
+        }
+        let label = store?.label(ids, make) ?? make()
+        labels[ids] = label
         return label
     }
 
@@ -421,6 +467,25 @@ struct TripLegReader {
             vertex: v, location: graph.vertexCoordinate(v), distance: distance, labels: roads.map(\.label),
             rightmost: rightmost.map { (roads[$0].farVertex, roads[$0].angle, roads[$0].bearing) },
             leftmost: leftmost.map { (roads[$0].farVertex, roads[$0].angle, roads[$0].bearing) })
+    }
+}
+
+/// One graph's road labels, decoded and keyed once for all the legs of all requests (a server's routes meet the
+/// same streets again and again, and keying a name with accents folds it through Foundation). Thread-safe; the
+/// engine keeps one per graph it serves.
+public final class RoadLabelStore: @unchecked Sendable {
+    private let lock = NSLock()
+    private var byIDs: [TripLegReader.LabelIDs: RoadLabel] = [:]
+    /// Beyond this many labels new ones are made per leg instead (a bound on memory, far above a country's).
+    static let capacity = 2_000_000
+
+    public init() {}
+
+    func label(_ ids: TripLegReader.LabelIDs, _ make: () -> RoadLabel) -> RoadLabel {
+        if let known = lock.withLock({ byIDs[ids] }) { return known }
+        let label = make()
+        lock.withLock { if byIDs.count < Self.capacity { byIDs[ids] = label } }
+        return label
     }
 }
 

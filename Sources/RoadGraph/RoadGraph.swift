@@ -494,7 +494,11 @@ public struct RoadGraph: @unchecked Sendable {
 
     /// Bearing of an edge leaving a vertex (from the vertex along the edge), degrees.
     public func bearing(ofEdge e: Int, leavingFromEnd atEnd: Bool, lookahead: Double = 0) -> Double {
-        Geo.bearing(intoLine: shapeRange(ofEdge: e), fromLast: atEnd, lookahead: lookahead, point: shapePoint)
+        // The closure holds the two buffers only: `shapePoint` would copy the whole graph value into it.
+        let latitudes = shapeLatitudes, longitudes = shapeLongitudes
+        return Geo.bearing(intoLine: shapeRange(ofEdge: e), fromLast: atEnd, lookahead: lookahead) {
+            Coordinate(fixedLatitude: latitudes[$0], fixedLongitude: longitudes[$0])
+        }
     }
 
     /// Arcs copied for via-way restrictions, by the arc they copy. Copies follow all original arcs, so only the
