@@ -70,6 +70,8 @@ public final class Table: @unchecked Sendable {
             }
             return TableSearch.rows(in: graph, sources: snapped, targets: targets, threads: threads, excluding: excluding)
         }
+        // Every point snapped: the rows are the table's as computed.
+        if reachableColumns.count == destinations.count && snapped.count == block.count { return computed }
         var next = computed.makeIterator()
         return block.map { source in
             var row = [TableCell?](repeating: nil, count: destinations.count)

@@ -81,6 +81,9 @@ public enum ProtobufOutput {
     /// Rows of cells; unreachable cells become NaN.
     public static func matrixRows(_ rows: [[TableCell?]]) throws -> [UInt8] {
         var durations: [Float] = [], distances: [Float] = []
+        let cells = rows.reduce(0) { $0 + $1.count }
+        durations.reserveCapacity(cells)
+        distances.reserveCapacity(cells)
         for row in rows {
             for cell in row {
                 durations.append(cell.map { Float(Double($0.duration) / 1000) } ?? .nan)

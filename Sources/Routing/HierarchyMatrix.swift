@@ -111,10 +111,18 @@ public struct HierarchyMatrix: @unchecked Sendable {
 
     private func row(for source: Snap, search: inout UpwardSearch) -> [TableCell?] {
         let n = targets.count
-        // Flat per-target labels while searching (an array of optional cells cost a test and a copy per entry).
-        var weight = [Int64](repeating: Int64(UInt32.max), count: n)
-        var duration = [Int64](repeating: 0, count: n)
-        var length = [Double](repeating: 0, count: n)
+        // Flat per-target labels while searching (an array of optional cells cost a test and a copy per entry),
+        // kept with the thread's search between rows: fresh ones for each of 10,000 rows were a tenth of a large
+        // table's time in page faults.
+        var weight = search.rowWeight, duration = search.rowDuration, length = search.rowLength
+        search.rowWeight = []; search.rowDuration = []; search.rowLength = []
+        defer { search.rowWeight = weight; search.rowDuration = duration; search.rowLength = length }
+        if weight.count != n {
+            weight = Array(repeating: 0, count: n); duration = Array(repeating: 0, count: n); length = Array(repeating: 0, count: n)
+        }
+        weight.withUnsafeMutableBufferPointer { $0.update(repeating: Int64(UInt32.max)) }
+        duration.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+        length.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         let sourceEndpoints = graph.sourceEndpoints(source)
         var starts: [UpwardSearch.Start] = []
         for s in sourceEndpoints {
@@ -193,6 +201,8 @@ struct UpwardSearch {
         var length: Double
     }
 
+    /// A table row's labels per target, kept between rows (see `HierarchyMatrix.row`).
+    var rowWeight: [Int64] = [], rowDuration: [Int64] = [], rowLength: [Double] = []
     private var distance: [Int64]
     private var duration: [Int64]
     private var length: [Double]
