@@ -382,9 +382,10 @@ struct Mesh {
             if area > 0 { outers.append((ring, area, [])) } else if area < 0 { holes.append(ring) }
         }
         outers.sort { $0.area < $1.area }
+        let index = RingIndex(outers.map(\.ring))
         for hole in holes {
             let probe = ((hole[0].0 + hole[1].0) / 2, (hole[0].1 + hole[1].1) / 2)
-            if let k = outers.firstIndex(where: { Self.contains($0.ring, probe) }) { outers[k].holes.append(hole) }
+            if let k = index.first(containing: probe) { outers[k].holes.append(hole) }
         }
         return outers.sorted { $0.area > $1.area }.map { [$0.ring] + $0.holes }
     }
@@ -405,5 +406,59 @@ struct Mesh {
             j = i
         }
         return inside
+    }
+}
+
+/// Rings by their bounding boxes in a uniform grid, to find the first ring (in the given order) that contains a
+/// point without testing every ring: a contour of many small islands and holes (a damaged graph gave 27,000 of
+/// each) otherwise tests every hole against every ring.
+public struct RingIndex {
+    private let rings: [[(Double, Double)]]
+    private let boxes: [(minX: Double, minY: Double, maxX: Double, maxY: Double)]
+    private let origin: (Double, Double), cell: Double, side: Int
+    /// Ring indices per cell, ascending; rings covering more than `spread` cells are in `wide` instead.
+    private var cells: [[Int32]]
+    private var wide: [Int32] = []
+    private static let spread = 64
+
+    public init(_ rings: [[(Double, Double)]]) {
+        self.rings = rings
+        boxes = rings.map { ring in
+            ring.reduce((minX: Double.infinity, minY: Double.infinity, maxX: -Double.infinity, maxY: -Double.infinity)) {
+                (min($0.minX, $1.0), min($0.minY, $1.1), max($0.maxX, $1.0), max($0.maxY, $1.1))
+            }
+        }
+        let minX = boxes.map(\.minX).min() ?? 0, minY = boxes.map(\.minY).min() ?? 0
+        let maxX = boxes.map(\.maxX).max() ?? 0, maxY = boxes.map(\.maxY).max() ?? 0
+        origin = (minX, minY)
+        side = max(1, min(1024, Int(Double(rings.count).squareRoot().rounded(.up))))
+        let extent = max(maxX - minX, maxY - minY)
+        cell = extent.isFinite && extent > 0 ? extent / Double(side) : 1
+        cells = Array(repeating: [], count: side * side)
+        for (k, b) in boxes.enumerated() {
+            let (x0, y0) = slot(b.minX, b.minY), (x1, y1) = slot(b.maxX, b.maxY)
+            if (x1 - x0 + 1) * (y1 - y0 + 1) > Self.spread { wide.append(Int32(k)); continue }
+            for y in y0...y1 { for x in x0...x1 { cells[y * side + x].append(Int32(k)) } }
+        }
+    }
+
+    private func slot(_ x: Double, _ y: Double) -> (Int, Int) {
+        func clamp(_ v: Double) -> Int { v.isFinite ? min(side - 1, max(0, Int(v))) : 0 }
+        return (clamp((x - origin.0) / cell), clamp((y - origin.1) / cell))
+    }
+
+    /// The lowest index of a ring around `p`.
+    public func first(containing p: (Double, Double)) -> Int? {
+        let (x, y) = slot(p.0, p.1)
+        var best = Int.max
+        for candidates in [cells[y * side + x], wide] {
+            for k32 in candidates {
+                let k = Int(k32)
+                guard k < best else { break }  // both lists ascend
+                let b = boxes[k]
+                if p.0 >= b.minX && p.0 <= b.maxX && p.1 >= b.minY && p.1 <= b.maxY && Mesh.contains(rings[k], p) { best = k }
+            }
+        }
+        return best == Int.max ? nil : best
     }
 }
