@@ -65,7 +65,7 @@ public enum GraphImporter {
             summary.ways = osm!.wayCount
             summary.relations = osm!.relationCount
             if osm!.wayCount == 0 { report(.warning("\(input) contains no highway ways: both graphs are empty")) }
-            var built: [(TravelMode, GraphArrays, GraphMetadata, GraphFileWriter)] = []
+            var built: [(TravelMode, GraphArrays, GraphMetadata, GraphFileWriter, VertexReduction?)] = []
             for mode in TravelMode.allCases {
                 report(.building(mode))
                 var builder = ModeGraphBuilder(osm: osm!, profile: .for(mode))
@@ -88,7 +88,7 @@ public enum GraphImporter {
                 let writer: GraphFileWriter
                 do { writer = try GraphFileWriter(path: path) } catch { throw ImportError.cannotWrite("\(error)") }
                 writer.writeAllButRouting(&arrays)
-                built.append((mode, arrays, metadata, writer))
+                built.append((mode, arrays, metadata, writer, contract ? builder.vertexReduction() : nil))
             }
             osm = nil
             releaseFreedMemory()
@@ -100,12 +100,12 @@ public enum GraphImporter {
             let placeResult = Locked<Result<PlaceIndexBuilder.Statistics, Error>?>(nil)
             let placesPath = staging.appendingPathComponent(Geocoder.fileName).path
             @Sendable func finishMode(_ i: Int) {
-                var taken: (TravelMode, GraphArrays, GraphMetadata, GraphFileWriter)?
+                var taken: (TravelMode, GraphArrays, GraphMetadata, GraphFileWriter, VertexReduction?)?
                 pending.mutate { taken = $0[i]; $0[i] = nil }
-                guard case (let mode, var arrays, let metadata, let writer)? = taken else { return }
+                guard case (let mode, var arrays, let metadata, let writer, let reduction)? = taken else { return }
                 taken = nil
                 if contract {
-                    let (hierarchy, stats, reduction) = Self.contract(arrays, mode: mode, report: report)
+                    let (hierarchy, stats) = Self.contract(arrays, overVertices: reduction, mode: mode, report: report)
                     arrays.install(hierarchy, overVertices: reduction)
                     contracted.mutate { $0[mode] = stats }
                 }
@@ -136,7 +136,8 @@ public enum GraphImporter {
             if oneAtATime {
                 // Walking first: its hierarchy over vertices is quick, and its arrays (the larger) are written and
                 // let go before driving's long contraction, instead of waiting through it.
-                let order = pending.value.indices.sorted { (pending.value[$0]?.0 == .walking ? 0 : 1) < (pending.value[$1]?.0 == .walking ? 0 : 1) }
+                let modes = pending.value.map { $0?.0 }
+                let order = modes.indices.filter { modes[$0] == .walking } + modes.indices.filter { modes[$0] != .walking }
                 spawn { for k in order { finishMode(k) } }
             } else {
                 for k in 0..<modeCount { spawn { finishMode(k) } }
@@ -183,14 +184,13 @@ public enum GraphImporter {
     /// Above this many arcs (both modes together) the modes are contracted one after the other.
     static let parallelContractionLimit = 3_000_000
 
-    /// The mode's hierarchy: over vertices where the graph allows it (see `VertexReduction`), else over arcs.
-    static func contract(_ arrays: GraphArrays, mode: TravelMode, report: @escaping (ImportEvent) -> Void)
-        -> (HierarchyArrays, ContractionStatistics, VertexReduction?)
+    /// The mode's hierarchy: over vertices where the graph allows it (`reduction`), else over arcs.
+    static func contract(_ arrays: GraphArrays, overVertices reduction: VertexReduction?, mode: TravelMode,
+                         report: @escaping (ImportEvent) -> Void) -> (HierarchyArrays, ContractionStatistics)
     {
         let started = Date()
         let excludable = ArcClasses.excludable.rawValue
         var builder: HierarchyBuilder
-        let reduction = VertexReduction(arrays)
         if let reduction {
             // Arcs into or out of a vertex that lets nothing through are left out: no path passes there.
             builder = HierarchyBuilder(nodeCount: arrays.vertexLatitudes.count, edgeCount: arrays.arcHead.count) { a in
@@ -213,7 +213,7 @@ public enum GraphImporter {
         var (hierarchy, stats) = builder.build { report(.contracting(mode, $0)) }
         stats.seconds = Date().timeIntervalSince(started)
         stats.overVertices = reduction != nil
-        return (hierarchy, stats, reduction)
+        return (hierarchy, stats)
     }
 }
 

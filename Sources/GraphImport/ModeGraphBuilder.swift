@@ -426,6 +426,40 @@ struct ModeGraphBuilder {
         return packed & 1 == 1 ? arrays.edgeForwardArc[e] : arrays.edgeBackwardArc[e]
     }
 
+    /// The built graph as one of vertices (see `VertexReduction`), or nil where some vertex does not allow it.
+    func vertexReduction() -> VertexReduction? {
+        let arcs = arrays.arcHead.count
+        guard arcs > 0, arcTail.count == arcs, arrays.arcBase.indices.allSatisfy({ arrays.arcBase[$0] == UInt32($0) }) else {
+            return nil
+        }
+        // Per vertex: unknown (no arc has said), a cost, or blocked.
+        let unknown = UInt32.max - 1
+        var cost = [UInt32](repeating: unknown, count: arrays.vertexLatitudes.count)
+        for a in 0..<UInt32(arcs) {
+            let v = arrays.arcHead[Int(a)], back = twin(of: a)
+            let others = arcsLeaving(v).count - (back != noIndex ? 1 : 0)
+            let turns = Int(arrays.transitionStart[Int(a)])..<Int(arrays.transitionStart[Int(a) + 1])
+            let says: UInt32
+            if turns.allSatisfy({ arrays.transitionTargets[$0] == back }) {
+                if others == 0 { continue }  // a dead end: U-turns only, which no shortest path takes
+                says = noIndex
+            } else {
+                // Every arc leaving but the way back, once each, all at one cost.
+                guard turns.count == others, let first = turns.first else { return nil }
+                let weight = arrays.transitionWeight[first]
+                for i in turns {
+                    let b = arrays.transitionTargets[i]
+                    guard b != back, arcTail[Int(b)] == v, arrays.transitionWeight[i] == weight,
+                          !arrays.transitionTargets[turns.lowerBound..<i].contains(b) else { return nil }
+                }
+                says = weight
+            }
+            if cost[Int(v)] == unknown { cost[Int(v)] = says } else if cost[Int(v)] != says { return nil }
+        }
+        for v in cost.indices where cost[v] == unknown { cost[v] = 0 }
+        return VertexReduction(cost: cost, tail: arcTail)
+    }
+
     private func way(ofArc arc: UInt32) -> Int32 { edgeWay[Int(arrays.arcEdge[Int(arc)] >> 1)] }
 
     struct Transitions {

@@ -326,12 +326,6 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
         if fseek(out, position, SEEK_SET) != 0 { failed = true }
     }
 
-    /// The whole graph at once.
-    public static func write(_ arrays: GraphArrays, metadata: GraphMetadata, to path: String) throws {
-        var copy = arrays
-        try GraphFileWriter(path: path).finish(&copy, metadata: metadata)
-    }
-
     /// Writes every section but those a contraction is built from, and empties them in `arrays`.
     public func writeAllButRouting(_ arrays: inout GraphArrays) {
         for section in Self.sections where !Self.routing.contains(section.id) && !section.id.isHierarchy {
