@@ -58,9 +58,7 @@ public struct HierarchyMatrix: @unchecked Sendable {
                 for t in targetEndpoints[j] {
                     let length = Double(graph.edgeLength[graph.edge(ofArc: t.arc).edge])
                     if overVertices {
-                        // From the target arc's tail (unless nothing passes there).
-                        let tail = graph.chArcTail[Int(t.arc)]
-                        guard graph.chVertexCost[Int(tail)] != noIndex else { continue }
+                        guard let tail = graph.vertexStart(ofTarget: t) else { continue }
                         starts.append(UpwardSearch.Start(node: tail, weight: Int64(t.cost), duration: Int64(graph.targetDuration(t)),
                                                          length: length * t.fraction))
                         continue
@@ -130,10 +128,8 @@ public struct HierarchyMatrix: @unchecked Sendable {
             var start = UpwardSearch.Start(node: s.arc, weight: Int64(s.cost), duration: Int64(graph.sourceDuration(s)),
                                            length: arcLength * (1 - s.fraction))
             if graph.hierarchyOverVertices {
-                // From the source arc's head once past it (unless nothing passes there).
-                start.node = graph.arcHead[Int(s.arc)]
-                let pass = graph.chVertexCost[Int(start.node)]
-                guard pass != noIndex else { continue }
+                guard let (vertex, pass) = graph.vertexStart(ofSource: s) else { continue }
+                start.node = vertex
                 start.weight += Int64(pass)
                 start.duration += Int64(pass)
             }

@@ -81,12 +81,10 @@ public struct HierarchySearch {
         if overVertices {
             // From the source arc's head once past it, to the target arc's tail; a vertex nothing passes is no start.
             for s in sources {
-                let v = graph.arcHead[Int(s.arc)], pass = graph.chVertexCost[Int(v)]
-                if pass != noIndex { forward.offer(v, Int64(s.cost) + Int64(pass), parent: noIndex) }
+                if let (v, pass) = graph.vertexStart(ofSource: s) { forward.offer(v, Int64(s.cost) + Int64(pass), parent: noIndex) }
             }
             for t in targets {
-                let v = graph.chArcTail[Int(t.arc)]
-                if graph.chVertexCost[Int(v)] != noIndex { backward.offer(v, Int64(t.cost), parent: noIndex) }
+                if let v = graph.vertexStart(ofTarget: t) { backward.offer(v, Int64(t.cost), parent: noIndex) }
             }
         } else {
             for s in sources { forward.offer(s.arc, Int64(s.cost), parent: noIndex) }
@@ -171,11 +169,10 @@ public struct HierarchySearch {
                       excluded: UInt8) -> [UInt32]? {
         let first = vertices[0], last = vertices[vertices.count - 1]
         guard let source = sources.first(where: { s in
-                  graph.arcHead[Int(s.arc)] == first && graph.chVertexCost[Int(first)] != noIndex
-                      && Int64(s.cost) + Int64(graph.chVertexCost[Int(first)]) == forward.distance[Int(first)]
+                  graph.vertexStart(ofSource: s).map { $0.vertex == first && Int64(s.cost) + Int64($0.pass) == forward.distance[Int(first)] } ?? false
               }),
               let target = targets.first(where: { t in
-                  graph.chArcTail[Int(t.arc)] == last && Int64(t.cost) == backward.distance[Int(last)]
+                  graph.vertexStart(ofTarget: t) == last && Int64(t.cost) == backward.distance[Int(last)]
               }) else { return nil }
         var arcs: [UInt32] = [source.arc]
         arcs.reserveCapacity(vertices.count + 1)

@@ -409,6 +409,19 @@ extension RoadGraph {
         }
     }
 
+    /// Over vertices: where a search from a source endpoint starts (its arc's head, once passed) and what passing
+    /// that vertex costs; nil where nothing passes there.
+    @inlinable public func vertexStart(ofSource s: SearchEndpoint) -> (vertex: UInt32, pass: UInt32)? {
+        let v = arcHead[Int(s.arc)], pass = chVertexCost[Int(v)]
+        return pass == noIndex ? nil : (v, pass)
+    }
+
+    /// Over vertices: where a search towards a target endpoint starts (its arc's tail); nil where nothing passes.
+    @inlinable public func vertexStart(ofTarget t: SearchEndpoint) -> UInt32? {
+        let v = chArcTail[Int(t.arc)]
+        return chVertexCost[Int(v)] == noIndex ? nil : v
+    }
+
     /// The cheapest arc from vertex `u` to vertex `v` without `excluded` classes (parallel roads differ).
     public func cheapestArc(from u: UInt32, to v: UInt32, excluded: UInt8) -> UInt32? {
         var best: UInt32?

@@ -38,7 +38,9 @@ enum BenchHTTPCommand {
         let rounds = try args.integer("--rounds", default: 3, range: 1...100)
         let threads = try args.integer("--threads", default: ProcessInfo.processInfo.activeProcessorCount, range: 1...256)
         guard let graphPath = args["--graph"] else { throw CommandError.usage("--graph <dir> is required") }
-        let engine = try openEngine(args, modes: [mode])
+        // In process, the engine is opened as `serve` opens it (every mode, the server's limits) and answers too.
+        let inProcess = args.has("--in-process")
+        let engine = inProcess ? try openEngine(args, limits: EngineLimits.server.configured(by: args)) : try openEngine(args, modes: [mode])
         let graph = engine.current.graphs[mode]!
         let bounds = graph.metadata.bounds
         guard bounds != .empty else { throw CommandError.badInput("the \(mode.rawValue) graph is empty") }
@@ -61,7 +63,7 @@ enum BenchHTTPCommand {
 
         var server: Process?
         let host: String, port: UInt16
-        if args.has("--in-process") {
+        if inProcess {
             guard args["--server"] == nil else { throw CommandError.usage("--in-process and --server exclude each other") }
             host = "in-process"; port = 0
         } else if let address = args["--server"] {
@@ -75,9 +77,7 @@ enum BenchHTTPCommand {
         defer {
             if let server { server.terminate(); server.waitUntilExit() }
         }
-        // In process, the engine is opened as `serve` opens it: every mode, the server's limits.
-        var client: any RequestClient = port == 0
-            ? InProcessClient(service: WayfinderService(engine: try openEngine(args, limits: EngineLimits.server.configured(by: args))))
+        var client: any RequestClient = inProcess ? InProcessClient(service: WayfinderService(engine: engine))
             : try HTTPClient(host: host, port: port)
         let profile = mode == .driving ? "driving" : "foot"
         func coordinates(_ points: [Coordinate]) -> String {
@@ -110,7 +110,7 @@ enum BenchHTTPCommand {
         }
         print("graph \(graphPath) (\(mode.rawValue)); seed \(seed); \(pairs.count) pairs (\(redrawn) points redrawn, "
             + "more than 5 km from a road), \(routable.count) routable; \(rounds) rounds; "
-            + (port == 0 ? "handler in process" : "server \(host):\(port)")
+            + (inProcess ? "handler in process" : "server \(host):\(port)")
             + (server == nil ? "" : " with \(threads) threads"))
         print(String(format: "routes: median %.1f km, %.0f steps", BenchCommand.median(distances) / 1000,
                      BenchCommand.median(steps)))

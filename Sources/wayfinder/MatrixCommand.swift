@@ -89,6 +89,7 @@ enum MatrixCommand {
         let writing = DispatchQueue(label: "matrix writer")
         let slot = DispatchSemaphore(value: 1)
         let failure = Locked<Error?>(nil)
+        defer { writing.sync {} }  // a block in flight is finished whatever stops the loop
         var first = 0
         while first < rowCount && failure.value == nil {
             let end = min(rowCount, first + blockRows)
