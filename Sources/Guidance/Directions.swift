@@ -126,7 +126,7 @@ extension GuidanceStep {
                                 bearingAfter: type == .arrive ? 0 : Int(draft.bearingAfter.rounded()) % 360,
                                 exit: draft.exit > 0 ? draft.exit : nil)
         let coordinates = type == .arrive ? [location, location] : Array(trip.coordinates[draft.first...draft.last])
-        self.init(maneuver: maneuver, name: draft.name, ref: draft.label.ref, mode: draft.mode, distance: draft.distance,
+        self.init(maneuver: maneuver, name: draft.name, ref: draft.label.ref, mode: draft.mode.rawValue, distance: draft.distance,
                   duration: draft.duration, coordinates: coordinates, intersections: draft.intersections)
         pronunciation = draft.label.pronunciation
         destinations = draft.destinations

@@ -12,7 +12,7 @@ struct DraftStep {
     var label: RoadLabel
     var name: String
     var destinations: String
-    var mode: String
+    var mode: StepMode
     var rotaryName: String?
     var rotaryPronunciation: String?
     var distance: Double

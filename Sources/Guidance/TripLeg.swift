@@ -35,8 +35,7 @@ public struct TripSegment: Sendable {
     public var classes: ArcClasses
     public var roundabout: Bool, circular: Bool
     public var isBridge: Bool
-    /// "driving", "walking", "ferry" or "train".
-    public var mode: String
+    public var mode: StepMode
     public var distance: Double, duration: Double, weight: Double
     /// The segment's points in the leg's coordinates.
     public var coordinates: ClosedRange<Int>
@@ -51,6 +50,14 @@ public struct TripSegment: Sendable {
 
     var priority: Int { RoadPriority.of(roadClass, isLink: isLink) }
     var lowPriority: Bool { RoadPriority.isLow(roadClass) }
+}
+
+/// How a step is travelled: the graph's mode, or a ferry or train on the way (OSRM's step `mode`). A one-byte
+/// value, not a String: guidance compares and copies it with every road and step.
+public enum StepMode: String, Sendable {
+    case driving, walking, ferry, train
+
+    init(_ mode: TravelMode) { self = mode == .driving ? .driving : .walking }
 }
 
 /// One road at a junction.
@@ -70,7 +77,7 @@ public struct TripRoad: Sendable {
     var incomingOnly: Bool
     var oneway: Bool
     var laneCount: Int
-    var mode: String
+    var mode: StepMode
     var length: Double
     /// Straight-line distance to the road's far end.
     var reach: Double
@@ -193,6 +200,8 @@ struct TripLegReader {
         private var keys: [LabelIDs] = Array(repeating: LabelIDs(name: .max, ref: .max, pronunciation: .max, exits: .max), count: 64)
         private var values: [RoadLabel?] = Array(repeating: nil, count: 64)
         private var count = 0
+        /// Names in the requested language by label id: a leg's segments run along few streets.
+        var localized: [UInt32: String] = [:]
 
         subscript(ids: LabelIDs) -> RoadLabel? {
             get {
@@ -256,16 +265,24 @@ struct TripLegReader {
         return label
     }
 
-    func mode(_ edge: Int) -> String {
+    func mode(_ edge: Int) -> StepMode {
         let flags = graph.flags(ofEdge: edge)
-        return flags.contains(.ferry) ? "ferry" : flags.contains(.train) ? "train" : graph.mode.rawValue
+        return flags.contains(.ferry) ? .ferry : flags.contains(.train) ? .train : StepMode(graph.mode)
     }
 
     func segment(_ stretch: Stretch, language: String?) -> TripSegment {
         let edge = graph.edge(ofArc: stretch.arc).edge
         let flags = graph.flags(ofEdge: edge)
+        let labelID = graph.edgeLabel[edge]
+        let name: String
+        if let known = labels.localized[labelID] {
+            name = known
+        } else {
+            name = graph.name(ofEdge: edge, language: language)
+            labels.localized[labelID] = name
+        }
         return TripSegment(
-            name: graph.name(ofEdge: edge, language: language), label: label(edge),
+            name: name, label: label(edge),
             destinations: graph.destinations(ofArc: stretch.arc), roadClass: graph.roadClass(ofEdge: edge),
             isLink: flags.contains(.link), classes: stretch.classes, roundabout: flags.contains(.roundabout),
             circular: flags.contains(.circular), isBridge: flags.contains(.bridge), mode: mode(edge),
@@ -285,11 +302,15 @@ struct TripLegReader {
         return 20
     }
 
-    /// Every road at vertex `v`, seen from there.
-    func roads(at v: UInt32, allowed: [UInt32]?) -> [TripRoad] {
-        let here = graph.edges(atVertex: v)
+    /// Every road at vertex `v`, seen from there. `allowed`: the arcs the approach may turn onto, as a range of
+    /// the transition table (nil: every road that can be left along).
+    func roads(at v: UInt32, allowed: Range<Int>?) -> [TripRoad] {
+        let here = Int(graph.vertexEdgeStart[Int(v)])..<Int(graph.vertexEdgeStart[Int(v) + 1])
         let origin = graph.vertexCoordinate(v)
-        return here.map { edge, atEnd in
+        var roads: [TripRoad] = []
+        roads.reserveCapacity(here.count)
+        for k in here {
+            let edge = Int(graph.vertexEdges[k] >> 1), atEnd = graph.vertexEdges[k] & 1 == 1
             let leaving = atEnd ? graph.edgeBackwardArc[edge] : graph.edgeForwardArc[edge]
             let arriving = atEnd ? graph.edgeForwardArc[edge] : graph.edgeBackwardArc[edge]
             let flags = graph.flags(ofEdge: edge)
@@ -300,24 +321,27 @@ struct TripLegReader {
                                         lookahead: Self.lookahead(roadClass, isLink: isLink, onRing: onRing, roadsHere: here.count))
             let range = graph.shapeRange(ofEdge: edge)
             let far = graph.shapePoint(atEnd ? range.lowerBound : range.upperBound - 1)
-            return TripRoad(
-                bearing: bearing, angle: 0,
-                entryAllowed: leaving != noIndex && (allowed?.contains(leaving) ?? true),
+            var entryAllowed = leaving != noIndex
+            if entryAllowed, let allowed {
+                // A handful of arcs: a scan finds them faster than a set hashes them.
+                entryAllowed = allowed.contains { graph.arcBase[Int(graph.transitionTargets[$0])] == leaving }
+            }
+            roads.append(TripRoad(
+                bearing: bearing, angle: 0, entryAllowed: entryAllowed,
                 label: label(edge), roadClass: roadClass, isLink: isLink,
                 classes: leaving != noIndex ? graph.classes(ofArc: leaving) : (arriving != noIndex ? graph.classes(ofArc: arriving) : []),
                 roundabout: flags.contains(.roundabout), circular: flags.contains(.circular), incomingOnly: leaving == noIndex,
                 oneway: flags.contains(.oneway), laneCount: Int(graph.edgeLanes[edge]), mode: mode(edge),
                 length: Double(graph.edgeLength[edge]), reach: Geo.distance(origin, far), edge: edge, atEnd: atEnd,
-                farVertex: leaving != noIndex ? graph.arcHead[Int(leaving)] : v)
+                farVertex: leaving != noIndex ? graph.arcHead[Int(leaving)] : v))
         }
+        return roads
     }
 
     mutating func junction(from a: Stretch, to b: Stretch) -> TripJunction {
         let v = graph.arcHead[Int(a.arc)]
         let location = leg.coordinates[a.coordinates.upperBound]
-        // A handful of arcs: an array searches them faster than a set hashes them.
-        let allowed = (Int(graph.transitionStart[Int(a.arc)])..<Int(graph.transitionStart[Int(a.arc) + 1]))
-            .map { graph.arcBase[Int(graph.transitionTargets[$0])] }
+        let allowed = Int(graph.transitionStart[Int(a.arc)])..<Int(graph.transitionStart[Int(a.arc) + 1])
         let (inEdge, inReversed) = graph.edge(ofArc: a.arc)
         let (outEdge, outReversed) = graph.edge(ofArc: b.arc)
         var roads = roads(at: v, allowed: allowed)
@@ -489,17 +513,28 @@ public final class RoadLabelStore: @unchecked Sendable {
     }
 }
 
-/// The next junction along a road from a junction of the leg.
-struct JunctionAhead: Sendable {
-    var vertex: UInt32
-    var location: Coordinate
-    var distance: Double
+/// The next junction along a road from a junction of the leg. A class: roads at a junction are copied many times
+/// over, and this is the largest thing they would carry.
+final class JunctionAhead: Sendable {
+    typealias Extreme = (far: UInt32, angle: Double, bearing: Double)
+    let vertex: UInt32
+    let location: Coordinate
+    let distance: Double
     /// The names of every road there.
-    var labels: [RoadLabel]
+    let labels: [RoadLabel]
     /// The sharpest right and left roads there, arriving along the road: where they lead, their turn angle and
     /// bearing.
-    var rightmost: (far: UInt32, angle: Double, bearing: Double)?
-    var leftmost: (far: UInt32, angle: Double, bearing: Double)?
+    let rightmost: Extreme?
+    let leftmost: Extreme?
+
+    init(vertex: UInt32, location: Coordinate, distance: Double, labels: [RoadLabel], rightmost: Extreme?, leftmost: Extreme?) {
+        self.vertex = vertex
+        self.location = location
+        self.distance = distance
+        self.labels = labels
+        self.rightmost = rightmost
+        self.leftmost = leftmost
+    }
 }
 
 extension TripLeg {

@@ -531,7 +531,7 @@ struct TurnAnalysis {
 
     /// On a ferry or train, nothing is said until it lands.
     mutating func suppressMode() -> Bool {
-        guard via.mode == "ferry" || via.mode == "train", roads.allSatisfy({ $0.mode == via.mode }) else { return false }
+        guard via.mode == .ferry || via.mode == .train, roads.allSatisfy({ $0.mode == via.mode }) else { return false }
         for i in roads.indices { instructions[i] = .init(.noTurn, direction(i)) }
         return true
     }

@@ -78,7 +78,7 @@ public enum OSRMRouteResponse {
 
     static func leg(_ leg: RouteLeg, steps: [GuidanceStep], _ options: Options) -> JSON {
         var members: [(String, JSON)] = [
-            ("steps", .array(options.steps ? steps.map { step($0, options) } : [])),
+            ("steps", options.steps ? Self.steps(steps, options) : .array([])),
             ("summary", .string(leg.summary)),
             ("weight", .number(Double(leg.weight) / 1000, decimals: 1)),
             ("duration", .number(leg.duration, decimals: 1)),
@@ -118,59 +118,109 @@ public enum OSRMRouteResponse {
         return .object(members)
     }
 
-    static func step(_ step: GuidanceStep, _ options: Options) -> JSON {
-        let m = step.maneuver
-        var maneuver: [(String, JSON)] = [
-            ("bearing_after", .number(Double(m.bearingAfter))),
-            ("bearing_before", .number(Double(m.bearingBefore))),
-            ("location", location(m.location)),
-            ("type", .string(m.type.rawValue)),
-        ]
-        if let modifier = m.modifier { maneuver.append(("modifier", .string(modifier.rawValue))) }
-        if let exit = m.exit { maneuver.append(("exit", .number(Double(exit)))) }
-        maneuver.append(("instruction", .string(step.instruction)))
-        var members: [(String, JSON)] = [
-            ("geometry", geometry(step.coordinates, options.geometries)),
-            ("maneuver", .object(maneuver)),
-            ("mode", .string(step.mode)),
-            ("driving_side", .string("right")),
-            ("name", .string(step.name)),
-        ]
-        // OSRM writes these only when the road has them.
-        for (key, value) in [("ref", step.ref), ("pronunciation", step.pronunciation), ("destinations", step.destinations),
-                             ("exits", step.exits)] where !value.isEmpty {
-            members.append((key, .string(value)))
-        }
-        if let rotary = step.rotaryName {
-            members.append(("rotary_name", .string(rotary)))
-            if let spoken = step.rotaryPronunciation, !spoken.isEmpty { members.append(("rotary_pronunciation", .string(spoken))) }
-        }
-        members += [
-            ("intersections", .array(step.intersections.map(intersection))),
-            ("weight", .number(step.weight, decimals: 1)),
-            ("duration", .number(step.duration, decimals: 1)),
-            ("distance", .number(step.distance, decimals: 1)),
-        ]
-        return .object(members)
+    /// A leg's steps, written straight as JSON text (a route has a few thousand values in them).
+    static func steps(_ steps: [GuidanceStep], _ options: Options) -> JSON {
+        var out = JSONWriter(capacity: 512 * steps.count)
+        out.beginArray()
+        for step in steps { write(step, options, to: &out) }
+        out.endArray()
+        return .fragment(out.bytes)
     }
 
-    static func intersection(_ i: Intersection) -> JSON {
-        var members: [(String, JSON)] = []
-        if let out = i.outIndex { members.append(("out", .number(Double(out)))) }
-        if let inIndex = i.inIndex { members.append(("in", .number(Double(inIndex)))) }
-        members += [
-            ("entry", .array(i.entry.map(JSON.bool))),
-            ("bearings", .array(i.bearings.map { .number(Double($0)) })),
-            ("location", location(i.location)),
-        ]
-        let classes = i.classes.names
-        if !classes.isEmpty { members.append(("classes", .array(classes.map(JSON.string)))) }
-        if !i.lanes.isEmpty {
-            members.append(("lanes", .array(i.lanes.map { lane in
-                .object([("indications", .array(lane.indications.map(JSON.string))), ("valid", .bool(lane.valid))])
-            })))
+    static func write(_ step: GuidanceStep, _ options: Options, to out: inout JSONWriter) {
+        let m = step.maneuver
+        out.beginObject()
+        out.key("geometry")
+        write(step.coordinates, options.geometries, to: &out)
+        out.key("maneuver")
+        out.beginObject()
+        out.key("bearing_after"); out.number(m.bearingAfter)
+        out.key("bearing_before"); out.number(m.bearingBefore)
+        out.key("location"); write(m.location, to: &out)
+        out.key("type"); out.string(m.type.rawValue)
+        if let modifier = m.modifier { out.key("modifier"); out.string(modifier.rawValue) }
+        if let exit = m.exit { out.key("exit"); out.number(exit) }
+        out.key("instruction"); out.string(step.instruction)
+        out.endObject()
+        out.key("mode"); out.string(step.mode)
+        out.key("driving_side"); out.string("right")
+        out.key("name"); out.string(step.name)
+        // OSRM writes these only when the road has them.
+        if !step.ref.isEmpty { out.key("ref"); out.string(step.ref) }
+        if !step.pronunciation.isEmpty { out.key("pronunciation"); out.string(step.pronunciation) }
+        if !step.destinations.isEmpty { out.key("destinations"); out.string(step.destinations) }
+        if !step.exits.isEmpty { out.key("exits"); out.string(step.exits) }
+        if let rotary = step.rotaryName {
+            out.key("rotary_name"); out.string(rotary)
+            if let spoken = step.rotaryPronunciation, !spoken.isEmpty { out.key("rotary_pronunciation"); out.string(spoken) }
         }
-        return .object(members)
+        out.key("intersections")
+        out.beginArray()
+        for i in step.intersections { write(i, to: &out) }
+        out.endArray()
+        out.key("weight"); out.number(step.weight, decimals: 1)
+        out.key("duration"); out.number(step.duration, decimals: 1)
+        out.key("distance"); out.number(step.distance, decimals: 1)
+        out.endObject()
+    }
+
+    static func write(_ i: Intersection, to out: inout JSONWriter) {
+        out.beginObject()
+        if let outIndex = i.outIndex { out.key("out"); out.number(outIndex) }
+        if let inIndex = i.inIndex { out.key("in"); out.number(inIndex) }
+        out.key("entry")
+        out.beginArray()
+        for entry in i.entry { out.bool(entry) }
+        out.endArray()
+        out.key("bearings")
+        out.beginArray()
+        for bearing in i.bearings { out.number(bearing) }
+        out.endArray()
+        out.key("location"); write(i.location, to: &out)
+        let classes = i.classes.names
+        if !classes.isEmpty {
+            out.key("classes")
+            out.beginArray()
+            for name in classes { out.string(name) }
+            out.endArray()
+        }
+        if !i.lanes.isEmpty {
+            out.key("lanes")
+            out.beginArray()
+            for lane in i.lanes {
+                out.beginObject()
+                out.key("indications")
+                out.beginArray()
+                for indication in lane.indications { out.string(indication) }
+                out.endArray()
+                out.key("valid"); out.bool(lane.valid)
+                out.endObject()
+            }
+            out.endArray()
+        }
+        out.endObject()
+    }
+
+    static func write(_ c: Coordinate, to out: inout JSONWriter) {
+        out.beginArray()
+        out.number(c.longitude, decimals: 6)
+        out.number(c.latitude, decimals: 6)
+        out.endArray()
+    }
+
+    static func write(_ coordinates: [Coordinate], _ encoding: GeometryEncoding, to out: inout JSONWriter) {
+        switch encoding {
+        case .polyline: out.string(Polyline.encode(coordinates, precision: 5))
+        case .polyline6: out.string(Polyline.encode(coordinates, precision: 6))
+        case .geojson:
+            out.beginObject()
+            out.key("type"); out.string("LineString")
+            out.key("coordinates")
+            out.beginArray()
+            for c in coordinates { write(c, to: &out) }
+            out.endArray()
+            out.endObject()
+        }
     }
 
     public static func waypoint(_ snap: Snap, name: String) -> JSON {
