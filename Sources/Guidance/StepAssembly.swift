@@ -9,12 +9,10 @@ struct DraftStep {
     var kind: TurnKind
     var modifier: Modifier
     var waypoint: Waypoint = .none
-    var label: RoadLabel
-    var name: String
-    var destinations: String
+    /// The road's signs after the maneuver, and for a rotary, the circle's (its name is said).
+    var signs: RoadSigns
     var mode: StepMode
-    var rotaryName: String?
-    var rotaryPronunciation: String?
+    var rotary: RoadSigns?
     var distance: Double
     var duration: Double
     var weight: Double
@@ -34,6 +32,12 @@ struct DraftStep {
     var then: TurnInstruction?
     /// The road after the maneuver is the one the step before was on: said as staying on it.
     var staysOn = false
+
+    var label: RoadLabel { signs.label }
+    var name: String { signs.name }
+    var destinations: String { signs.destinations }
+    var rotaryName: String? { rotary.flatMap { $0.name.isEmpty ? nil : $0.name } }
+    var rotaryPronunciation: String? { rotary.flatMap { $0.label.pronunciation.isEmpty ? nil : $0.label.pronunciation } }
 
     var isWaypoint: Bool { waypoint != .none }
     var hasTurnType: Bool { kind != .noTurn }
@@ -68,9 +72,7 @@ struct DraftStep {
 
     /// The names and signs of the road after another step's maneuver (OSRM's `AdaptStepSignage`).
     mutating func adoptSignage(of other: DraftStep) {
-        label = other.label
-        name = other.name
-        destinations = other.destinations
+        signs = other.signs
     }
 }
 
@@ -133,7 +135,7 @@ struct StepAssembly {
 
     func draft(kind: TurnKind, modifier: Modifier, segment k: Int) -> DraftStep {
         let s = trip.segments[k]
-        return DraftStep(kind: kind, modifier: modifier, label: s.label, name: s.name, destinations: s.destinations, mode: s.mode,
+        return DraftStep(kind: kind, modifier: modifier, signs: s.signs, mode: s.mode,
                          distance: s.distance, duration: s.duration, weight: s.weight, first: s.coordinates.lowerBound,
                          last: s.coordinates.upperBound, intersections: [], bearingBefore: 0, bearingAfter: 0,
                          isSegregated: s.isSegregated)
@@ -292,8 +294,7 @@ struct StepAssembly {
         let from = steps[j]
         turn(&at, from)
         at.adoptSignage(of: from)
-        at.rotaryName = from.rotaryName
-        at.rotaryPronunciation = from.rotaryPronunciation
+        at.rotary = from.rotary
         if lanes == .take { at.intersections[0].lanes = from.intersections[0].lanes }
         at.elongate(by: from)
         steps[i] = at
@@ -422,9 +423,7 @@ struct StepAssembly {
             var arrive = steps[n - 1]
             let before = steps[n - 3]
             arrive.first = steps[n - 2].first
-            arrive.label = before.label
-            arrive.name = before.name
-            arrive.destinations = before.destinations
+            arrive.signs = before.signs
             arrive.mode = before.mode
             arrive.distance = steps[n - 2].distance
             arrive.duration = steps[n - 2].duration
@@ -529,7 +528,6 @@ struct StepAssembly {
 
     /// A rotary is announced by its own name: the circle's, which the entry step still carries.
     mutating func nameRotary(_ i: Int) {
-        steps[i].rotaryName = steps[i].name.isEmpty ? nil : steps[i].name
-        steps[i].rotaryPronunciation = steps[i].label.pronunciation.isEmpty ? nil : steps[i].label.pronunciation
+        steps[i].rotary = steps[i].signs
     }
 }

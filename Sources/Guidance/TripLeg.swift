@@ -24,12 +24,13 @@ public struct TripLeg: Sendable {
 
 /// One stretch of one road along a leg.
 public struct TripSegment: Sendable {
-    public var name: String
-    var label: RoadLabel
+    var signs: RoadSigns
+    public var name: String { signs.name }
+    var label: RoadLabel { signs.label }
     public var ref: String { label.ref }
     public var pronunciation: String { label.pronunciation }
     public var exits: String { label.exits }
-    public var destinations: String
+    public var destinations: String { signs.destinations }
     public var roadClass: RoadClass
     public var isLink: Bool
     public var classes: ArcClasses
@@ -50,6 +51,20 @@ public struct TripSegment: Sendable {
 
     var priority: Int { RoadPriority.of(roadClass, isLink: isLink) }
     var lowPriority: Bool { RoadPriority.isLow(roadClass) }
+}
+
+/// What a driver reads of a road along the leg: its label, its name in the requested language and the
+/// destinations signed in this direction. One shared object: steps take it on from one another many times over.
+final class RoadSigns: Sendable {
+    let label: RoadLabel
+    let name: String
+    let destinations: String
+
+    init(label: RoadLabel, name: String, destinations: String) {
+        self.label = label
+        self.name = name
+        self.destinations = destinations
+    }
 }
 
 /// How a step is travelled: the graph's mode, or a ferry or train on the way (OSRM's step `mode`). A one-byte
@@ -282,8 +297,7 @@ struct TripLegReader {
             labels.localized[labelID] = name
         }
         return TripSegment(
-            name: name, label: label(edge),
-            destinations: graph.destinations(ofArc: stretch.arc), roadClass: graph.roadClass(ofEdge: edge),
+            signs: RoadSigns(label: label(edge), name: name, destinations: graph.destinations(ofArc: stretch.arc)), roadClass: graph.roadClass(ofEdge: edge),
             isLink: flags.contains(.link), classes: stretch.classes, roundabout: flags.contains(.roundabout),
             circular: flags.contains(.circular), isBridge: flags.contains(.bridge), mode: mode(edge),
             distance: stretch.distance, duration: stretch.duration, weight: stretch.weight, coordinates: stretch.coordinates,

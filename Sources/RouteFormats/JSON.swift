@@ -15,8 +15,15 @@ public enum JSON: Equatable, Sendable {  // not indirect: arrays box the nesting
 
     /// A number rounded to `decimals` places (OSRM prints distances and durations with one decimal).
     public static func number(_ value: Double, decimals: Int) -> JSON {
-        let scale = pow(10, Double(decimals))
-        return .number((value * scale).rounded() / scale)
+        .number(rounded(value, decimals: decimals))
+    }
+
+    /// Exact powers of ten for the decimals the formats use (`pow` was a call per number).
+    private static let scales: [Double] = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000]
+
+    static func rounded(_ value: Double, decimals: Int) -> Double {
+        let scale = decimals >= 0 && decimals < scales.count ? scales[decimals] : pow(10, Double(decimals))
+        return (value * scale).rounded() / scale
     }
 
     public func serialized() -> String { String(decoding: bytes(), as: UTF8.self) }
@@ -82,16 +89,19 @@ public enum JSON: Equatable, Sendable {  // not indirect: arrays box the nesting
         out.append(contentsOf: format(n).utf8)
     }
 
-    /// `value` in decimal, zero-padded to `width` digits, written in place (no array per number).
+    /// `value` in decimal, zero-padded to `width` digits (at most 20), written from a buffer on the stack.
     static func appendDigits(_ value: UInt64, width: Int = 1, to out: inout [UInt8]) {
-        var count = 1
-        var rest = value / 10
-        while rest > 0 { count += 1; rest /= 10 }
-        count = max(count, width)
-        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
-        var v = value
-        var k = out.count - 1
-        while v > 0 { out[k] = UInt8(ascii: "0") + UInt8(v % 10); v /= 10; k -= 1 }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+            var k = 24
+            var v = value
+            repeat {
+                k -= 1
+                buffer[k] = UInt8(ascii: "0") + UInt8(v % 10)
+                v /= 10
+            } while v > 0
+            while 24 - k < min(width, 24) { k -= 1; buffer[k] = UInt8(ascii: "0") }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[k..<24]))
+        }
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
@@ -156,17 +166,20 @@ public struct JSONWriter {
         separate()
         bytes.append(UInt8(ascii: "\""))
         key.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
         first = true
     }
 
     public mutating func string(_ value: String) { separate(); JSON.append(value, to: &bytes) }
     public mutating func number(_ value: Double) { separate(); JSON.append(value, to: &bytes) }
-    public mutating func number(_ value: Int) { number(Double(value)) }
-    /// Rounded as `JSON.number(_:decimals:)` rounds.
-    public mutating func number(_ value: Double, decimals: Int) {
-        guard case .number(let rounded) = JSON.number(value, decimals: decimals) else { return }
-        number(rounded)
+    /// What `number(Double(value))` writes, without the detour through a Double.
+    public mutating func number(_ value: Int) {
+        separate()
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        JSON.appendDigits(UInt64(value.magnitude), to: &bytes)
     }
+    /// Rounded as `JSON.number(_:decimals:)` rounds.
+    public mutating func number(_ value: Double, decimals: Int) { number(JSON.rounded(value, decimals: decimals)) }
     public mutating func bool(_ value: Bool) { separate(); bytes.append(contentsOf: (value ? "true" : "false").utf8) }
 }
