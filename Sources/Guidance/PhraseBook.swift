@@ -70,6 +70,11 @@ public struct PhraseBook: Sendable {
     /// Replaces each `{name}` in a template by its value (unknown names are left as they are), then tidies the
     /// spaces an empty value leaves.
     private func fill(_ template: String, _ values: [String: String]) -> String {
+        fill(template) { values[$0] }
+    }
+
+    /// `fill` with each value worked out only if the template asks for it.
+    private func fill(_ template: String, _ value: (String) -> String?) -> String {
         guard template.utf8.contains(UInt8(ascii: "{")) else { return template }
         // Byte by byte, tidying as it goes (a space is one byte in UTF-8, and never part of another character):
         // building the text a scalar at a time was most of guidance's phrasing.
@@ -85,7 +90,7 @@ public struct PhraseBook: Sendable {
         var i = 0
         while i < bytes.count {
             if bytes[i] == UInt8(ascii: "{"), let close = bytes[(i + 1)...].firstIndex(of: UInt8(ascii: "}")) {
-                if let value = values[String(decoding: bytes[(i + 1)..<close], as: UTF8.self)] {
+                if let value = value(String(decoding: bytes[(i + 1)..<close], as: UTF8.self)) {
                     for b in value.utf8 { emit(b) }
                 } else {
                     for b in bytes[i...close] { emit(b) }
@@ -124,6 +129,7 @@ public struct PhraseBook: Sendable {
 
     /// "Name (Ref)", the ref alone on a motorway that is known by its number, or whichever of the two exists.
     public func wayName(_ name: String, ref: String, motorway: Bool = false) -> String {
+        if ref.isEmpty { return name }
         let firstRef = ref.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         var name = name == ref ? "" : name
         if !firstRef.isEmpty { name = name.replacingOccurrences(of: " (\(firstRef))", with: "") }
@@ -199,7 +205,7 @@ public struct PhraseBook: Sendable {
         }
         let way = wayName(step.name, ref: step.ref, motorway: step.intersections.first?.classes.contains(.motorway) ?? false)
         let destination = destination(step.destinations)
-        let exit = step.exits.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        let exit = step.exits.isEmpty ? "" : step.exits.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         var template = ""
         search: for prefix in prefixes {
             func key(_ k: String) -> String { prefix.isEmpty ? k : (k == "default" ? prefix : prefix + "_" + k) }
@@ -211,16 +217,19 @@ public struct PhraseBook: Sendable {
                 if let t = forms[key(form)] { template = t; break search }
             }
         }
-        let text = fill(template, [
-            "way_name": way,
-            "destination": destination,
-            "exit": exit,
-            "exit_number": ordinal(m.exit ?? 1),
-            "rotary_name": step.rotaryName ?? "",
-            "modifier": word("modifiers", m.modifier?.rawValue ?? "straight"),
-            "direction": direction(m.bearingAfter),
-            "nth": step.waypointNumber.map(ordinal) ?? "",
-        ])
+        let text = fill(template) { name in
+            switch name {
+            case "way_name": way
+            case "destination": destination
+            case "exit": exit
+            case "exit_number": ordinal(m.exit ?? 1)
+            case "rotary_name": step.rotaryName ?? ""
+            case "modifier": word("modifiers", m.modifier?.rawValue ?? "straight")
+            case "direction": direction(m.bearingAfter)
+            case "nth": step.waypointNumber.map(ordinal) ?? ""
+            default: nil
+            }
+        }
         return capitalisedFirst(text)
     }
 

@@ -271,6 +271,12 @@ struct TripLegReader {
         let ids = LabelIDs(name: graph.edgeLabel[edge], ref: graph.edgeRef[edge], pronunciation: graph.edgePronunciation[edge],
                            exits: graph.edgeExits[edge])
         if let known = labels[ids] { return known }
+        return newLabel(ids, edge)
+    }
+
+    /// A label the leg has not met yet: from the graph's store, or made (kept out of `label`, whose closure
+    /// copied the graph value on every call).
+    private func newLabel(_ ids: LabelIDs, _ edge: Int) -> RoadLabel {
         let make = { [graph] in
             RoadLabel(name: graph.name(ofEdge: edge), ref: graph.ref(ofEdge: edge),
                       pronunciation: graph.pronunciation(ofEdge: edge), exits: graph.exits(ofEdge: edge))

@@ -40,11 +40,18 @@ extension RouteLeg {
     /// from the roads themselves, so it is the same whether or not steps were asked for.
     public var summary: String {
         var time: [String: (seconds: Double, first: Int)] = [:]
+        // Runs of stretches along one road are summed without a hash per stretch, in the same order of additions.
+        var run: (label: String, total: (seconds: Double, first: Int))?
         for (k, stretch) in stretches.enumerated() {
             let label = stretch.name.isEmpty ? stretch.ref : stretch.name
             guard !label.isEmpty else { continue }
-            time[label, default: (0, k)].seconds += stretch.duration
+            if run?.label != label {
+                if let run { time[run.label] = run.total }
+                run = (label, time[label] ?? (0, k))
+            }
+            run!.total.seconds += stretch.duration
         }
+        if let run { time[run.label] = run.total }
         let longest = time.sorted { $0.value.seconds > $1.value.seconds || ($0.value.seconds == $1.value.seconds && $0.value.first < $1.value.first) }
             .prefix(2)
         return longest.sorted { $0.value.first < $1.value.first }.map(\.key).joined(separator: ", ")
