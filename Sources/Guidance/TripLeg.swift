@@ -648,14 +648,19 @@ extension TripJunction {
             // A road along the approach's own bearing is not "back": it sits at the end of the order.
             if i != approach && roads[i].angle < 0.5 { roads[i].angle = 359.5 }
         }
-        let takenRoad = taken
-        let sorted = roads.indices.sorted { i, j in
-            if i == approach { return j != approach }
-            if j == approach { return false }
-            return roads[i].angle < roads[j].angle
+        // A stable sort in place by swaps (a handful of roads): the approach to the front, the others after it by
+        // angle, ties in their order at the vertex.
+        func swap(_ a: Int, _ b: Int) {
+            roads.swapAt(a, b)
+            if taken == a { taken = b } else if taken == b { taken = a }
         }
-        roads = sorted.map { roads[$0] }
-        // Every index is in `sorted`; a miss would be a bug upstream, which must not take a server down.
-        taken = sorted.firstIndex(of: takenRoad) ?? 0
+        for k in stride(from: approach, to: 0, by: -1) { swap(k, k - 1) }
+        for i in roads.indices.dropFirst(2) {
+            var j = i
+            while j > 1 && roads[j].angle < roads[j - 1].angle {
+                swap(j, j - 1)
+                j -= 1
+            }
+        }
     }
 }

@@ -118,6 +118,20 @@ public struct GraphMetadata: Equatable, Sendable {
     }
 }
 
+/// The edges at a vertex, read in place from the graph (guidance walks them at every junction of a route: an
+/// array per vertex was an allocation each time).
+public struct VertexEdges: RandomAccessCollection {
+    let entries: UnsafeBufferPointer<UInt32>
+    let range: Range<Int>
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { range.count }
+    public subscript(i: Int) -> (edge: Int, atEnd: Bool) {
+        let entry = entries[range.lowerBound + i]
+        return (Int(entry >> 1), entry & 1 == 1)
+    }
+}
+
 /// The geometry of the uniform grid that indexes road segments for snapping.
 public struct GridGeometry: Equatable, Sendable {
     public var originLatitude: Double, originLongitude: Double
@@ -486,10 +500,8 @@ public struct RoadGraph: @unchecked Sendable {
     public func roadClass(ofEdge e: Int) -> RoadClass { RoadClass(rawValue: edgeClass[e]) ?? .other }
 
     /// Edges at a vertex, each with whether the vertex is the edge's last shape point.
-    public func edges(atVertex v: UInt32) -> [(edge: Int, atEnd: Bool)] {
-        (Int(vertexEdgeStart[Int(v)])..<Int(vertexEdgeStart[Int(v) + 1])).map {
-            (Int(vertexEdges[$0] >> 1), vertexEdges[$0] & 1 == 1)
-        }
+    public func edges(atVertex v: UInt32) -> VertexEdges {
+        VertexEdges(entries: vertexEdges, range: Int(vertexEdgeStart[Int(v)])..<Int(vertexEdgeStart[Int(v) + 1]))
     }
 
     /// Bearing of an edge leaving a vertex (from the vertex along the edge), degrees.
