@@ -82,13 +82,23 @@ public enum Geo {
     /// snapping one point: trigonometry was a fifth of a route request).
     @inlinable
     public static func distance(_ a: Coordinate, _ b: Coordinate, cosLatitudeA: Double) -> Double {
+        distance(a, b, cosLatitudeA: cosLatitudeA, cosLatitudeB: cos(b.latitude * (Double.pi / 180)))
+    }
+
+    /// `distance` with both cosines from the caller: along a line each point's is worked out once, not twice.
+    @inlinable
+    public static func distance(_ a: Coordinate, _ b: Coordinate, cosLatitudeA: Double, cosLatitudeB: Double) -> Double {
         let toRadians = Double.pi / 180
         let dLat = (b.latitude - a.latitude) * toRadians
         let dLon = (b.longitude - a.longitude) * toRadians
         let sinLat = sin(dLat / 2), sinLon = sin(dLon / 2)
-        let h = sinLat * sinLat + cosLatitudeA * cos(b.latitude * toRadians) * sinLon * sinLon
+        let h = sinLat * sinLat + cosLatitudeA * cosLatitudeB * sinLon * sinLon
         return 2 * earthRadius * asin(min(1, h.squareRoot()))
     }
+
+    /// The cosine of a point's latitude, as `distance` takes it.
+    @inlinable
+    public static func cosLatitude(_ c: Coordinate) -> Double { cos(c.latitude * (Double.pi / 180)) }
 
     /// The bearing from one end of a line into it (degrees): towards the point `lookahead` metres along it (the
     /// line's far end if it is shorter), or with no lookahead towards the first point that differs from the end,

@@ -307,11 +307,27 @@ public struct Router {
             let edge = graph.edge(ofArc: piece.arc).edge
             if graph.edgeLabel[edge] != label.id { label = (graph.edgeLabel[edge], graph.name(ofEdge: edge)) }
             if graph.edgeRef[edge] != ref.id { ref = (graph.edgeRef[edge], graph.ref(ofEdge: edge)) }
-            let points = graph.arcPoints(piece.arc, from: piece.from, to: piece.to)
             let first = coordinates.isEmpty ? 0 : coordinates.count - 1
-            coordinates.append(contentsOf: coordinates.isEmpty ? points[...] : points.dropFirst())
             var length = 0.0
-            for k in 1..<points.count { length += Geo.distance(points[k - 1], points[k]) }
+            if piece.from <= 0 && piece.to >= 1 {
+                // A whole arc (most of them): its shape points straight from the graph, each latitude's cosine once.
+                let (e, reversed) = graph.edge(ofArc: piece.arc)
+                let range = graph.shapeRange(ofEdge: e)
+                var previous = graph.shapePoint(reversed ? range.upperBound - 1 : range.lowerBound)
+                var previousCos = Geo.cosLatitude(previous)
+                if coordinates.isEmpty { coordinates.append(previous) }
+                for k in 1..<range.count {
+                    let point = graph.shapePoint(reversed ? range.upperBound - 1 - k : range.lowerBound + k)
+                    let pointCos = Geo.cosLatitude(point)
+                    length += Geo.distance(previous, point, cosLatitudeA: previousCos, cosLatitudeB: pointCos)
+                    coordinates.append(point)
+                    (previous, previousCos) = (point, pointCos)
+                }
+            } else {
+                let points = graph.arcPoints(piece.arc, from: piece.from, to: piece.to)
+                coordinates.append(contentsOf: coordinates.isEmpty ? points[...] : points.dropFirst())
+                for k in 1..<points.count { length += Geo.distance(points[k - 1], points[k]) }
+            }
             stretches.append(Stretch(arc: piece.arc, name: label.name,
                                      ref: ref.text, roadClass: graph.roadClass(ofEdge: edge),
                                      classes: graph.classes(ofArc: piece.arc),
