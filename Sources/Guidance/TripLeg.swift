@@ -326,7 +326,7 @@ struct TripLegReader {
     /// the transition table (nil: every road that can be left along).
     func roads(at v: UInt32, allowed: Range<Int>?) -> [TripRoad] {
         let here = Int(graph.vertexEdgeStart[Int(v)])..<Int(graph.vertexEdgeStart[Int(v) + 1])
-        let origin = graph.vertexCoordinate(v)
+        let origin = graph.vertexCoordinate(v), originCos = Geo.cosLatitude(origin)
         var roads: [TripRoad] = []
         roads.reserveCapacity(here.count)
         for k in here {
@@ -352,7 +352,7 @@ struct TripLegReader {
                 classes: leaving != noIndex ? graph.classes(ofArc: leaving) : (arriving != noIndex ? graph.classes(ofArc: arriving) : []),
                 roundabout: flags.contains(.roundabout), circular: flags.contains(.circular), incomingOnly: leaving == noIndex,
                 oneway: flags.contains(.oneway), laneCount: Int(graph.edgeLanes[edge]), mode: mode(edge),
-                length: Double(graph.edgeLength[edge]), reach: Geo.distance(origin, far), edge: edge, atEnd: atEnd,
+                length: Double(graph.edgeLength[edge]), reach: Geo.distance(origin, far, cosLatitudeA: originCos), edge: edge, atEnd: atEnd,
                 farVertex: leaving != noIndex ? graph.arcHead[Int(leaving)] : v))
         }
         return roads

@@ -115,11 +115,12 @@ public enum Geo {
         while k != end && point(k) == start { k += step }
         guard lookahead > 0 else { return bearing(from: start, to: point(k)) }
         var walked = 0.0
-        var previous = start
+        var previous = start, previousCos = cosLatitude(start)
         var i = origin + step
         while true {
             let here = point(i)
-            let d = distance(previous, here)
+            let hereCos = cosLatitude(here)
+            let d = distance(previous, here, cosLatitudeA: previousCos, cosLatitudeB: hereCos)
             if walked + d >= lookahead && d > 0 {
                 let t = (lookahead - walked) / d
                 let target = Coordinate(latitude: previous.latitude + (here.latitude - previous.latitude) * t,
@@ -127,7 +128,7 @@ public enum Geo {
                 return target == start ? bearing(from: start, to: point(k)) : bearing(from: start, to: target)
             }
             walked += d
-            previous = here
+            (previous, previousCos) = (here, hereCos)
             if i == end { break }
             i += step
         }
