@@ -168,7 +168,7 @@ struct StepAssembly {
         }
         steps.append(current)
         let last = coordinates.count - 1
-        let arriveBearing = (Self.bearing(coordinates, from: last, to: 0) + 180).truncatingRemainder(dividingBy: 360)
+        let arriveBearing = Geo.remainder360(Self.bearing(coordinates, from: last, to: 0) + 180)
         var arrive = draft(kind: .noTurn, modifier: .uturn, segment: trip.segments.count - 1)
         arrive.waypoint = .arrive
         arrive.distance = 0
@@ -187,7 +187,7 @@ struct StepAssembly {
     /// entered, the approach (`in`) and the road taken (`out`).
     static func intersection(_ j: TripJunction, lanes: [Lane], classes: ArcClasses) -> Intersection {
         let rounded = j.roads.map { Int($0.bearing.rounded()) % 360 }
-        let buckets = j.roads.map { Int((($0.bearing.rounded() + 7.5).truncatingRemainder(dividingBy: 360)) / 15) }
+        let buckets = j.roads.map { Int((Geo.remainder360($0.bearing.rounded() + 7.5)) / 15) }
         // A handful of roads: distinct by comparing pairs, not by hashing them into a set.
         let distinct = buckets.indices.allSatisfy { i in !buckets[(i + 1)...].contains(buckets[i]) }
         let published = distinct ? buckets.map { $0 * 15 % 360 } : rounded

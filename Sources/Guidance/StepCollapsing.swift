@@ -406,7 +406,7 @@ extension StepAssembly {
         }
         let arriveDistance = Geo.distance(target.input, c[c.count - 1])
         if arriveDistance >= 5 && arriveDistance <= 300 {
-            let arriving = (Self.bearing(c, from: c.count - 1, to: 0) + 180).truncatingRemainder(dividingBy: 360)
+            let arriving = Geo.remainder360(Self.bearing(c, from: c.count - 1, to: 0) + 180)
             let angle = Geo.turnAngle(arriving: arriving, leaving: Geo.bearing(from: c[c.count - 1], to: target.input))
             steps[lastIndex].modifier = side(angle)
         }

@@ -502,7 +502,7 @@ struct TripLegReader {
         guard v != start else { return nil }
         var roads = roads(at: v, allowed: nil)
         guard roads.count > 2, let back = roads.firstIndex(where: { $0.edge == edge && $0.atEnd != atEnd }) else { return nil }
-        let arrivalBearing = (roads[back].bearing + 180).truncatingRemainder(dividingBy: 360)
+        let arrivalBearing = Geo.remainder360(roads[back].bearing + 180)
         for i in roads.indices { roads[i].angle = Geo.turnAngle(arriving: arrivalBearing, leaving: roads[i].bearing) }
         let others = roads.indices.filter { $0 != back && !roads[$0].incomingOnly }
         let rightmost = others.min { roads[$0].angle < roads[$1].angle }
@@ -567,7 +567,7 @@ extension TripLeg {
         let leavingStart = start.takenRoad.bearing
         let inTurns = start.roads.enumerated().compactMap { i, r -> Modifier? in
             guard i != start.taken, r.incomingOnly, qualifies(r) else { return nil }
-            let angle = Geo.turnAngle(arriving: (r.bearing + 180).truncatingRemainder(dividingBy: 360), leaving: leavingStart)
+            let angle = Geo.turnAngle(arriving: Geo.remainder360(r.bearing + 180), leaving: leavingStart)
             return angle > 150 && angle < 210 ? nil : Modifier(angle: angle)
         }
         let arrivingEnd = end.approachBearing
@@ -586,12 +586,12 @@ extension TripLeg {
 extension Geo {
     /// OSRM's turn angle: 0 back, 180 straight on, 90 a right turn, 270 a left turn.
     static func turnAngle(arriving: Double, leaving: Double) -> Double {
-        (arriving - leaving + 540).truncatingRemainder(dividingBy: 360)
+        Geo.remainder360(arriving - leaving + 540)
     }
 
     /// The smallest difference between two bearings or angles, 0...180.
     static func deviation(_ a: Double, _ b: Double) -> Double {
-        let d = abs(a - b).truncatingRemainder(dividingBy: 360)
+        let d = remainder360(abs(a - b))
         return min(d, 360 - d)
     }
 }
@@ -637,12 +637,12 @@ extension TripJunction {
 
     static func meanBearing(_ a: Double, _ b: Double) -> Double {
         let x = sin(a * Double.pi / 180) + sin(b * Double.pi / 180), y = cos(a * Double.pi / 180) + cos(b * Double.pi / 180)
-        return (atan2(x, y) * 180 / Double.pi + 360).truncatingRemainder(dividingBy: 360)
+        return Geo.remainder360(atan2(x, y) * 180 / Double.pi + 360)
     }
 
     /// Angles from the approach, and the roads in OSRM's order: back first, then from sharp right to sharp left.
     mutating func order(approach: Int) {
-        approachBearing = (roads[approach].bearing + 180).truncatingRemainder(dividingBy: 360)
+        approachBearing = Geo.remainder360(roads[approach].bearing + 180)
         for i in roads.indices {
             roads[i].angle = i == approach ? 0 : Geo.turnAngle(arriving: approachBearing, leaving: roads[i].bearing)
             // A road along the approach's own bearing is not "back": it sits at the end of the order.

@@ -254,7 +254,7 @@ struct TurnAnalysis {
             if via.roundabout == candidate.roundabout && via.roundabout != r.roundabout && cd < rd { continue }
             let keepsNameToCandidate = !announce(via, candidate), nameChangesToR = announce(via, r)
             if (keepsNameToCandidate || nameChangesToR) && !isLaneFork && distinct { continue }
-            let reverse = (r.bearing + 180).truncatingRemainder(dividingBy: 360)
+            let reverse = Geo.remainder360(r.bearing + 180)
             let opposite = roads.indices.min { dev(roads[$0].bearing, reverse) < dev(roads[$1].bearing, reverse) }!
             let fourOrMore = size >= 4
             let oppositeKeepsName = !announce(roads[opposite], r)

@@ -144,7 +144,17 @@ public enum Geo {
         let y = sin(dLon) * cos(lat2)
         let x = cos(lat1) * sin(lat2) - sin(lat1) * cos(lat2) * cos(dLon)
         let degrees = atan2(y, x) * 180 / Double.pi
-        return (degrees + 360).truncatingRemainder(dividingBy: 360)
+        return remainder360(degrees + 360)
+    }
+
+    /// `x.truncatingRemainder(dividingBy: 360)`, the same number, without a call to `fmod` for the angles guidance
+    /// sums (0 up to 1080): there `x - 360` and `x - 720` are exact, as `fmod` is.
+    @inlinable
+    public static func remainder360(_ x: Double) -> Double {
+        if x >= 0 && x < 360 { return x }
+        if x >= 360 && x < 720 { return x - 360 }
+        if x >= 720 && x < 1080 { return x - 720 }
+        return x.truncatingRemainder(dividingBy: 360)
     }
 
     /// Where `point` projects onto the segment `a`–`b`: the fraction along it (0...1) and the projected position.
