@@ -1,4 +1,5 @@
 import Foundation
+import RoadGraph
 
 /// A JSON value with ordered object keys (stable, readable output; Foundation's serializer reorders keys).
 public enum JSON: Equatable, Sendable {  // not indirect: arrays box the nesting already
@@ -181,5 +182,11 @@ public struct JSONWriter {
     }
     /// Rounded as `JSON.number(_:decimals:)` rounds.
     public mutating func number(_ value: Double, decimals: Int) { number(JSON.rounded(value, decimals: decimals)) }
+    /// A line as an encoded polyline string.
+    mutating func polyline(_ coordinates: [Coordinate], precision: Int) {
+        separate()
+        Polyline.appendJSON(coordinates, precision: precision, to: &bytes)
+    }
+
     public mutating func bool(_ value: Bool) { separate(); bytes.append(contentsOf: (value ? "true" : "false").utf8) }
 }

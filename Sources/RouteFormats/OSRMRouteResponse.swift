@@ -210,8 +210,8 @@ public enum OSRMRouteResponse {
 
     static func write(_ coordinates: [Coordinate], _ encoding: GeometryEncoding, to out: inout JSONWriter) {
         switch encoding {
-        case .polyline: out.string(Polyline.encode(coordinates, precision: 5))
-        case .polyline6: out.string(Polyline.encode(coordinates, precision: 6))
+        case .polyline: out.polyline(coordinates, precision: 5)
+        case .polyline6: out.polyline(coordinates, precision: 6)
         case .geojson:
             out.beginObject()
             out.key("type"); out.string("LineString")
@@ -243,8 +243,10 @@ public enum OSRMRouteResponse {
 
     public static func geometry(_ coordinates: [Coordinate], _ encoding: GeometryEncoding) -> JSON {
         switch encoding {
-        case .polyline: return .string(Polyline.encode(coordinates, precision: 5))
-        case .polyline6: return .string(Polyline.encode(coordinates, precision: 6))
+        case .polyline, .polyline6:
+            var text: [UInt8] = []
+            Polyline.appendJSON(coordinates, precision: encoding == .polyline6 ? 6 : 5, to: &text)
+            return .fragment(text)
         case .geojson: return .object([("type", .string("LineString")), ("coordinates", .array(coordinates.map(location)))])
         }
     }

@@ -3,27 +3,42 @@ import RoadGraph
 /// Google's encoded polyline format: precision 5 by default, 6 for OSRM's `polyline6`.
 public enum Polyline {
     public static func encode(_ coordinates: [Coordinate], precision: Int = 5) -> String {
-        let factor = precision == 6 ? 1e6 : 1e5
         var output = [UInt8]()
-        output.reserveCapacity(coordinates.count * 8)
-        var previousLatitude = 0, previousLongitude = 0
-        for c in coordinates {
-            let latitude = Int((c.latitude * factor).rounded()), longitude = Int((c.longitude * factor).rounded())
-            append(latitude - previousLatitude, to: &output)
-            append(longitude - previousLongitude, to: &output)
-            previousLatitude = latitude
-            previousLongitude = longitude
-        }
+        encode(coordinates, precision: precision, forJSON: false, into: &output)
         return String(decoding: output, as: UTF8.self)
     }
 
-    private static func append(_ delta: Int, to output: inout [UInt8]) {
+    /// The polyline as a JSON string, quotes included, appended to `output`: the same text as the encoded String
+    /// written through `JSON`, without making the String. Of JSON's special characters a polyline can hold only
+    /// the backslash.
+    static func appendJSON(_ coordinates: [Coordinate], precision: Int, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        encode(coordinates, precision: precision, forJSON: true, into: &output)
+        output.append(UInt8(ascii: "\""))
+    }
+
+    private static func encode(_ coordinates: [Coordinate], precision: Int, forJSON: Bool, into output: inout [UInt8]) {
+        let factor = precision == 6 ? 1e6 : 1e5
+        output.reserveCapacity(output.count + coordinates.count * 8)
+        var previousLatitude = 0, previousLongitude = 0
+        for c in coordinates {
+            let latitude = Int((c.latitude * factor).rounded()), longitude = Int((c.longitude * factor).rounded())
+            append(latitude - previousLatitude, forJSON: forJSON, to: &output)
+            append(longitude - previousLongitude, forJSON: forJSON, to: &output)
+            previousLatitude = latitude
+            previousLongitude = longitude
+        }
+    }
+
+    private static func append(_ delta: Int, forJSON: Bool, to output: inout [UInt8]) {
         var value = delta < 0 ? ~(delta << 1) : delta << 1
-        while value >= 0x20 {
-            output.append(UInt8((0x20 | (value & 0x1f)) + 63))
+        while true {
+            let byte = UInt8(value >= 0x20 ? (0x20 | (value & 0x1f)) + 63 : value + 63)
+            if forJSON && byte == UInt8(ascii: "\\") { output.append(byte) }
+            output.append(byte)
+            guard value >= 0x20 else { return }
             value >>= 5
         }
-        output.append(UInt8(value + 63))
     }
 
     /// Decodes a polyline; nil for malformed input.
