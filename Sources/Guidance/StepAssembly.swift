@@ -186,12 +186,21 @@ struct StepAssembly {
     /// A junction as OSRM lists it: every road's bearing (on 15° steps where that keeps them apart), which may be
     /// entered, the approach (`in`) and the road taken (`out`).
     static func intersection(_ j: TripJunction, lanes: [Lane], classes: ArcClasses) -> Intersection {
-        let rounded = j.roads.map { Int($0.bearing.rounded()) % 360 }
-        let buckets = j.roads.map { Int((Geo.remainder360($0.bearing.rounded() + 7.5)) / 15) }
+        var published = j.roads.map { Int((Geo.remainder360($0.bearing.rounded() + 7.5)) / 15) }
         // A handful of roads: distinct by comparing pairs, not by hashing them into a set.
-        let distinct = buckets.indices.allSatisfy { i in !buckets[(i + 1)...].contains(buckets[i]) }
-        let published = distinct ? buckets.map { $0 * 15 % 360 } : rounded
-        let order = j.roads.indices.sorted { published[$0] < published[$1] }
+        let distinct = published.indices.allSatisfy { i in !published[(i + 1)...].contains(published[i]) }
+        for i in published.indices {
+            published[i] = distinct ? published[i] * 15 % 360 : Int(j.roads[i].bearing.rounded()) % 360
+        }
+        // By published bearing, ties in road order (a stable insertion sort: a handful of roads).
+        var order = Array(j.roads.indices)
+        for i in order.indices.dropFirst() {
+            var k = i
+            while k > 0 && published[order[k]] < published[order[k - 1]] {
+                order.swapAt(k, k - 1)
+                k -= 1
+            }
+        }
         return Intersection(
             location: j.location, bearings: order.map { published[$0] },
             entry: order.map { $0 == j.taken || j.roads[$0].entryAllowed },
