@@ -130,9 +130,16 @@ public struct PhraseBook: Sendable {
     /// "Name (Ref)", the ref alone on a motorway that is known by its number, or whichever of the two exists.
     public func wayName(_ name: String, ref: String, motorway: Bool = false) -> String {
         if ref.isEmpty { return name }
-        let firstRef = ref.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        // Most refs are one plain ASCII ref ("N13"): that is its own first ref, without Foundation's trimming.
+        let plain = ref.utf8.allSatisfy { $0 < 0x80 && $0 != UInt8(ascii: ";") }
+            && ref.utf8.first != UInt8(ascii: " ") && ref.utf8.first != UInt8(ascii: "\t")
+            && ref.utf8.last != UInt8(ascii: " ") && ref.utf8.last != UInt8(ascii: "\t")
+        let firstRef = plain ? ref : ref.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         var name = name == ref ? "" : name
-        if !firstRef.isEmpty { name = name.replacingOccurrences(of: " (\(firstRef))", with: "") }
+        // " (ref)" can only be in a name with a parenthesis.
+        if !firstRef.isEmpty && name.utf8.contains(UInt8(ascii: "(")) {
+            name = name.replacingOccurrences(of: " (\(firstRef))", with: "")
+        }
         if !name.isEmpty && !firstRef.isEmpty && name != firstRef {
             if motorway && firstRef.contains(where: \.isNumber) { return firstRef }
             return fill(word("names", "name and ref"), ["name": name, "ref": firstRef])
