@@ -32,18 +32,17 @@ public enum JSON: Equatable, Sendable {  // not indirect: arrays box the nesting
     /// The UTF-8 text, written straight into bytes (a route with steps is a few thousand values: appending to a
     /// String and formatting each number through `description` was a seventh of a route request).
     public func bytes() -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(4096)
+        var out = JSONText(capacity: 4096)
         write(to: &out)
-        return out
+        return out.bytes()
     }
 
-    private func write(to out: inout [UInt8]) {
+    func write(to out: inout JSONText) {
         switch self {
-        case .null: out.append(contentsOf: "null".utf8)
-        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
-        case .number(let n): JSON.append(n, to: &out)
-        case .string(let s): JSON.append(s, to: &out)
+        case .null: out.append("null")
+        case .bool(let b): out.append(b ? "true" : "false")
+        case .number(let n): out.append(number: n)
+        case .string(let s): out.append(string: s)
         case .array(let items):
             out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
@@ -55,83 +54,13 @@ public enum JSON: Equatable, Sendable {  // not indirect: arrays box the nesting
             out.append(UInt8(ascii: "{"))
             for (i, (key, value)) in members.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
-                JSON.append(key, to: &out)
+                out.append(string: key)
                 out.append(UInt8(ascii: ":"))
                 value.write(to: &out)
             }
             out.append(UInt8(ascii: "}"))
-        case .fragment(let text): out.append(contentsOf: text)
+        case .fragment(let text): text.withUnsafeBufferPointer { out.append($0) }
         }
-    }
-
-    /// `format(n)`'s text, without making a String: whole numbers and numbers of up to six decimals (what the
-    /// formats round to) digit by digit, which is the same shortest text (below 10⁹, six decimals are at most 15
-    /// significant digits, so no shorter decimal reads back as the same number); anything else as `description`.
-    static func append(_ n: Double, to out: inout [UInt8]) {
-        guard n.isFinite else { out.append(contentsOf: "null".utf8); return }
-        let magnitude = abs(n)
-        if magnitude < 1e9 {
-            let scaled = (magnitude * 1_000_000).rounded()
-            if scaled / 1_000_000 == magnitude {
-                var units = UInt64(scaled)
-                if n < 0 && units != 0 { out.append(UInt8(ascii: "-")) }
-                var fraction = units % 1_000_000
-                units /= 1_000_000
-                appendDigits(units, to: &out)
-                if fraction != 0 {
-                    var decimals = 6
-                    while fraction % 10 == 0 { fraction /= 10; decimals -= 1 }
-                    out.append(UInt8(ascii: "."))
-                    appendDigits(fraction, width: decimals, to: &out)
-                }
-                return
-            }
-        }
-        out.append(contentsOf: format(n).utf8)
-    }
-
-    /// `value` in decimal, zero-padded to `width` digits (at most 20), written from a buffer on the stack.
-    static func appendDigits(_ value: UInt64, width: Int = 1, to out: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
-            var k = 24
-            var v = value
-            repeat {
-                k -= 1
-                buffer[k] = UInt8(ascii: "0") + UInt8(v % 10)
-                v /= 10
-            } while v > 0
-            while 24 - k < min(width, 24) { k -= 1; buffer[k] = UInt8(ascii: "0") }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[k..<24]))
-        }
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    static func append(_ s: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        var s = s
-        s.withUTF8 { bytes in
-            // Runs that need no escaping are copied whole; polylines are full of backslashes, names are not.
-            var run = 0
-            for i in 0..<bytes.count {
-                let b = bytes[i]
-                if b >= 0x20 && b != UInt8(ascii: "\"") && b != UInt8(ascii: "\\") { continue }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<i]))
-                run = i + 1
-                switch b {
-                case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(b)
-                case UInt8(ascii: "\\"): out.append(b); out.append(b)
-                case UInt8(ascii: "\n"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
-                case UInt8(ascii: "\r"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
-                case UInt8(ascii: "\t"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
-                default:
-                    out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                            hexDigits[Int(b >> 4)], hexDigits[Int(b & 15)]])
-                }
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<bytes.count]))
-        }
-        out.append(UInt8(ascii: "\""))
     }
 
     /// Integers without a fraction; others in Swift's shortest round-trip form (valid JSON, exponent included).
@@ -142,51 +71,181 @@ public enum JSON: Equatable, Sendable {  // not indirect: arrays box the nesting
     }
 }
 
+/// JSON text as it is written: a growable buffer of its own (appending to an Array checks its uniqueness and
+/// capacity byte by byte, which was most of writing a route's steps). Numbers and strings are written as `JSON`
+/// serialises them: this is where it does.
+struct JSONText: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    consuming func bytes() -> [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    @inline(__always) private mutating func reserve(_ n: Int) {
+        if count + n > capacity { grow(to: count + n) }
+    }
+
+    private mutating func grow(to needed: Int) {
+        let larger = max(needed, capacity * 2)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        moved.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = moved
+        capacity = larger
+    }
+
+    mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        (base + count).initialize(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    /// Text as it is, unescaped (keys, literals, numbers' text).
+    mutating func append(_ text: StaticString) {
+        append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    mutating func append(raw text: String) {
+        var text = text
+        text.withUTF8 { append($0) }
+    }
+
+    /// `JSON.format(n)`'s text, without making a String: whole numbers and numbers of up to six decimals (what
+    /// the formats round to) digit by digit, which is the same shortest text (below 10⁹, six decimals are at most
+    /// 15 significant digits, so no shorter decimal reads back as the same number); anything else as
+    /// `description`.
+    mutating func append(number n: Double) {
+        guard n.isFinite else { append("null"); return }
+        let magnitude = abs(n)
+        if magnitude < 1e9 {
+            let scaled = (magnitude * 1_000_000).rounded()
+            if scaled / 1_000_000 == magnitude {
+                var units = UInt64(scaled)
+                if n < 0 && units != 0 { append(UInt8(ascii: "-")) }
+                var fraction = units % 1_000_000
+                units /= 1_000_000
+                append(digits: units)
+                if fraction != 0 {
+                    var decimals = 6
+                    while fraction % 10 == 0 { fraction /= 10; decimals -= 1 }
+                    append(UInt8(ascii: "."))
+                    append(digits: fraction, width: decimals)
+                }
+                return
+            }
+        }
+        append(raw: JSON.format(n))
+    }
+
+    /// `value` in decimal, zero-padded to `width` digits (at most 20), written in place.
+    mutating func append(digits value: UInt64, width: Int = 1) {
+        var length = 1
+        var rest = value / 10
+        while rest > 0 { length += 1; rest /= 10 }
+        length = max(length, min(width, 20))
+        reserve(length)
+        var v = value
+        for k in stride(from: count + length - 1, through: count, by: -1) {
+            base[k] = UInt8(ascii: "0") + UInt8(v % 10)
+            v /= 10
+        }
+        count += length
+    }
+
+    private static let hexDigits: StaticString = "0123456789abcdef"
+
+    /// A string in quotes, escaped.
+    mutating func append(string s: String) {
+        append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { bytes in
+            // Runs that need no escaping are copied whole; polylines are full of backslashes, names are not.
+            var run = 0
+            for i in 0..<bytes.count {
+                let b = bytes[i]
+                if b >= 0x20 && b != UInt8(ascii: "\"") && b != UInt8(ascii: "\\") { continue }
+                append(UnsafeBufferPointer(rebasing: bytes[run..<i]))
+                run = i + 1
+                switch b {
+                case UInt8(ascii: "\""): append(UInt8(ascii: "\\")); append(b)
+                case UInt8(ascii: "\\"): append(b); append(b)
+                case UInt8(ascii: "\n"): append("\\n")
+                case UInt8(ascii: "\r"): append("\\r")
+                case UInt8(ascii: "\t"): append("\\t")
+                default:
+                    append("\\u00")
+                    append(Self.hexDigits.utf8Start[Int(b >> 4)])
+                    append(Self.hexDigits.utf8Start[Int(b & 15)])
+                }
+            }
+            append(UnsafeBufferPointer(rebasing: bytes[run..<bytes.count]))
+        }
+        append(UInt8(ascii: "\""))
+    }
+}
+
 /// Writes JSON text straight into bytes, for the parts of an answer that are too many values to build as a tree
 /// first (a route's steps: building their `JSON` values and freeing them again was a fifth of a request). Writes
 /// exactly what the same values serialised through `JSON` would.
-public struct JSONWriter {
-    public private(set) var bytes: [UInt8] = []
+public struct JSONWriter: ~Copyable {
+    private var text: JSONText
     /// Nothing written yet in the innermost object or array (no comma before the next member).
     private var first = true
 
-    public init(capacity: Int = 4096) { bytes.reserveCapacity(capacity) }
+    public init(capacity: Int = 4096) { text = JSONText(capacity: capacity) }
+
+    /// The text written.
+    public consuming func bytes() -> [UInt8] { text.bytes() }
 
     private mutating func separate() {
-        if !first { bytes.append(UInt8(ascii: ",")) }
+        if !first { text.append(UInt8(ascii: ",")) }
         first = false
     }
 
-    public mutating func beginObject() { separate(); bytes.append(UInt8(ascii: "{")); first = true }
-    public mutating func endObject() { bytes.append(UInt8(ascii: "}")); first = false }
-    public mutating func beginArray() { separate(); bytes.append(UInt8(ascii: "[")); first = true }
-    public mutating func endArray() { bytes.append(UInt8(ascii: "]")); first = false }
+    public mutating func beginObject() { separate(); text.append(UInt8(ascii: "{")); first = true }
+    public mutating func endObject() { text.append(UInt8(ascii: "}")); first = false }
+    public mutating func beginArray() { separate(); text.append(UInt8(ascii: "[")); first = true }
+    public mutating func endArray() { text.append(UInt8(ascii: "]")); first = false }
 
-    /// An object member's key; its value comes next.
+    /// An object member's key (plain ASCII, nothing to escape); its value comes next.
     public mutating func key(_ key: StaticString) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        text.append(UInt8(ascii: "\""))
+        text.append(key)
+        text.append(UInt8(ascii: "\""))
+        text.append(UInt8(ascii: ":"))
         first = true
     }
 
-    public mutating func string(_ value: String) { separate(); JSON.append(value, to: &bytes) }
-    public mutating func number(_ value: Double) { separate(); JSON.append(value, to: &bytes) }
+    public mutating func string(_ value: String) { separate(); text.append(string: value) }
+    public mutating func number(_ value: Double) { separate(); text.append(number: value) }
     /// What `number(Double(value))` writes, without the detour through a Double.
     public mutating func number(_ value: Int) {
         separate()
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        JSON.appendDigits(UInt64(value.magnitude), to: &bytes)
+        if value < 0 { text.append(UInt8(ascii: "-")) }
+        text.append(digits: UInt64(value.magnitude))
     }
     /// Rounded as `JSON.number(_:decimals:)` rounds.
     public mutating func number(_ value: Double, decimals: Int) { number(JSON.rounded(value, decimals: decimals)) }
+    public mutating func bool(_ value: Bool) { separate(); text.append(value ? "true" : "false") }
+
     /// A line as an encoded polyline string.
     mutating func polyline(_ coordinates: [Coordinate], precision: Int) {
         separate()
-        Polyline.appendJSON(coordinates, precision: precision, to: &bytes)
+        Polyline.appendJSON(coordinates, precision: precision, to: &text)
     }
-
-    public mutating func bool(_ value: Bool) { separate(); bytes.append(contentsOf: (value ? "true" : "false").utf8) }
 }

@@ -124,7 +124,7 @@ public enum OSRMRouteResponse {
         out.beginArray()
         for step in steps { write(step, options, to: &out) }
         out.endArray()
-        return .fragment(out.bytes)
+        return .fragment(out.bytes())
     }
 
     static func write(_ step: GuidanceStep, _ options: Options, to out: inout JSONWriter) {
@@ -244,9 +244,9 @@ public enum OSRMRouteResponse {
     public static func geometry(_ coordinates: [Coordinate], _ encoding: GeometryEncoding) -> JSON {
         switch encoding {
         case .polyline, .polyline6:
-            var text: [UInt8] = []
+            var text = JSONText(capacity: coordinates.count * 8 + 2)
             Polyline.appendJSON(coordinates, precision: encoding == .polyline6 ? 6 : 5, to: &text)
-            return .fragment(text)
+            return .fragment(text.bytes())
         case .geojson: return .object([("type", .string("LineString")), ("coordinates", .array(coordinates.map(location)))])
         }
     }

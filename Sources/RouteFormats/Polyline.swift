@@ -3,23 +3,22 @@ import RoadGraph
 /// Google's encoded polyline format: precision 5 by default, 6 for OSRM's `polyline6`.
 public enum Polyline {
     public static func encode(_ coordinates: [Coordinate], precision: Int = 5) -> String {
-        var output = [UInt8]()
-        encode(coordinates, precision: precision, forJSON: false, into: &output)
-        return String(decoding: output, as: UTF8.self)
+        var text = JSONText(capacity: coordinates.count * 8)
+        encode(coordinates, precision: precision, forJSON: false, to: &text)
+        return String(decoding: text.bytes(), as: UTF8.self)
     }
 
     /// The polyline as a JSON string, quotes included, appended to `output`: the same text as the encoded String
     /// written through `JSON`, without making the String. Of JSON's special characters a polyline can hold only
     /// the backslash.
-    static func appendJSON(_ coordinates: [Coordinate], precision: Int, to output: inout [UInt8]) {
+    static func appendJSON(_ coordinates: [Coordinate], precision: Int, to output: inout JSONText) {
         output.append(UInt8(ascii: "\""))
-        encode(coordinates, precision: precision, forJSON: true, into: &output)
+        encode(coordinates, precision: precision, forJSON: true, to: &output)
         output.append(UInt8(ascii: "\""))
     }
 
-    private static func encode(_ coordinates: [Coordinate], precision: Int, forJSON: Bool, into output: inout [UInt8]) {
+    private static func encode(_ coordinates: [Coordinate], precision: Int, forJSON: Bool, to output: inout JSONText) {
         let factor = precision == 6 ? 1e6 : 1e5
-        output.reserveCapacity(output.count + coordinates.count * 8)
         var previousLatitude = 0, previousLongitude = 0
         for c in coordinates {
             let latitude = Int((c.latitude * factor).rounded()), longitude = Int((c.longitude * factor).rounded())
@@ -30,7 +29,7 @@ public enum Polyline {
         }
     }
 
-    private static func append(_ delta: Int, forJSON: Bool, to output: inout [UInt8]) {
+    private static func append(_ delta: Int, forJSON: Bool, to output: inout JSONText) {
         var value = delta < 0 ? ~(delta << 1) : delta << 1
         while true {
             let byte = UInt8(value >= 0x20 ? (0x20 | (value & 0x1f)) + 63 : value + 63)
