@@ -186,6 +186,8 @@ struct StepAssembly {
     /// A junction as OSRM lists it: every road's bearing (on 15° steps where that keeps them apart), which may be
     /// entered, the approach (`in`) and the road taken (`out`).
     static func intersection(_ j: TripJunction, lanes: [Lane], classes: ArcClasses) -> Intersection {
+        // First each road's 15° bucket; then what is published: the buckets' bearings where they keep the roads
+        // apart, else the rounded bearings.
         var published = j.roads.map { Int((Geo.remainder360($0.bearing.rounded() + 7.5)) / 15) }
         // A handful of roads: distinct by comparing pairs, not by hashing them into a set.
         let distinct = published.indices.allSatisfy { i in !published[(i + 1)...].contains(published[i]) }
