@@ -44,12 +44,13 @@ struct DraftStep {
 
     /// The turn at the step's first intersection (OSRM's angle: 0 back, 180 straight on).
     var turnAngle: Double {
-        let i = intersections[0]
-        guard let inIndex = i.inIndex, let out = i.outIndex else { return 180 }
-        return Geo.turnAngle(arriving: Double((i.bearings[inIndex] + 180) % 360), leaving: Double(i.bearings[out]))
+        // Read in place: a copy of the intersection would retain its arrays.
+        guard let inIndex = intersections[0].inIndex, let out = intersections[0].outIndex else { return 180 }
+        return Geo.turnAngle(arriving: Double((intersections[0].bearings[inIndex] + 180) % 360),
+                             leaving: Double(intersections[0].bearings[out]))
     }
 
-    var allowedTurns: Int { intersections[0].entry.filter { $0 }.count }
+    var allowedTurns: Int { intersections[0].entry.count(where: { $0 }) }
     var noIntermediaryIntersections: Bool { intersections.dropFirst().allSatisfy { $0.bearings.count == 2 } }
     var isShortAndUndisturbed: Bool { distance <= 30 && noIntermediaryIntersections }
 
@@ -250,17 +251,21 @@ struct StepAssembly {
     /// `findTotalTurnAngle`).
     /// The angle turned from entering the first step's junction to leaving the second's (180 = straight on).
     static func combinedAngle(_ a: DraftStep, _ b: DraftStep) -> Double {
-        let (entry, exit) = a.first <= b.first ? (a, b) : (b, a)
-        let ei = entry.intersections[0], xi = exit.intersections[0]
-        let entryBearing = ei.inIndex.map { Double((ei.bearings[$0] + 180) % 360) } ?? entry.bearingBefore
-        let exitBearing = xi.outIndex.map { Double(xi.bearings[$0]) } ?? exit.bearingAfter
-        return Geo.turnAngle(arriving: entryBearing, leaving: exitBearing)
+        // In route order, without copying the steps into a tuple.
+        a.first <= b.first ? combinedAngle(entry: a, exit: b) : combinedAngle(entry: b, exit: a)
+    }
+
+    private static func combinedAngle(entry: DraftStep, exit: DraftStep) -> Double {
+        Geo.turnAngle(arriving: entryBearing(entry), leaving: exitBearing(exit))
     }
 
     static func totalTurnAngle(_ a: DraftStep, _ b: DraftStep) -> Double {
-        let (entry, exit) = a.first <= b.first ? (a, b) : (b, a)
+        a.first <= b.first ? totalTurnAngle(entry: a, exit: b) : totalTurnAngle(entry: b, exit: a)
+    }
+
+    private static func totalTurnAngle(entry: DraftStep, exit: DraftStep) -> Double {
         let entryAngle = entry.turnAngle, exitAngle = exit.turnAngle
-        let total = combinedAngle(a, b)
+        let total = combinedAngle(entry: entry, exit: exit)
         let useTotal = Geo.deviation(total, 180) >= 20
             && (entry.distance < 30 || (entryAngle <= 185 && exitAngle <= 185) || (entryAngle >= 175 && exitAngle >= 175))
         return useTotal ? total : entryAngle
@@ -324,13 +329,13 @@ struct StepAssembly {
     }
 
     static func entryBearing(_ s: DraftStep) -> Double {
-        let i = s.intersections[0]
-        return i.inIndex.map { Double((i.bearings[$0] + 180) % 360) } ?? s.bearingBefore
+        guard let inIndex = s.intersections[0].inIndex else { return s.bearingBefore }
+        return Double((s.intersections[0].bearings[inIndex] + 180) % 360)
     }
 
     static func exitBearing(_ s: DraftStep) -> Double {
-        let i = s.intersections[0]
-        return i.outIndex.map { Double(i.bearings[$0]) } ?? s.bearingAfter
+        guard let out = s.intersections[0].outIndex else { return s.bearingAfter }
+        return Double(s.intersections[0].bearings[out])
     }
 
     // MARK: Divided roads
@@ -511,7 +516,7 @@ struct StepAssembly {
             compress(begin, end)
             return
         }
-        let exit = (begin..<end).filter { steps[$0].kind.staysOnRing || steps[$0].kind.leavesRing }.count
+        let exit = (begin..<end).count(where: { steps[$0].kind.staysOnRing || steps[$0].kind.leavesRing })
         steps[last].exit = exit
         let isTurn: Bool
         switch beginKind {

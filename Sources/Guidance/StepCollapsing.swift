@@ -151,7 +151,7 @@ extension StepAssembly {
 
     func doubleChoiceless(_ c: DraftStep, _ n: DraftStep) -> Bool {
         guard preconditions(c, n) else { return false }
-        return n.allowedTurns == 1 && c.intersections.count == 2 && c.intersections[1].entry.filter { $0 }.count == 1
+        return n.allowedTurns == 1 && c.intersections.count == 2 && c.intersections[1].entry.count(where: { $0 }) == 1
             && c.distance < 1.5 * Self.collapseDistance
     }
 

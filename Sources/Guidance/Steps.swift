@@ -74,7 +74,7 @@ public struct Intersection: Sendable {
     public var lanes: [Lane] = []
     public var classes: ArcClasses = []
     /// How many roads meet there (for collapsing: an intersection of two roads is no choice).
-    var isChoiceless: Bool { entry.filter { $0 }.count <= 1 }
+    var isChoiceless: Bool { entry.count(where: { $0 }) <= 1 }
 }
 
 /// A second maneuver said together with a step's own.

@@ -115,7 +115,7 @@ struct TurnAnalysis {
     func dev(_ a: Double, _ b: Double) -> Double { Geo.deviation(a, b) }
     func direction(_ i: Int) -> Modifier { i == 0 ? .uturn : Modifier(angle: roads[i].angle) }
     func announce(_ a: TripRoad, _ b: TripRoad) -> Bool { RoadNames.requiresAnnouncement(from: a.label, to: b.label) }
-    var enterableCount: Int { roads.filter(\.entryAllowed).count }
+    var enterableCount: Int { roads.count(where: \.entryAllowed) }
 
     /// OSRM's `findBasicTurnType`: onto a ramp, on along the same name, or a turn.
     func basicType(_ r: TripRoad) -> TurnKind {
@@ -219,7 +219,7 @@ struct TurnAnalysis {
         // 3. The straightest road, if it is narrow enough.
         guard let v = straightest(\.entryAllowed) else { return 0 }
         let vd = dev(roads[v].angle, 180)
-        let nonSharp = roads.filter { dev($0.angle, 180) <= 90 }.count
+        let nonSharp = roads.count(where: { dev($0.angle, 180) <= 90 })
         let onlyNonSharp = vd <= 90 && nonSharp == 1
         if v != s && (vd <= 60 || onlyNonSharp) && !roads[v].lowPriority && isDistinctTurn(v) { return result(v) }
         // 4. A motorway going on with nothing else to take.
@@ -437,7 +437,7 @@ struct TurnAnalysis {
             let a1 = angle(0), a2 = angle(1), a3 = angle(2)
             if d1 != d2 && d2 != d3 {
                 trivial()
-            } else if index.indices.filter(allowed).count <= 2 {
+            } else if index.indices.count(where: allowed) <= 2 {
                 if !allowed(2) { conflict(left: 1, right: 0) } else if !allowed(0) { conflict(left: 2, right: 1) } else { conflict(left: 2, right: 0) }
             } else if dev(a1, a2) >= 40 && dev(a2, a3) >= 40 {
                 set(0, .sharpRight); set(1, .right); set(2, .slightRight)
@@ -540,7 +540,7 @@ struct TurnAnalysis {
 
     /// A road passing driveways and service roads: they do not make a junction.
     func canHandleDriveway() -> Bool {
-        size > 2 && !via.lowPriority && roads.filter(\.lowPriority).count == size - 2
+        size > 2 && !via.lowPriority && roads.count(where: \.lowPriority) == size - 2
     }
 
     mutating func handleDriveway() {
@@ -640,7 +640,7 @@ struct TurnAnalysis {
     }
 
     mutating func handleFromRamp() {
-        let enterable = (1..<size).filter { roads[$0].entryAllowed }.count
+        let enterable = (1..<size).count(where: { roads[$0].entryAllowed })
         if size == 2 && enterable == 1 {
             instructions[1] = obviousInstruction(2, 1, throughStreet: isThroughStreet(1))
         } else if size == 3 {
@@ -707,7 +707,7 @@ struct TurnAnalysis {
             if roads[i].onRing { canEnter = true } else if !canEnter { canExitSeparately = true }
         }
         if via.onRing {
-            let drivableOut = roads.filter { !$0.incomingOnly }.count
+            let drivableOut = roads.count(where: { !$0.incomingOnly })
             let realExit = roads.contains { !$0.incomingOnly && !$0.onRing && !$0.lowPriority }
             for i in roads.indices where i != 0 {
                 let r = roads[i]
