@@ -372,7 +372,8 @@ struct TripLegReader {
         }
         // The road the route takes is open to it whatever the transition table's copies say.
         roads[taken].entryAllowed = true
-        var junction = TripJunction(location: location, vertex: v, roads: roads, taken: taken, approachBearing: 0,
+        // Handed over, not shared: the junction's passes below would otherwise copy the array on first write.
+        var junction = TripJunction(location: location, vertex: v, roads: consume roads, taken: taken, approachBearing: 0,
                                     approachLanes: Lanes.parse(graph.turnLanes(ofArc: a.arc)))
         junction.ring = ringKind(at: v)
         junction.mergeDividedRoads(approach: &approach)
