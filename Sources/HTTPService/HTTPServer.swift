@@ -162,9 +162,10 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-        var body = response.body
-        let mhdResponse = body.withUnsafeMutableBytes {
-            MHD_create_response_from_buffer($0.count, $0.baseAddress, .RESPMEM_MUST_COPY)
+        // libmicrohttpd copies the body (MUST_COPY) and never writes through the pointer: reading it in place
+        // spares a copy of the whole answer that making the array mutable would take.
+        let mhdResponse = response.body.withUnsafeBytes {
+            MHD_create_response_from_buffer($0.count, UnsafeMutableRawPointer(mutating: $0.baseAddress), .RESPMEM_MUST_COPY)
         }
         _ = MHD_add_response_header(mhdResponse, "Content-Type", response.contentType)
         _ = MHD_add_response_header(mhdResponse, "X-Content-Type-Options", "nosniff")
