@@ -603,15 +603,28 @@ extension TripJunction {
     mutating func mergeDividedRoads(approach: inout Int) {
         guard roads.count >= 3 else { return }
         var merged = true
+        // Most junctions have no oneway pair: nothing to merge, nothing to sort.
+        guard roads.count(where: { $0.oneway && !$0.onRing }) >= 2 else { return }
         while merged {
             merged = false
-            let order = roads.indices.sorted { roads[$0].bearing < roads[$1].bearing }
+            // By bearing, ties in road order (a stable insertion sort: a handful of roads).
+            var order = Array(roads.indices)
+            for m in order.indices.dropFirst() {
+                var k = m
+                while k > 0 && roads[order[k]].bearing < roads[order[k - 1]].bearing {
+                    order.swapAt(k, k - 1)
+                    k -= 1
+                }
+            }
             for k in order.indices {
                 let i = order[k], j = order[(k + 1) % order.count]
+                // Read in place: copies of the two roads would retain their labels for every pair looked at.
+                guard roads[i].oneway && roads[j].oneway, roads[i].incomingOnly != roads[j].incomingOnly,
+                      !roads[i].onRing, !roads[j].onRing, roads[i].roadClass == roads[j].roadClass,
+                      roads[i].isLink == roads[j].isLink, roads[i].mode == roads[j].mode,
+                      RoadNames.identical(roads[i].label, roads[j].label),
+                      Geo.deviation(roads[i].bearing, roads[j].bearing) < 95 else { continue }
                 let a = roads[i], b = roads[j]
-                guard a.oneway && b.oneway, a.incomingOnly != b.incomingOnly, !a.onRing, !b.onRing,
-                      a.roadClass == b.roadClass, a.isLink == b.isLink, a.mode == b.mode,
-                      RoadNames.identical(a.label, b.label), Geo.deviation(a.bearing, b.bearing) < 95 else { continue }
                 let (outgoing, incoming) = a.incomingOnly ? (j, i) : (i, j)
                 // The route's own roads stay: only a road it neither arrived nor left on is dropped (arriving on
                 // one carriageway and leaving on the other is a U-turn, and keeps both).

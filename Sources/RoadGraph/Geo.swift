@@ -115,7 +115,8 @@ public enum Geo {
         while k != end && point(k) == start { k += step }
         guard lookahead > 0 else { return bearing(from: start, to: point(k)) }
         var walked = 0.0
-        var previous = start, previousCos = cosLatitude(start)
+        let startCos = cosLatitude(start)
+        var previous = start, previousCos = startCos
         var i = origin + step
         while true {
             let here = point(i)
@@ -125,24 +126,32 @@ public enum Geo {
                 let t = (lookahead - walked) / d
                 let target = Coordinate(latitude: previous.latitude + (here.latitude - previous.latitude) * t,
                                         longitude: previous.longitude + (here.longitude - previous.longitude) * t)
-                return target == start ? bearing(from: start, to: point(k)) : bearing(from: start, to: target)
+                return target == start ? bearing(from: start, to: point(k))
+                    : bearing(from: start, to: target, cosLatitudeA: startCos)
             }
             walked += d
             (previous, previousCos) = (here, hereCos)
             if i == end { break }
             i += step
         }
-        return previous == start ? bearing(from: start, to: point(k)) : bearing(from: start, to: previous)
+        return previous == start ? bearing(from: start, to: point(k))
+            : bearing(from: start, to: previous, cosLatitudeA: startCos)
     }
 
     /// Initial bearing from `a` to `b`, degrees clockwise from north in [0, 360).
 
     public static func bearing(from a: Coordinate, to b: Coordinate) -> Double {
+        bearing(from: a, to: b, cosLatitudeA: cosLatitude(a))
+    }
+
+    /// `bearing` with the cosine of `a`'s latitude from the caller (as `distance` takes it: the same number).
+    @inlinable
+    public static func bearing(from a: Coordinate, to b: Coordinate, cosLatitudeA: Double) -> Double {
         let toRadians = Double.pi / 180
         let lat1 = a.latitude * toRadians, lat2 = b.latitude * toRadians
         let dLon = (b.longitude - a.longitude) * toRadians
         let y = sin(dLon) * cos(lat2)
-        let x = cos(lat1) * sin(lat2) - sin(lat1) * cos(lat2) * cos(dLon)
+        let x = cosLatitudeA * sin(lat2) - sin(lat1) * cos(lat2) * cos(dLon)
         let degrees = atan2(y, x) * 180 / Double.pi
         return remainder360(degrees + 360)
     }
