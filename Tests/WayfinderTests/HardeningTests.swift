@@ -368,11 +368,16 @@ import Testing
             slow.append(fd)
         }
         let held = slow
+        // The trickle is stopped and waited for before the descriptors are closed: their numbers are reused at
+        // once by other tests' sockets in this process, and a late "a" would corrupt someone else's request.
+        let stop = Locked(false)
+        let stopped = DispatchSemaphore(value: 0)
         let trickle = Thread {
-            for _ in 0..<12 {
+            for _ in 0..<12 where !stop.value {
                 for fd in held { _ = RawHTTP.send(fd, "a") }
                 usleep(250_000)
             }
+            stopped.signal()
         }
         trickle.start()
         // Within a few seconds of the deadline, ordinary requests are answered.
@@ -383,6 +388,8 @@ import Testing
                response.status == 200 { answered = true } else { usleep(200_000) }
         }
         #expect(answered, "a normal request got through while slow clients were connected")
+        stop.mutate { $0 = true }
+        stopped.wait()
         // The slow connections were closed by the server.
         var closed = 0
         for fd in slow {
