@@ -241,13 +241,10 @@ public enum OSRMRouteResponse {
         .array([.number(c.longitude, decimals: 6), .number(c.latitude, decimals: 6)])
     }
 
+    /// A line as its encoding writes it (the same writer as a step's geometry).
     public static func geometry(_ coordinates: [Coordinate], _ encoding: GeometryEncoding) -> JSON {
-        switch encoding {
-        case .polyline, .polyline6:
-            var text = JSONText(capacity: coordinates.count * 8 + 2)
-            Polyline.appendJSON(coordinates, precision: encoding == .polyline6 ? 6 : 5, to: &text)
-            return .fragment(text.bytes())
-        case .geojson: return .object([("type", .string("LineString")), ("coordinates", .array(coordinates.map(location)))])
-        }
+        var out = JSONWriter(capacity: coordinates.count * (encoding == .geojson ? 28 : 8) + 32)
+        write(coordinates, encoding, to: &out)
+        return .fragment(out.bytes())
     }
 }
