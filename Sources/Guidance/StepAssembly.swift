@@ -195,15 +195,7 @@ struct StepAssembly {
         for i in published.indices {
             published[i] = distinct ? published[i] * 15 % 360 : Int(j.roads[i].bearing.rounded()) % 360
         }
-        // By published bearing, ties in road order (a stable insertion sort: a handful of roads).
-        var order = Array(j.roads.indices)
-        for i in order.indices.dropFirst() {
-            var k = i
-            while k > 0 && published[order[k]] < published[order[k - 1]] {
-                order.swapAt(k, k - 1)
-                k -= 1
-            }
-        }
+        let order = stableOrder(published.count) { published[$0] < published[$1] }
         return Intersection(
             location: j.location, bearings: order.map { published[$0] },
             entry: order.map { $0 == j.taken || j.roads[$0].entryAllowed },

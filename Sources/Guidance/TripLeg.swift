@@ -131,6 +131,20 @@ public struct TripJunction: Sendable {
     var enterable: [TripRoad] { roads.filter(\.entryAllowed) }
 }
 
+/// `0..<count` in the order `less` gives, ties in index order: a stable insertion sort for the handful of roads
+/// at a junction (`sorted` allocated and went through its generic path for each junction).
+func stableOrder(_ count: Int, by less: (Int, Int) -> Bool) -> [Int] {
+    var order = Array(0..<count)
+    for m in order.indices.dropFirst() {
+        var k = m
+        while k > 0 && less(order[k], order[k - 1]) {
+            order.swapAt(k, k - 1)
+            k -= 1
+        }
+    }
+    return order
+}
+
 /// OSRM's road priority classes (lower is more important) and low-priority roads.
 enum RoadPriority {
     static func of(_ c: RoadClass, isLink: Bool) -> Int {
@@ -607,15 +621,7 @@ extension TripJunction {
         guard roads.count(where: { $0.oneway && !$0.onRing }) >= 2 else { return }
         while merged {
             merged = false
-            // By bearing, ties in road order (a stable insertion sort: a handful of roads).
-            var order = Array(roads.indices)
-            for m in order.indices.dropFirst() {
-                var k = m
-                while k > 0 && roads[order[k]].bearing < roads[order[k - 1]].bearing {
-                    order.swapAt(k, k - 1)
-                    k -= 1
-                }
-            }
+            let order = stableOrder(roads.count) { roads[$0].bearing < roads[$1].bearing }
             for k in order.indices {
                 let i = order[k], j = order[(k + 1) % order.count]
                 // Read in place: copies of the two roads would retain their labels for every pair looked at.
