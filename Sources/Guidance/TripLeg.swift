@@ -339,12 +339,11 @@ struct TripLegReader {
     /// Every road at vertex `v`, seen from there. `allowed`: the arcs the approach may turn onto, as a range of
     /// the transition table (nil: every road that can be left along).
     func roads(at v: UInt32, allowed: Range<Int>?) -> [TripRoad] {
-        let here = Int(graph.vertexEdgeStart[Int(v)])..<Int(graph.vertexEdgeStart[Int(v) + 1])
+        let here = graph.edges(atVertex: v)
         let origin = graph.vertexCoordinate(v), originCos = Geo.cosLatitude(origin)
         var roads: [TripRoad] = []
         roads.reserveCapacity(here.count)
-        for k in here {
-            let edge = Int(graph.vertexEdges[k] >> 1), atEnd = graph.vertexEdges[k] & 1 == 1
+        for (edge, atEnd) in here {
             let leaving = atEnd ? graph.edgeBackwardArc[edge] : graph.edgeForwardArc[edge]
             let arriving = atEnd ? graph.edgeForwardArc[edge] : graph.edgeBackwardArc[edge]
             let flags = graph.flags(ofEdge: edge)
