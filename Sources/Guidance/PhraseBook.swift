@@ -130,11 +130,7 @@ public struct PhraseBook: Sendable {
     /// "Name (Ref)", the ref alone on a motorway that is known by its number, or whichever of the two exists.
     public func wayName(_ name: String, ref: String, motorway: Bool = false) -> String {
         if ref.isEmpty { return name }
-        // Most refs are one plain ASCII ref ("N13"): that is its own first ref, without Foundation's trimming.
-        let plain = ref.utf8.allSatisfy { $0 < 0x80 && $0 != UInt8(ascii: ";") }
-            && ref.utf8.first != UInt8(ascii: " ") && ref.utf8.first != UInt8(ascii: "\t")
-            && ref.utf8.last != UInt8(ascii: " ") && ref.utf8.last != UInt8(ascii: "\t")
-        let firstRef = plain ? ref : ref.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        let firstRef = Self.firstEntry(ref)
         var name = name == ref ? "" : name
         // " (ref)" can only be in a name with a parenthesis.
         if !firstRef.isEmpty && name.utf8.contains(UInt8(ascii: "(")) {
@@ -145,6 +141,15 @@ public struct PhraseBook: Sendable {
             return fill(word("names", "name and ref"), ["name": name, "ref": firstRef])
         }
         return name.isEmpty ? firstRef : name
+    }
+
+    /// The first entry of a `;` list, trimmed ("A1" from "A1; A3"). Most lists are one plain ASCII entry, which is
+    /// its own first entry without Foundation's splitting and trimming.
+    static func firstEntry(_ list: String) -> String {
+        let plain = list.utf8.allSatisfy { $0 < 0x80 && $0 != UInt8(ascii: ";") }
+            && list.utf8.first != UInt8(ascii: " ") && list.utf8.first != UInt8(ascii: "\t")
+            && list.utf8.last != UInt8(ascii: " ") && list.utf8.last != UInt8(ascii: "\t")
+        return plain ? list : list.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
     }
 
     /// The first sign of a step's destinations: "A1: Porto" from "A1, A3: Porto, Lisboa".
@@ -212,7 +217,7 @@ public struct PhraseBook: Sendable {
         }
         let way = wayName(step.name, ref: step.ref, motorway: step.intersections.first?.classes.contains(.motorway) ?? false)
         let destination = destination(step.destinations)
-        let exit = step.exits.isEmpty ? "" : step.exits.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        let exit = Self.firstEntry(step.exits)
         var template = ""
         search: for prefix in prefixes {
             func key(_ k: String) -> String { prefix.isEmpty ? k : (k == "default" ? prefix : prefix + "_" + k) }
