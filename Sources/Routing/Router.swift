@@ -308,25 +308,26 @@ public struct Router {
             if graph.edgeLabel[edge] != label.id { label = (graph.edgeLabel[edge], graph.name(ofEdge: edge)) }
             if graph.edgeRef[edge] != ref.id { ref = (graph.edgeRef[edge], graph.ref(ofEdge: edge)) }
             let first = coordinates.isEmpty ? 0 : coordinates.count - 1
+            // Each point's latitude cosine is worked out once, for the segments on both sides of it.
             var length = 0.0
+            var previous: (point: Coordinate, cos: Double)?
+            func add(_ point: Coordinate) {
+                let cos = Geo.cosLatitude(point)
+                if let previous {
+                    length += Geo.distance(previous.point, point, cosLatitudeA: previous.cos, cosLatitudeB: cos)
+                    coordinates.append(point)
+                } else if coordinates.isEmpty {
+                    coordinates.append(point)
+                }
+                previous = (point, cos)
+            }
             if piece.from <= 0 && piece.to >= 1 {
-                // A whole arc (most of them): its shape points straight from the graph, each latitude's cosine once.
+                // A whole arc (most of them): its shape points straight from the graph, without an array.
                 let (e, reversed) = graph.edge(ofArc: piece.arc)
                 let range = graph.shapeRange(ofEdge: e)
-                var previous = graph.shapePoint(reversed ? range.upperBound - 1 : range.lowerBound)
-                var previousCos = Geo.cosLatitude(previous)
-                if coordinates.isEmpty { coordinates.append(previous) }
-                for k in 1..<range.count {
-                    let point = graph.shapePoint(reversed ? range.upperBound - 1 - k : range.lowerBound + k)
-                    let pointCos = Geo.cosLatitude(point)
-                    length += Geo.distance(previous, point, cosLatitudeA: previousCos, cosLatitudeB: pointCos)
-                    coordinates.append(point)
-                    (previous, previousCos) = (point, pointCos)
-                }
+                for k in 0..<range.count { add(graph.shapePoint(reversed ? range.upperBound - 1 - k : range.lowerBound + k)) }
             } else {
-                let points = graph.arcPoints(piece.arc, from: piece.from, to: piece.to)
-                coordinates.append(contentsOf: coordinates.isEmpty ? points[...] : points.dropFirst())
-                for k in 1..<points.count { length += Geo.distance(points[k - 1], points[k]) }
+                for point in graph.arcPoints(piece.arc, from: piece.from, to: piece.to) { add(point) }
             }
             stretches.append(Stretch(arc: piece.arc, name: label.name,
                                      ref: ref.text, roadClass: graph.roadClass(ofEdge: edge),
