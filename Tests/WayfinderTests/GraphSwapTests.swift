@@ -90,8 +90,10 @@ import Testing
             DispatchQueue.global().async(group: group) {
                 let deadline = Date().addingTimeInterval(60)
                 for _ in 0..<5_000 where !stopLoad.value && Date() < deadline {
+                    // Stamped when sent: a request sent before the swap may be answered by A after it.
+                    let sent = Date()
                     let result = Self.routeDistance(routeURL)
-                    answers.mutate { $0.append((Date(), result)) }
+                    answers.mutate { $0.append((sent, result)) }
                 }
             }
         }
@@ -110,7 +112,7 @@ import Testing
         #expect(failures.isEmpty, "\(failures.count) of \(all.count) requests failed, first: \(failures.first ?? "")")
         let after = try Self.routeDistance(routeURL).get()
         #expect(abs(before - 110) < 5 && abs(after - 170) < 5, "A's road, then B's: \(before) m, \(after) m")
-        #expect(all.filter { $0.at > swappedAt }.allSatisfy { (try? $0.result.get()) == after }, "answers from B after the swap")
+        #expect(all.filter { $0.at > swappedAt }.allSatisfy { (try? $0.result.get()) == after }, "requests sent after the swap answered from B")
         #expect(server.stderr.contains("now serving generation-2 (b.osm"), "\(server.stderr)")
 
         // A's files were removed by the import; once its last request ended the server unmapped them.
