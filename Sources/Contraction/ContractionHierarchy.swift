@@ -6,9 +6,11 @@ import RoadGraph
 /// as in `RoadGraph`'s transitions). Built by contracting arcs one by one in order of importance and adding a
 /// shortcut wherever a shortest path ran through the contracted arc and no witness path avoids it.
 ///
-/// For each arc `u`: `up` lists edges u→v with rank(v) > rank(u); `down` lists edges v→u with rank(v) > rank(u),
-/// stored at u as v. `middle` is the contracted arc a shortcut skips (`noIndex` for an original transition). Each
-/// edge carries the weight the search minimises, and the duration and length of that path.
+/// The hierarchy's nodes are numbered by rank (`rank[a]` is arc a's node, `original[r]` the arc of node r), as
+/// RoutingKit numbers them: a query settles mostly high nodes, which then sit together in memory instead of
+/// scattered over the graph. For each node `u`: `up` lists edges u→v with v > u; `down` lists edges v→u with
+/// v > u, stored at u as v. `middle` is the contracted node a shortcut skips (`noIndex` for an original
+/// transition). Each edge carries the weight the search minimises, and the duration and length of that path.
 ///
 /// Exclusion (avoid tolls, motorways, ferries): every edge also carries the `mask` of the excludable classes of
 /// the arcs it skips. A witness proves a shortcut unnecessary only if its own arcs' classes are a subset of the
@@ -16,7 +18,7 @@ import RoadGraph
 /// classes. So for any set of classes, the edges and arcs without them form a hierarchy of the graph without
 /// them: one hierarchy answers every exclusion exactly (OSRM builds one per exclusion set instead).
 public struct HierarchyArrays: Sendable {
-    public var rank: [UInt32] = []
+    public var rank: [UInt32] = [], original: [UInt32] = []
     public var upStart: [UInt32] = [0], upTarget: [UInt32] = [], upWeight: [UInt32] = [], upMiddle: [UInt32] = []
     public var upLength: [Float] = [], upDuration: [UInt32] = [], upMask: [UInt8] = []
     public var downStart: [UInt32] = [0], downSource: [UInt32] = [], downWeight: [UInt32] = [], downMiddle: [UInt32] = []
@@ -170,8 +172,8 @@ public struct HierarchyBuilder {
         stats.nodes = n
         stats.originalEdges = outEdges.liveCount
         var rank = [UInt32](repeating: 0, count: n)
-        // Each arc's edges to higher arcs, appended as it is contracted; put in arc order at the end.
-        var up = HierarchyEdges(nodes: n), down = HierarchyEdges(nodes: n)
+        // Each arc's edges to higher arcs, appended as it is contracted: in node (rank) order.
+        var up = HierarchyEdges(), down = HierarchyEdges()
         var priority = [Int32](repeating: 0, count: n)
         var remaining = (0..<UInt32(n)).map { $0 }
         updatePriorities(of: remaining, into: &priority)
@@ -196,8 +198,8 @@ public struct HierarchyBuilder {
                 let vi = Int(v)
                 stats.shortcuts += shortcuts[k].count
                 // Neighbours are never in the round (it is independent), so all of them stay.
-                up.add(v, outEdges.range(v).map { outEdges.pool[$0] })
-                down.add(v, inEdges.range(v).map { inEdges.pool[$0] })
+                up.add(outEdges.range(v).map { outEdges.pool[$0] })
+                down.add(inEdges.range(v).map { inEdges.pool[$0] })
                 state[vi] = 2
                 rank[vi] = nextRank
                 nextRank += 1
@@ -225,19 +227,19 @@ public struct HierarchyBuilder {
         stats.rounds = rounds
         outEdges = EdgeLists(nodes: 0, reserve: 0)
         inEdges = EdgeLists(nodes: 0, reserve: 0)
+        // Edges were added in contraction order, which is node order: only their ends need renumbering.
         var result = HierarchyArrays()
+        result.original = [UInt32](repeating: 0, count: n)
+        for a in 0..<n { result.original[Int(rank[a])] = UInt32(a) }
+        result.upStart = up.starts(); result.downStart = down.starts()
+        result.upTarget = up.renumbered(\.node, rank); result.upMiddle = up.renumbered(\.middle, rank)
+        result.downSource = down.renumbered(\.node, rank); result.downMiddle = down.renumbered(\.middle, rank)
+        result.upWeight = up.weight; result.upLength = up.length; result.upDuration = up.duration; result.upMask = up.mask
+        up = HierarchyEdges()
+        result.downWeight = down.weight; result.downLength = down.length; result.downDuration = down.duration
+        result.downMask = down.mask
+        down = HierarchyEdges()
         result.rank = rank
-        rank = []
-        // Field by field, each source array let go as soon as its ordered copy exists: the hierarchy is held about
-        // once, not twice, at the end.
-        result.upStart = up.starts()
-        result.upTarget = up.gather(\.node); result.upWeight = up.gather(\.weight); result.upMiddle = up.gather(\.middle)
-        result.upLength = up.gather(\.length); result.upDuration = up.gather(\.duration); result.upMask = up.gather(\.mask)
-        up = HierarchyEdges(nodes: 0)
-        result.downStart = down.starts()
-        result.downSource = down.gather(\.node); result.downWeight = down.gather(\.weight)
-        result.downMiddle = down.gather(\.middle); result.downLength = down.gather(\.length)
-        result.downDuration = down.gather(\.duration); result.downMask = down.gather(\.mask)
         return (result, stats)
     }
 
@@ -423,44 +425,31 @@ public struct HierarchyBuilder {
     }
 }
 
-/// The finished edges of one direction, field by field in contraction order, with each arc's place in them.
+/// The finished edges of one direction, field by field in contraction order, which is node order.
 struct HierarchyEdges {
     var node: [UInt32] = [], weight: [UInt32] = [], middle: [UInt32] = [], length: [Float] = [], duration: [UInt32] = []
     var mask: [UInt8] = []
-    private var first: [UInt32], count: [UInt32]
+    /// Per node contracted so far, where its edges end.
+    private var ends: [UInt32] = []
 
-    init(nodes: Int) {
-        first = Array(repeating: 0, count: nodes)
-        count = Array(repeating: 0, count: nodes)
-    }
-
-    mutating func add(_ v: UInt32, _ edges: [HierarchyBuilder.Edge]) {
-        first[Int(v)] = UInt32(node.count)
-        count[Int(v)] = UInt32(edges.count)
+    /// Adds the edges of the next node to be contracted.
+    mutating func add(_ edges: [HierarchyBuilder.Edge]) {
         for e in edges {
             node.append(e.node); weight.append(e.weight); middle.append(e.middle); length.append(e.length)
             duration.append(e.duration); mask.append(e.mask)
         }
+        ends.append(UInt32(node.count))
     }
 
-    /// CSR offsets in arc order.
-    func starts() -> [UInt32] {
-        var result = [UInt32](repeating: 0, count: first.count + 1)
-        for v in 0..<first.count { result[v + 1] = result[v] + count[v] }
-        return result
-    }
+    /// CSR offsets by node.
+    func starts() -> [UInt32] { [0] + ends }
 
-    /// One field in arc order; the field's own array is released.
-    mutating func gather<T>(_ field: WritableKeyPath<HierarchyEdges, [T]>) -> [T] {
-        let source = self[keyPath: field]
+    /// A field of arc ids as node ids (`noIndex` kept); the field's own array is released.
+    mutating func renumbered(_ field: WritableKeyPath<HierarchyEdges, [UInt32]>, _ rank: [UInt32]) -> [UInt32] {
+        var ids = self[keyPath: field]
         self[keyPath: field] = []
-        var result: [T] = []
-        result.reserveCapacity(source.count)
-        for v in 0..<first.count {
-            let s = Int(first[v])
-            result.append(contentsOf: source[s..<s + Int(count[v])])
-        }
-        return result
+        for k in ids.indices where ids[k] != noIndex { ids[k] = rank[Int(ids[k])] }
+        return ids
     }
 }
 

@@ -219,7 +219,7 @@ public enum GraphImporter {
 
 extension GraphArrays {
     mutating func install(_ h: HierarchyArrays, overVertices reduction: VertexReduction?) {
-        chRank = h.rank
+        chRank = h.rank; chOriginal = h.original
         chUpStart = h.upStart; chUpTarget = h.upTarget; chUpWeight = h.upWeight; chUpMiddle = h.upMiddle
         chUpLength = h.upLength; chUpDuration = h.upDuration; chUpMask = h.upMask
         chDownStart = h.downStart; chDownSource = h.downSource; chDownWeight = h.downWeight

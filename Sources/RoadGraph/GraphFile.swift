@@ -18,7 +18,7 @@ import Glibc
 /// never used.
 public enum GraphFormat {
     public static let magic: [UInt8] = Array("WAYFGRPH".utf8)
-    public static let version: UInt32 = 9
+    public static let version: UInt32 = 10
     static let headerSize = 512
     static let sectionEntrySize = 32
     /// Where the header's own checksum sits (it covers the header, with these bytes zero, and the section table).
@@ -116,13 +116,14 @@ enum SectionID: UInt32, CaseIterable {
          gridSegments, edgeFlags, labelStart, labelEntries, vertexEdgeStart, vertexEdges, arcInCore, chRank, chUpStart,
          chUpTarget, chUpWeight, chUpMiddle, chUpLength, chDownStart, chDownSource, chDownWeight, chDownMiddle, chDownLength, transitionWeight,
          arcDuration, arcClasses, arcDestinations, edgePronunciation, edgeExits, chUpDuration, chDownDuration,
-         chUpMask, chDownMask, arcTurnLanes, edgeLanes, chVertexCost, chArcTail
+         chUpMask, chDownMask, arcTurnLanes, edgeLanes, chVertexCost, chArcTail, chOriginal
 
     /// The contraction hierarchy's sections.
     var isHierarchy: Bool {
         switch self {
         case .chRank, .chUpStart, .chUpTarget, .chUpWeight, .chUpMiddle, .chUpLength, .chDownStart, .chDownSource, .chDownWeight,
-             .chDownMiddle, .chDownLength, .chUpDuration, .chDownDuration, .chUpMask, .chDownMask, .chVertexCost, .chArcTail:
+             .chDownMiddle, .chDownLength, .chUpDuration, .chDownDuration, .chUpMask, .chDownMask, .chVertexCost, .chArcTail,
+             .chOriginal:
             return true
         default: return false
         }
@@ -300,7 +301,7 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
         Section(.chUpMask, \.chUpMask), Section(.chDownStart, \.chDownStart), Section(.chDownSource, \.chDownSource),
         Section(.chDownWeight, \.chDownWeight), Section(.chDownMiddle, \.chDownMiddle), Section(.chDownLength, \.chDownLength),
         Section(.chDownDuration, \.chDownDuration), Section(.chDownMask, \.chDownMask), Section(.chVertexCost, \.chVertexCost),
-        Section(.chArcTail, \.chArcTail),
+        Section(.chArcTail, \.chArcTail), Section(.chOriginal, \.chOriginal),
     ]
 
     /// What a contraction hierarchy is built from (arcs, turns, the edges at each vertex, the vertex count):

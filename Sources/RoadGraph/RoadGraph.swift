@@ -187,9 +187,11 @@ public struct GraphArrays {
     public var labelStart: [UInt32] = [0], labelEntries: [UInt32] = []
     public var vertexEdgeStart: [UInt32] = [0], vertexEdges: [UInt32] = []
     public var gridCellStart: [UInt32] = [0], gridSegments: [UInt32] = []
-    /// Contraction hierarchy (empty when the graph was imported without one); see `Contraction`. Its nodes are
-    /// the arcs, or the vertices where `chVertexCost` is set (see `RoadGraph.hierarchyOverVertices`).
-    public var chRank: [UInt32] = []
+    /// Contraction hierarchy (empty when the graph was imported without one); see `Contraction`. Its nodes stand
+    /// for the arcs, or the vertices where `chVertexCost` is set (see `RoadGraph.hierarchyOverVertices`), and are
+    /// numbered by rank: `chRank[a]` is the node of arc (or vertex) a, `chOriginal[r]` the arc (or vertex) of node r.
+    /// Edges, starts and middles are in node numbers.
+    public var chRank: [UInt32] = [], chOriginal: [UInt32] = []
     public var chUpStart: [UInt32] = [0], chUpTarget: [UInt32] = [], chUpWeight: [UInt32] = [], chUpMiddle: [UInt32] = []
     public var chUpLength: [Float] = [], chUpDuration: [UInt32] = [], chUpMask: [UInt8] = []
     public var chDownStart: [UInt32] = [0], chDownSource: [UInt32] = [], chDownWeight: [UInt32] = []
@@ -226,7 +228,7 @@ public struct RoadGraph: @unchecked Sendable {
     public let labelStart: UnsafeBufferPointer<UInt32>, labelEntries: UnsafeBufferPointer<UInt32>
     public let vertexEdgeStart: UnsafeBufferPointer<UInt32>, vertexEdges: UnsafeBufferPointer<UInt32>
     public let gridCellStart: UnsafeBufferPointer<UInt32>, gridSegments: UnsafeBufferPointer<UInt32>
-    public let chRank: UnsafeBufferPointer<UInt32>
+    public let chRank: UnsafeBufferPointer<UInt32>, chOriginal: UnsafeBufferPointer<UInt32>
     public let chUpStart: UnsafeBufferPointer<UInt32>, chUpTarget: UnsafeBufferPointer<UInt32>
     public let chUpWeight: UnsafeBufferPointer<UInt32>, chUpMiddle: UnsafeBufferPointer<UInt32>
     public let chUpLength: UnsafeBufferPointer<Float>, chUpDuration: UnsafeBufferPointer<UInt32>
@@ -309,6 +311,7 @@ public struct RoadGraph: @unchecked Sendable {
         gridCellStart = try sections.buffer(.gridCellStart)
         gridSegments = try sections.buffer(.gridSegments)
         chRank = try sections.buffer(.chRank)
+        chOriginal = try sections.buffer(.chOriginal)
         chUpStart = try sections.buffer(.chUpStart)
         chUpTarget = try sections.buffer(.chUpTarget)
         chUpWeight = try sections.buffer(.chUpWeight)
@@ -395,7 +398,10 @@ public struct RoadGraph: @unchecked Sendable {
                     && chArcTail.allSatisfy { Int($0) < vertices }, "vertex costs")
         if !chRank.isEmpty {
             let nodes = hierarchyNodeCount
-            try require(chRank.count == nodes, "hierarchy")
+            try require(chRank.count == nodes && chOriginal.count == nodes, "hierarchy")
+            // Numbering by rank is a permutation: each node stands for one arc (or vertex), and back.
+            try require(chOriginal.allSatisfy { Int($0) < nodes }, "hierarchy numbering")
+            try require((0..<nodes).allSatisfy { chRank[Int(chOriginal[$0])] == UInt32($0) }, "hierarchy numbering")
             let up = chUpTarget.count, down = chDownSource.count
             try requireTable(chUpStart, nodes, up, "hierarchy edges up")
             try requireTable(chDownStart, nodes, down, "hierarchy edges down")
@@ -407,16 +413,15 @@ public struct RoadGraph: @unchecked Sendable {
             try require(chUpMiddle.allSatisfy { $0 == noIndex || Int($0) < nodes }
                         && chDownMiddle.allSatisfy { $0 == noIndex || Int($0) < nodes }, "hierarchy shortcuts")
             try require(chUpLength.allSatisfy(\.isFinite) && chDownLength.allSatisfy(\.isFinite), "hierarchy lengths")
-            // Edges go up in rank, and a shortcut skips an arc ranked below both its ends: unpacking ends.
+            // Edges go up in rank (node number), and a shortcut skips a node below both its ends: unpacking ends.
             for u in 0..<nodes {
-                let rank = chRank[u]
                 for k in Int(chUpStart[u])..<Int(chUpStart[u + 1]) {
-                    let v = Int(chUpTarget[k]), middle = chUpMiddle[k]
-                    try require(chRank[v] > rank && (middle == noIndex || chRank[Int(middle)] < rank), "hierarchy ranks")
+                    let middle = chUpMiddle[k]
+                    try require(Int(chUpTarget[k]) > u && (middle == noIndex || Int(middle) < u), "hierarchy ranks")
                 }
                 for k in Int(chDownStart[u])..<Int(chDownStart[u + 1]) {
-                    let v = Int(chDownSource[k]), middle = chDownMiddle[k]
-                    try require(chRank[v] > rank && (middle == noIndex || chRank[Int(middle)] < rank), "hierarchy ranks")
+                    let middle = chDownMiddle[k]
+                    try require(Int(chDownSource[k]) > u && (middle == noIndex || Int(middle) < u), "hierarchy ranks")
                 }
             }
         }

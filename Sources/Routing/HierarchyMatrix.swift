@@ -10,8 +10,9 @@ public struct HierarchyMatrix: @unchecked Sendable {
     let graph: RoadGraph
     let targets: [Snap]
     private let targetEndpoints: [[SearchEndpoint]]
-    /// Buckets as one flat array sorted by arc: the entries of arc a are `buckets[bucketStart[a]..<bucketStart[a+1]]`
-    /// (a dictionary of ranges cost a hash per settled arc; the flat index is 4 bytes per arc).
+    /// Buckets as one flat array sorted by hierarchy node: the entries of node r are
+    /// `buckets[bucketStart[r]..<bucketStart[r+1]]` (a dictionary of ranges cost a hash per settled node; the flat
+    /// index is 4 bytes per node).
     private let bucketStart: [UInt32]
     private let buckets: [BucketEntry]
     /// Per bucket entry: whether it is a target's own starting label (the target arc itself, not reached by the
@@ -59,16 +60,16 @@ public struct HierarchyMatrix: @unchecked Sendable {
                     let length = Double(graph.edgeLength[graph.edge(ofArc: t.arc).edge])
                     if overVertices {
                         guard let tail = graph.vertexStart(ofTarget: t) else { continue }
-                        starts.append(UpwardSearch.Start(node: tail, weight: Int64(t.cost), duration: Int64(graph.targetDuration(t)),
+                        starts.append(UpwardSearch.Start(node: graph.chRank[Int(tail)], weight: Int64(t.cost), duration: Int64(graph.targetDuration(t)),
                                                          length: length * t.fraction))
                         continue
                     }
                     // Entering the target arc costs its whole weight; only the part up to the point counts.
-                    let start = UpwardSearch.Start(node: t.arc, weight: Int64(t.cost) - Int64(graph.arcWeight[Int(t.arc)]),
+                    let start = UpwardSearch.Start(node: graph.chRank[Int(t.arc)], weight: Int64(t.cost) - Int64(graph.arcWeight[Int(t.arc)]),
                                                    duration: Int64(graph.targetDuration(t)) - Int64(graph.arcDuration[Int(t.arc)]),
                                                    length: length * t.fraction - length)
                     starts.append(start)
-                    for copy in copies[t.arc] ?? [] { var s = start; s.node = copy; starts.append(s) }
+                    for copy in copies[t.arc] ?? [] { var s = start; s.node = graph.chRank[Int(copy)]; starts.append(s) }
                 }
                 side.run(graph, starts: starts, upward: false, excluded: excluded) { node, label, atStart in
                     // Over vertices, two starting labels meeting is a path from the source arc onto the target's.
@@ -125,11 +126,11 @@ public struct HierarchyMatrix: @unchecked Sendable {
         var starts: [UpwardSearch.Start] = []
         for s in sourceEndpoints {
             let arcLength = Double(graph.edgeLength[graph.edge(ofArc: s.arc).edge])
-            var start = UpwardSearch.Start(node: s.arc, weight: Int64(s.cost), duration: Int64(graph.sourceDuration(s)),
+            var start = UpwardSearch.Start(node: graph.chRank[Int(s.arc)], weight: Int64(s.cost), duration: Int64(graph.sourceDuration(s)),
                                            length: arcLength * (1 - s.fraction))
             if graph.hierarchyOverVertices {
                 guard let (vertex, pass) = graph.vertexStart(ofSource: s) else { continue }
-                start.node = vertex
+                start.node = graph.chRank[Int(vertex)]
                 start.weight += Int64(pass)
                 start.duration += Int64(pass)
             }
@@ -191,7 +192,7 @@ public struct HierarchyMatrix: @unchecked Sendable {
 struct UpwardSearch {
     /// A label: the weight searched on, and the duration and length of the same path.
     struct Start {
-        /// A node of the hierarchy: an arc, or a vertex (see `RoadGraph.hierarchyOverVertices`).
+        /// A node of the hierarchy, numbered by rank; it stands for an arc, or a vertex (see `GraphArrays.chRank`).
         var node: UInt32
         var weight: Int64, duration: Int64
         var length: Double
@@ -214,7 +215,7 @@ struct UpwardSearch {
         atStart = Array(repeating: false, count: count)
     }
 
-    /// Settles every arc reachable upwards; `settle` gets the arc, its label and whether the label is a starting
+    /// Settles every node reachable upwards; `settle` gets the node, its label and whether the label is a starting
     /// label (not reached through an edge).
     mutating func run(_ graph: RoadGraph, starts initial: [Start], upward: Bool, excluded: UInt8 = 0,
                       settle: (UInt32, Start, Bool) -> Void)
@@ -238,7 +239,8 @@ struct UpwardSearch {
         let edgeLength = upward ? graph.chUpLength : graph.chDownLength
         let edgeMask = upward ? graph.chUpMask : graph.chDownMask, otherMask = upward ? graph.chDownMask : graph.chUpMask
         // Over vertices, nodes have no classes: the edges' masks carry them all.
-        let classes = graph.hierarchyOverVertices ? UnsafeBufferPointer<UInt8>(start: nil, count: 0) : graph.arcClasses
+        let classes = graph.hierarchyOverVertices || excluded == 0 ? UnsafeBufferPointer<UInt8>(start: nil, count: 0) : graph.arcClasses
+        let original = graph.chOriginal
         // Stall-on-demand: an arc reached more cheaply from above than by this search's own label is not on a
         // shortest path from the start, so neither its label nor its edges are worth using.
         let otherStart = upward ? graph.chDownStart : graph.chUpStart
@@ -256,7 +258,7 @@ struct UpwardSearch {
             settle(arc, Start(node: arc, weight: d, duration: duration[i], length: length[i]), atStart[i])
             for k in Int(edgeStart[i])..<Int(edgeStart[i + 1]) {
                 let x = Int(edgeNode[k])
-                if edgeMask[k] & excluded != 0 || (!classes.isEmpty && classes[x] & excluded != 0) { continue }
+                if edgeMask[k] & excluded != 0 || (!classes.isEmpty && classes[Int(original[x])] & excluded != 0) { continue }
                 let nd = d + Int64(edgeWeight[k])
                 if labelled.contains(x) && distance[x] <= nd { continue }
                 labelled.insert(x)

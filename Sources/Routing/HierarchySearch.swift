@@ -64,7 +64,11 @@ public struct HierarchySearch {
         let excluded = excluding.rawValue
         let overVertices = graph.hierarchyOverVertices
         // Over vertices, nodes have no classes: the edges' masks carry them all.
-        func allowed(_ node: UInt32) -> Bool { overVertices || graph.arcClasses[Int(node)] & excluded == 0 }
+        func allowed(_ node: UInt32) -> Bool {
+            overVertices || excluded == 0 || graph.arcClasses[Int(graph.chOriginal[Int(node)])] & excluded == 0
+        }
+        // Hierarchy nodes are numbered by rank (see `GraphArrays.chRank`).
+        func node(_ arcOrVertex: UInt32) -> UInt32 { graph.chRank[Int(arcOrVertex)] }
         let n = graph.hierarchyNodeCount
         forward.prepare(n)
         backward.prepare(n)
@@ -81,20 +85,20 @@ public struct HierarchySearch {
         if overVertices {
             // From the source arc's head once past it, to the target arc's tail; a vertex nothing passes is no start.
             for s in sources {
-                if let (v, pass) = graph.vertexStart(ofSource: s) { forward.offer(v, Int64(s.cost) + Int64(pass), parent: noIndex) }
+                if let (v, pass) = graph.vertexStart(ofSource: s) { forward.offer(node(v), Int64(s.cost) + Int64(pass), parent: noIndex) }
             }
             for t in targets {
-                if let v = graph.vertexStart(ofTarget: t) { backward.offer(v, Int64(t.cost), parent: noIndex) }
+                if let v = graph.vertexStart(ofTarget: t) { backward.offer(node(v), Int64(t.cost), parent: noIndex) }
             }
         } else {
-            for s in sources { forward.offer(s.arc, Int64(s.cost), parent: noIndex) }
+            for s in sources { forward.offer(node(s.arc), Int64(s.cost), parent: noIndex) }
             let copies = copies(in: graph)
             for t in targets {
                 // Entering the target arc costs its full weight; only the part up to the point counts.
                 let start = Int64(t.cost) - Int64(graph.arcWeight[Int(t.arc)])
                 lowestBackwardStart = min(lowestBackwardStart, start)
-                backward.offer(t.arc, start, parent: noIndex)
-                for copy in copies[t.arc] ?? [] { backward.offer(copy, start, parent: noIndex) }
+                backward.offer(node(t.arc), start, parent: noIndex)
+                for copy in copies[t.arc] ?? [] { backward.offer(node(copy), start, parent: noIndex) }
             }
         }
         // Over arcs, meeting where both labels are starting labels would be travel within one arc, which only
@@ -152,6 +156,7 @@ public struct HierarchySearch {
             unpack(graph, from: a, to: next, excluded: excluded, into: &nodes)
             a = next
         }
+        for k in nodes.indices { nodes[k] = graph.chOriginal[Int(nodes[k])] }
         if overVertices {
             // The vertices become arcs: the source arc, the cheapest usable arc between each two vertices, the
             // target arc. A damaged file whose hierarchy names an arc that is not there gets the plain search.
@@ -168,11 +173,12 @@ public struct HierarchySearch {
     private func arcs(through vertices: [UInt32], _ graph: RoadGraph, sources: [SearchEndpoint], targets: [SearchEndpoint],
                       excluded: UInt8) -> [UInt32]? {
         let first = vertices[0], last = vertices[vertices.count - 1]
+        let firstLabel = forward.distance[Int(graph.chRank[Int(first)])], lastLabel = backward.distance[Int(graph.chRank[Int(last)])]
         guard let source = sources.first(where: { s in
-                  graph.vertexStart(ofSource: s).map { $0.vertex == first && Int64(s.cost) + Int64($0.pass) == forward.distance[Int(first)] } ?? false
+                  graph.vertexStart(ofSource: s).map { $0.vertex == first && Int64(s.cost) + Int64($0.pass) == firstLabel } ?? false
               }),
               let target = targets.first(where: { t in
-                  graph.vertexStart(ofTarget: t) == last && Int64(t.cost) == backward.distance[Int(last)]
+                  graph.vertexStart(ofTarget: t) == last && Int64(t.cost) == lastLabel
               }) else { return nil }
         var arcs: [UInt32] = [source.arc]
         arcs.reserveCapacity(vertices.count + 1)
@@ -208,11 +214,11 @@ public struct HierarchySearch {
     }
 
     /// The node a hierarchy edge u→v skips, or nil for an original edge. The edge is stored at whichever end has
-    /// the lower rank; the cheapest such edge without excluded classes is the one the search used.
+    /// the lower rank (number); the cheapest such edge without excluded classes is the one the search used.
     func middle(_ graph: RoadGraph, _ u: UInt32, _ v: UInt32, excluded: UInt8) -> UInt32? {
         var bestWeight = UInt32.max
         var result: UInt32? = nil
-        if graph.chRank[Int(u)] < graph.chRank[Int(v)] {
+        if u < v {
             for k in Int(graph.chUpStart[Int(u)])..<Int(graph.chUpStart[Int(u) + 1])
                 where graph.chUpTarget[k] == v && graph.chUpMask[k] & excluded == 0 {
                 if graph.chUpWeight[k] < bestWeight { bestWeight = graph.chUpWeight[k]; result = graph.chUpMiddle[k] }

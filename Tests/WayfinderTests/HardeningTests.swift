@@ -159,10 +159,12 @@ import Testing
         let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         let directory = try TemporaryDirectory()
         let graph = try RoadGraph(contentsOf: path)
-        // The last entry of the transition table, and a hierarchy rank, pointing where they must not.
+        // The last entry of the transition table, a hierarchy rank, and a hierarchy node's arc, pointing where they
+        // must not.
         let targets: [(String, Int)] = [
             ("transitions", graph.transitionStart.baseAddress!.advanced(by: graph.arcCount).withMemoryRebound(to: UInt8.self, capacity: 4) { $0 } - graph.file.base.assumingMemoryBound(to: UInt8.self)),
             ("ranks", graph.chRank.baseAddress!.withMemoryRebound(to: UInt8.self, capacity: 4) { $0 } - graph.file.base.assumingMemoryBound(to: UInt8.self)),
+            ("numbering", graph.chOriginal.baseAddress!.advanced(by: 1).withMemoryRebound(to: UInt8.self, capacity: 4) { $0 } - graph.file.base.assumingMemoryBound(to: UInt8.self)),
         ]
         for (what, offset) in targets {
             var bytes = original
