@@ -19,10 +19,8 @@ import RoadGraph
 /// them: one hierarchy answers every exclusion exactly (OSRM builds one per exclusion set instead).
 public struct HierarchyArrays: Sendable {
     public var rank: [UInt32] = [], original: [UInt32] = []
-    public var upStart: [UInt32] = [0], upTarget: [UInt32] = [], upWeight: [UInt32] = [], upMiddle: [UInt32] = []
-    public var upLength: [Float] = [], upDuration: [UInt32] = [], upMask: [UInt8] = []
-    public var downStart: [UInt32] = [0], downSource: [UInt32] = [], downWeight: [UInt32] = [], downMiddle: [UInt32] = []
-    public var downLength: [Float] = [], downDuration: [UInt32] = [], downMask: [UInt8] = []
+    public var upStart: [UInt32] = [0], up: [HierarchyEdge] = [], upLength: [Float] = [], upDuration: [UInt32] = []
+    public var downStart: [UInt32] = [0], down: [HierarchyEdge] = [], downLength: [Float] = [], downDuration: [UInt32] = []
     public init() {}
 }
 
@@ -232,12 +230,9 @@ public struct HierarchyBuilder {
         result.original = [UInt32](repeating: 0, count: n)
         for a in 0..<n { result.original[Int(rank[a])] = UInt32(a) }
         result.upStart = up.starts(); result.downStart = down.starts()
-        result.upTarget = up.renumbered(\.node, rank); result.upMiddle = up.renumbered(\.middle, rank)
-        result.downSource = down.renumbered(\.node, rank); result.downMiddle = down.renumbered(\.middle, rank)
-        result.upWeight = up.weight; result.upLength = up.length; result.upDuration = up.duration; result.upMask = up.mask
+        result.up = up.renumbered(rank); result.upLength = up.length; result.upDuration = up.duration
         up = HierarchyEdges()
-        result.downWeight = down.weight; result.downLength = down.length; result.downDuration = down.duration
-        result.downMask = down.mask
+        result.down = down.renumbered(rank); result.downLength = down.length; result.downDuration = down.duration
         down = HierarchyEdges()
         result.rank = rank
         return (result, stats)
@@ -425,31 +420,34 @@ public struct HierarchyBuilder {
     }
 }
 
-/// The finished edges of one direction, field by field in contraction order, which is node order.
+/// The finished edges of one direction in contraction order, which is node order.
 struct HierarchyEdges {
-    var node: [UInt32] = [], weight: [UInt32] = [], middle: [UInt32] = [], length: [Float] = [], duration: [UInt32] = []
-    var mask: [UInt8] = []
+    /// Ends and middles still as arcs (or vertices) until `renumbered`.
+    var edges: [HierarchyEdge] = [], length: [Float] = [], duration: [UInt32] = []
     /// Per node contracted so far, where its edges end.
     private var ends: [UInt32] = []
 
     /// Adds the edges of the next node to be contracted.
-    mutating func add(_ edges: [HierarchyBuilder.Edge]) {
-        for e in edges {
-            node.append(e.node); weight.append(e.weight); middle.append(e.middle); length.append(e.length)
-            duration.append(e.duration); mask.append(e.mask)
+    mutating func add(_ list: [HierarchyBuilder.Edge]) {
+        for e in list {
+            edges.append(HierarchyEdge(node: e.node, weight: e.weight, middle: e.middle, mask: e.mask))
+            length.append(e.length); duration.append(e.duration)
         }
-        ends.append(UInt32(node.count))
+        ends.append(UInt32(edges.count))
     }
 
     /// CSR offsets by node.
     func starts() -> [UInt32] { [0] + ends }
 
-    /// A field of arc ids as node ids (`noIndex` kept); the field's own array is released.
-    mutating func renumbered(_ field: WritableKeyPath<HierarchyEdges, [UInt32]>, _ rank: [UInt32]) -> [UInt32] {
-        var ids = self[keyPath: field]
-        self[keyPath: field] = []
-        for k in ids.indices where ids[k] != noIndex { ids[k] = rank[Int(ids[k])] }
-        return ids
+    /// The edges with their ends and middles as node numbers (`noIndex` kept); the array is handed over.
+    mutating func renumbered(_ rank: [UInt32]) -> [HierarchyEdge] {
+        var result = edges
+        edges = []
+        for k in result.indices {
+            result[k].node = rank[Int(result[k].node)]
+            if result[k].middle != noIndex { result[k].middle = rank[Int(result[k].middle)] }
+        }
+        return result
     }
 }
 

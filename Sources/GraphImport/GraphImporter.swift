@@ -220,10 +220,8 @@ public enum GraphImporter {
 extension GraphArrays {
     mutating func install(_ h: HierarchyArrays, overVertices reduction: VertexReduction?) {
         chRank = h.rank; chOriginal = h.original
-        chUpStart = h.upStart; chUpTarget = h.upTarget; chUpWeight = h.upWeight; chUpMiddle = h.upMiddle
-        chUpLength = h.upLength; chUpDuration = h.upDuration; chUpMask = h.upMask
-        chDownStart = h.downStart; chDownSource = h.downSource; chDownWeight = h.downWeight
-        chDownMiddle = h.downMiddle; chDownLength = h.downLength; chDownDuration = h.downDuration; chDownMask = h.downMask
+        chUpStart = h.upStart; chUpEdges = h.up; chUpLength = h.upLength; chUpDuration = h.upDuration
+        chDownStart = h.downStart; chDownEdges = h.down; chDownLength = h.downLength; chDownDuration = h.downDuration
         chVertexCost = reduction?.cost ?? []
         chArcTail = reduction?.tail ?? []
     }

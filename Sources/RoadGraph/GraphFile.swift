@@ -18,7 +18,7 @@ import Glibc
 /// never used.
 public enum GraphFormat {
     public static let magic: [UInt8] = Array("WAYFGRPH".utf8)
-    public static let version: UInt32 = 10
+    public static let version: UInt32 = 11
     static let headerSize = 512
     static let sectionEntrySize = 32
     /// Where the header's own checksum sits (it covers the header, with these bytes zero, and the section table).
@@ -114,16 +114,15 @@ enum SectionID: UInt32, CaseIterable {
          edgeLabel, edgeRef, edgeClass, edgeForwardArc, edgeBackwardArc, arcEdge, arcHead, arcWeight, arcBase,
          arcComponent, componentSize, transitionStart, transitionTargets, stringOffsets, stringBytes, gridCellStart,
          gridSegments, edgeFlags, labelStart, labelEntries, vertexEdgeStart, vertexEdges, arcInCore, chRank, chUpStart,
-         chUpTarget, chUpWeight, chUpMiddle, chUpLength, chDownStart, chDownSource, chDownWeight, chDownMiddle, chDownLength, transitionWeight,
-         arcDuration, arcClasses, arcDestinations, edgePronunciation, edgeExits, chUpDuration, chDownDuration,
-         chUpMask, chDownMask, arcTurnLanes, edgeLanes, chVertexCost, chArcTail, chOriginal
+         chUpEdges, chUpLength, chDownStart, chDownEdges, chDownLength, transitionWeight, arcDuration, arcClasses,
+         arcDestinations, edgePronunciation, edgeExits, chUpDuration, chDownDuration, arcTurnLanes, edgeLanes,
+         chVertexCost, chArcTail, chOriginal
 
     /// The contraction hierarchy's sections.
     var isHierarchy: Bool {
         switch self {
-        case .chRank, .chUpStart, .chUpTarget, .chUpWeight, .chUpMiddle, .chUpLength, .chDownStart, .chDownSource, .chDownWeight,
-             .chDownMiddle, .chDownLength, .chUpDuration, .chDownDuration, .chUpMask, .chDownMask, .chVertexCost, .chArcTail,
-             .chOriginal:
+        case .chRank, .chOriginal, .chUpStart, .chUpEdges, .chUpLength, .chUpDuration, .chDownStart, .chDownEdges, .chDownLength,
+             .chDownDuration, .chVertexCost, .chArcTail:
             return true
         default: return false
         }
@@ -296,11 +295,9 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
         Section(.stringOffsets, \.stringOffsets), Section(.stringBytes, \.stringBytes), Section(.labelStart, \.labelStart),
         Section(.labelEntries, \.labelEntries), Section(.vertexEdgeStart, \.vertexEdgeStart), Section(.vertexEdges, \.vertexEdges),
         Section(.gridCellStart, \.gridCellStart), Section(.gridSegments, \.gridSegments), Section(.chRank, \.chRank),
-        Section(.chUpStart, \.chUpStart), Section(.chUpTarget, \.chUpTarget), Section(.chUpWeight, \.chUpWeight),
-        Section(.chUpMiddle, \.chUpMiddle), Section(.chUpLength, \.chUpLength), Section(.chUpDuration, \.chUpDuration),
-        Section(.chUpMask, \.chUpMask), Section(.chDownStart, \.chDownStart), Section(.chDownSource, \.chDownSource),
-        Section(.chDownWeight, \.chDownWeight), Section(.chDownMiddle, \.chDownMiddle), Section(.chDownLength, \.chDownLength),
-        Section(.chDownDuration, \.chDownDuration), Section(.chDownMask, \.chDownMask), Section(.chVertexCost, \.chVertexCost),
+        Section(.chUpStart, \.chUpStart), Section(.chUpEdges, \.chUpEdges), Section(.chUpLength, \.chUpLength),
+        Section(.chUpDuration, \.chUpDuration), Section(.chDownStart, \.chDownStart), Section(.chDownEdges, \.chDownEdges),
+        Section(.chDownLength, \.chDownLength), Section(.chDownDuration, \.chDownDuration), Section(.chVertexCost, \.chVertexCost),
         Section(.chArcTail, \.chArcTail), Section(.chOriginal, \.chOriginal),
     ]
 

@@ -190,17 +190,34 @@ public struct GraphArrays {
     /// Contraction hierarchy (empty when the graph was imported without one); see `Contraction`. Its nodes stand
     /// for the arcs, or the vertices where `chVertexCost` is set (see `RoadGraph.hierarchyOverVertices`), and are
     /// numbered by rank: `chRank[a]` is the node of arc (or vertex) a, `chOriginal[r]` the arc (or vertex) of node r.
-    /// Edges, starts and middles are in node numbers.
+    /// Edges, starts and middles are in node numbers. Node u's upward edges are `chUpEdges[chUpStart[u]..<chUpStart[u+1]]`
+    /// (edges u→v, v > u), its downward ones likewise (edges v→u stored at u as v, v > u); each edge's duration and
+    /// length, which only tables read, are kept apart.
     public var chRank: [UInt32] = [], chOriginal: [UInt32] = []
-    public var chUpStart: [UInt32] = [0], chUpTarget: [UInt32] = [], chUpWeight: [UInt32] = [], chUpMiddle: [UInt32] = []
-    public var chUpLength: [Float] = [], chUpDuration: [UInt32] = [], chUpMask: [UInt8] = []
-    public var chDownStart: [UInt32] = [0], chDownSource: [UInt32] = [], chDownWeight: [UInt32] = []
-    public var chDownMiddle: [UInt32] = [], chDownLength: [Float] = [], chDownDuration: [UInt32] = [], chDownMask: [UInt8] = []
+    public var chUpStart: [UInt32] = [0], chUpEdges: [HierarchyEdge] = [], chUpLength: [Float] = [], chUpDuration: [UInt32] = []
+    public var chDownStart: [UInt32] = [0], chDownEdges: [HierarchyEdge] = [], chDownLength: [Float] = [], chDownDuration: [UInt32] = []
     /// For a hierarchy over vertices only: per vertex, what passing it costs (the one weight of every turn there,
     /// milliseconds; `noIndex` where a barrier lets nothing through), and per arc, its tail.
     public var chVertexCost: [UInt32] = [], chArcTail: [UInt32] = []
 
     public init() {}
+}
+
+/// One edge of a contraction hierarchy, as the searches read it: one cache line holds several, where four parallel
+/// arrays cost four misses per node on large graphs. `node` is the other end (higher in rank), `middle` the node a
+/// shortcut skips (`noIndex` for an original transition), `mask` the excludable classes of the arcs it skips
+/// (see `Contraction`).
+public struct HierarchyEdge: Equatable, Sendable {
+    public var node: UInt32
+    public var weight: UInt32
+    public var middle: UInt32
+    public var mask: UInt8
+    /// Zero, so that every byte of a graph file is defined (the struct has no padding).
+    var reserved: UInt8 = 0, reserved2: UInt16 = 0
+
+    public init(node: UInt32, weight: UInt32, middle: UInt32, mask: UInt8) {
+        self.node = node; self.weight = weight; self.middle = middle; self.mask = mask
+    }
 }
 
 /// A memory-mapped graph for one travel mode. Buffers point into the mapping, which `file` keeps alive.
@@ -229,15 +246,10 @@ public struct RoadGraph: @unchecked Sendable {
     public let vertexEdgeStart: UnsafeBufferPointer<UInt32>, vertexEdges: UnsafeBufferPointer<UInt32>
     public let gridCellStart: UnsafeBufferPointer<UInt32>, gridSegments: UnsafeBufferPointer<UInt32>
     public let chRank: UnsafeBufferPointer<UInt32>, chOriginal: UnsafeBufferPointer<UInt32>
-    public let chUpStart: UnsafeBufferPointer<UInt32>, chUpTarget: UnsafeBufferPointer<UInt32>
-    public let chUpWeight: UnsafeBufferPointer<UInt32>, chUpMiddle: UnsafeBufferPointer<UInt32>
+    public let chUpStart: UnsafeBufferPointer<UInt32>, chUpEdges: UnsafeBufferPointer<HierarchyEdge>
     public let chUpLength: UnsafeBufferPointer<Float>, chUpDuration: UnsafeBufferPointer<UInt32>
-    /// Per hierarchy edge: the excludable classes of the arcs it skips (see `Contraction`).
-    public let chUpMask: UnsafeBufferPointer<UInt8>
-    public let chDownStart: UnsafeBufferPointer<UInt32>, chDownSource: UnsafeBufferPointer<UInt32>
-    public let chDownWeight: UnsafeBufferPointer<UInt32>, chDownMiddle: UnsafeBufferPointer<UInt32>
+    public let chDownStart: UnsafeBufferPointer<UInt32>, chDownEdges: UnsafeBufferPointer<HierarchyEdge>
     public let chDownLength: UnsafeBufferPointer<Float>, chDownDuration: UnsafeBufferPointer<UInt32>
-    public let chDownMask: UnsafeBufferPointer<UInt8>
     public let chVertexCost: UnsafeBufferPointer<UInt32>, chArcTail: UnsafeBufferPointer<UInt32>
 
     /// The most a single turn may cost (a sanity bound checked at load, so that sums of weights cannot overflow).
@@ -313,19 +325,13 @@ public struct RoadGraph: @unchecked Sendable {
         chRank = try sections.buffer(.chRank)
         chOriginal = try sections.buffer(.chOriginal)
         chUpStart = try sections.buffer(.chUpStart)
-        chUpTarget = try sections.buffer(.chUpTarget)
-        chUpWeight = try sections.buffer(.chUpWeight)
-        chUpMiddle = try sections.buffer(.chUpMiddle)
+        chUpEdges = try sections.buffer(.chUpEdges)
         chUpLength = try sections.buffer(.chUpLength)
         chUpDuration = try sections.buffer(.chUpDuration)
-        chUpMask = try sections.buffer(.chUpMask)
         chDownStart = try sections.buffer(.chDownStart)
-        chDownSource = try sections.buffer(.chDownSource)
-        chDownWeight = try sections.buffer(.chDownWeight)
-        chDownMiddle = try sections.buffer(.chDownMiddle)
+        chDownEdges = try sections.buffer(.chDownEdges)
         chDownLength = try sections.buffer(.chDownLength)
         chDownDuration = try sections.buffer(.chDownDuration)
-        chDownMask = try sections.buffer(.chDownMask)
         chVertexCost = try sections.buffer(.chVertexCost)
         chArcTail = try sections.buffer(.chArcTail)
         try validate()
@@ -402,26 +408,18 @@ public struct RoadGraph: @unchecked Sendable {
             // Numbering by rank is a permutation: each node stands for one arc (or vertex), and back.
             try require(chOriginal.allSatisfy { Int($0) < nodes }, "hierarchy numbering")
             try require((0..<nodes).allSatisfy { chRank[Int(chOriginal[$0])] == UInt32($0) }, "hierarchy numbering")
-            let up = chUpTarget.count, down = chDownSource.count
+            let up = chUpEdges.count, down = chDownEdges.count
             try requireTable(chUpStart, nodes, up, "hierarchy edges up")
             try requireTable(chDownStart, nodes, down, "hierarchy edges down")
-            try require([chUpWeight.count, chUpMiddle.count, chUpLength.count, chUpDuration.count, chUpMask.count].allSatisfy { $0 == up }
-                        && [chDownWeight.count, chDownMiddle.count, chDownLength.count, chDownDuration.count, chDownMask.count]
-                        .allSatisfy { $0 == down },
+            try require(chUpLength.count == up && chUpDuration.count == up && chDownLength.count == down && chDownDuration.count == down,
                         "hierarchy arrays")
-            try require(chUpTarget.allSatisfy { Int($0) < nodes } && chDownSource.allSatisfy { Int($0) < nodes }, "hierarchy nodes")
-            try require(chUpMiddle.allSatisfy { $0 == noIndex || Int($0) < nodes }
-                        && chDownMiddle.allSatisfy { $0 == noIndex || Int($0) < nodes }, "hierarchy shortcuts")
             try require(chUpLength.allSatisfy(\.isFinite) && chDownLength.allSatisfy(\.isFinite), "hierarchy lengths")
             // Edges go up in rank (node number), and a shortcut skips a node below both its ends: unpacking ends.
             for u in 0..<nodes {
-                for k in Int(chUpStart[u])..<Int(chUpStart[u + 1]) {
-                    let middle = chUpMiddle[k]
-                    try require(Int(chUpTarget[k]) > u && (middle == noIndex || Int(middle) < u), "hierarchy ranks")
-                }
-                for k in Int(chDownStart[u])..<Int(chDownStart[u + 1]) {
-                    let middle = chDownMiddle[k]
-                    try require(Int(chDownSource[k]) > u && (middle == noIndex || Int(middle) < u), "hierarchy ranks")
+                for edges in [chUpEdges[Int(chUpStart[u])..<Int(chUpStart[u + 1])], chDownEdges[Int(chDownStart[u])..<Int(chDownStart[u + 1])]] {
+                    for e in edges {
+                        try require(Int(e.node) > u && Int(e.node) < nodes && (e.middle == noIndex || Int(e.middle) < u), "hierarchy ranks")
+                    }
                 }
             }
         }

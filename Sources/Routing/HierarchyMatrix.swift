@@ -232,41 +232,38 @@ struct UpwardSearch {
             atStart[i] = true
             heap.push(start.weight, start.node)
         }
-        let edgeStart = upward ? graph.chUpStart : graph.chDownStart
-        let edgeNode = upward ? graph.chUpTarget : graph.chDownSource
-        let edgeWeight = upward ? graph.chUpWeight : graph.chDownWeight
+        let edgeStart = upward ? graph.chUpStart : graph.chDownStart, edges = upward ? graph.chUpEdges : graph.chDownEdges
         let edgeDuration = upward ? graph.chUpDuration : graph.chDownDuration
         let edgeLength = upward ? graph.chUpLength : graph.chDownLength
-        let edgeMask = upward ? graph.chUpMask : graph.chDownMask, otherMask = upward ? graph.chDownMask : graph.chUpMask
         // Over vertices, nodes have no classes: the edges' masks carry them all.
         let classes = graph.hierarchyOverVertices || excluded == 0 ? UnsafeBufferPointer<UInt8>(start: nil, count: 0) : graph.arcClasses
         let original = graph.chOriginal
-        // Stall-on-demand: an arc reached more cheaply from above than by this search's own label is not on a
+        // Stall-on-demand: a node reached more cheaply from above than by this search's own label is not on a
         // shortest path from the start, so neither its label nor its edges are worth using.
-        let otherStart = upward ? graph.chDownStart : graph.chUpStart
-        let otherNode = upward ? graph.chDownSource : graph.chUpTarget
-        let otherWeight = upward ? graph.chDownWeight : graph.chUpWeight
+        let otherStart = upward ? graph.chDownStart : graph.chUpStart, otherEdges = upward ? graph.chDownEdges : graph.chUpEdges
         while let (d, arc) = heap.pop() {
             let i = Int(arc)
             if d != distance[i] { continue }
             var stalled = false
-            for k in Int(otherStart[i])..<Int(otherStart[i + 1]) where otherMask[k] & excluded == 0 {
-                let x = Int(otherNode[k])
-                if labelled.contains(x) && distance[x] + Int64(otherWeight[k]) < d { stalled = true; break }
+            for k in Int(otherStart[i])..<Int(otherStart[i + 1]) {
+                let e = otherEdges[k]
+                let x = Int(e.node)
+                if e.mask & excluded == 0 && labelled.contains(x) && distance[x] + Int64(e.weight) < d { stalled = true; break }
             }
             if stalled { continue }
             settle(arc, Start(node: arc, weight: d, duration: duration[i], length: length[i]), atStart[i])
             for k in Int(edgeStart[i])..<Int(edgeStart[i + 1]) {
-                let x = Int(edgeNode[k])
-                if edgeMask[k] & excluded != 0 || (!classes.isEmpty && classes[Int(original[x])] & excluded != 0) { continue }
-                let nd = d + Int64(edgeWeight[k])
+                let e = edges[k]
+                let x = Int(e.node)
+                if e.mask & excluded != 0 || (!classes.isEmpty && classes[Int(original[x])] & excluded != 0) { continue }
+                let nd = d + Int64(e.weight)
                 if labelled.contains(x) && distance[x] <= nd { continue }
                 labelled.insert(x)
                 distance[x] = nd
                 duration[x] = duration[i] + Int64(edgeDuration[k])
                 length[x] = length[i] + Double(edgeLength[k])
                 atStart[x] = false
-                heap.push(nd, edgeNode[k])
+                heap.push(nd, e.node)
             }
         }
     }

@@ -119,11 +119,11 @@ public struct HierarchySearch {
                 if d != forward.distance[i] { continue }
                 settled += 1
                 if backward.reached(i), d + backward.distance[i] < best, valid(i) { best = d + backward.distance[i]; meeting = a }
-                if stalled(i, side: forward, start: graph.chDownStart, node: graph.chDownSource, weight: graph.chDownWeight,
-                           mask: graph.chDownMask, excluded: excluded, d) { continue }
+                if stalled(i, side: forward, start: graph.chDownStart, edges: graph.chDownEdges, excluded: excluded, d) { continue }
                 for k in Int(graph.chUpStart[i])..<Int(graph.chUpStart[i + 1]) {
-                    guard graph.chUpMask[k] & excluded == 0, allowed(graph.chUpTarget[k]) else { continue }
-                    forward.offer(graph.chUpTarget[k], d + Int64(graph.chUpWeight[k]), parent: a)
+                    let e = graph.chUpEdges[k]
+                    guard e.mask & excluded == 0, allowed(e.node) else { continue }
+                    forward.offer(e.node, d + Int64(e.weight), parent: a)
                 }
             } else {
                 guard let (d, a) = backward.heap.pop() else { break }
@@ -131,11 +131,11 @@ public struct HierarchySearch {
                 if d != backward.distance[i] { continue }
                 settled += 1
                 if forward.reached(i), d + forward.distance[i] < best, valid(i) { best = d + forward.distance[i]; meeting = a }
-                if stalled(i, side: backward, start: graph.chUpStart, node: graph.chUpTarget, weight: graph.chUpWeight,
-                           mask: graph.chUpMask, excluded: excluded, d) { continue }
+                if stalled(i, side: backward, start: graph.chUpStart, edges: graph.chUpEdges, excluded: excluded, d) { continue }
                 for k in Int(graph.chDownStart[i])..<Int(graph.chDownStart[i + 1]) {
-                    guard graph.chDownMask[k] & excluded == 0, allowed(graph.chDownSource[k]) else { continue }
-                    backward.offer(graph.chDownSource[k], d + Int64(graph.chDownWeight[k]), parent: a)
+                    let e = graph.chDownEdges[k]
+                    guard e.mask & excluded == 0, allowed(e.node) else { continue }
+                    backward.offer(e.node, d + Int64(e.weight), parent: a)
                 }
             }
         }
@@ -192,13 +192,14 @@ public struct HierarchySearch {
 
     /// Stall-on-demand: an arc reached more cheaply from a higher arc than by its own label is not on a shortest
     /// path from this side's start, so its edges need not be relaxed (its label still counts for meeting).
-    private func stalled(_ i: Int, side: Side, start: UnsafeBufferPointer<UInt32>, node: UnsafeBufferPointer<UInt32>,
-                         weight: UnsafeBufferPointer<UInt32>, mask: UnsafeBufferPointer<UInt8>, excluded: UInt8,
-                         _ d: Int64) -> Bool
+    private func stalled(_ i: Int, side: Side, start: UnsafeBufferPointer<UInt32>, edges: UnsafeBufferPointer<HierarchyEdge>,
+                         excluded: UInt8, _ d: Int64) -> Bool
     {
-        for k in Int(start[i])..<Int(start[i + 1]) where mask[k] & excluded == 0 {
-            let x = Int(node[k])
-            if side.reached(x) && side.distance[x] + Int64(weight[k]) < d { return true }
+        for k in Int(start[i])..<Int(start[i + 1]) {
+            let e = edges[k]
+            guard e.mask & excluded == 0 else { continue }
+            let x = Int(e.node)
+            if side.reached(x) && side.distance[x] + Int64(e.weight) < d { return true }
         }
         return false
     }
@@ -218,16 +219,12 @@ public struct HierarchySearch {
     func middle(_ graph: RoadGraph, _ u: UInt32, _ v: UInt32, excluded: UInt8) -> UInt32? {
         var bestWeight = UInt32.max
         var result: UInt32? = nil
-        if u < v {
-            for k in Int(graph.chUpStart[Int(u)])..<Int(graph.chUpStart[Int(u) + 1])
-                where graph.chUpTarget[k] == v && graph.chUpMask[k] & excluded == 0 {
-                if graph.chUpWeight[k] < bestWeight { bestWeight = graph.chUpWeight[k]; result = graph.chUpMiddle[k] }
-            }
-        } else {
-            for k in Int(graph.chDownStart[Int(v)])..<Int(graph.chDownStart[Int(v) + 1])
-                where graph.chDownSource[k] == u && graph.chDownMask[k] & excluded == 0 {
-                if graph.chDownWeight[k] < bestWeight { bestWeight = graph.chDownWeight[k]; result = graph.chDownMiddle[k] }
-            }
+        // Up edges u→v are stored at u; down edges u→v at v, as u.
+        let (lower, higher) = u < v ? (u, v) : (v, u)
+        let start = u < v ? graph.chUpStart : graph.chDownStart, edges = u < v ? graph.chUpEdges : graph.chDownEdges
+        for k in Int(start[Int(lower)])..<Int(start[Int(lower) + 1]) {
+            let e = edges[k]
+            if e.node == higher && e.mask & excluded == 0 && e.weight < bestWeight { bestWeight = e.weight; result = e.middle }
         }
         return result == noIndex ? nil : result
     }

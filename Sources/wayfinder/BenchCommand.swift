@@ -58,7 +58,7 @@ enum BenchCommand {
         }
         let pairs = (0..<queries).map { _ in [randomPoint(), randomPoint()] }
         print("graph \(args["--graph"]!) (\(mode.rawValue)): \(graph.vertexCount) vertices, \(graph.arcCount) arcs"
-            + (graph.hasHierarchy ? ", \(graph.chUpTarget.count + graph.chDownSource.count) hierarchy edges" : "")
+            + (graph.hasHierarchy ? ", \(graph.chUpEdges.count + graph.chDownEdges.count) hierarchy edges" : "")
             + "; load \(String(format: "%.2f", loadMs)) ms; seed \(seed)")
 
         var router = Router(graph: graph)
