@@ -6,10 +6,9 @@ import RoadGraph
 /// as in `RoadGraph`'s transitions). Built by contracting arcs one by one in order of importance and adding a
 /// shortcut wherever a shortest path ran through the contracted arc and no witness path avoids it.
 ///
-/// The hierarchy's nodes are numbered by rank (`rank[a]` is arc a's node, `original[r]` the arc of node r), as
-/// RoutingKit numbers them: a query settles mostly high nodes, which then sit together in memory instead of
-/// scattered over the graph. For each node `u`: `up` lists edges u→v with v > u; `down` lists edges v→u with
-/// v > u, stored at u as v. `middle` is the contracted node a shortcut skips (`noIndex` for an original
+/// The hierarchy's nodes have numbers of their own (`node[a]` is arc a's node, `original[k]` the arc of node k),
+/// by level, then arc (see `build`). For each node `u`: `up` lists edges u→v with v > u; `down` lists edges
+/// v→u with v > u, stored at u as v. `middle` is the contracted node a shortcut skips (`noIndex` for an original
 /// transition). Each edge carries the weight the search minimises, and the duration and length of that path.
 ///
 /// Exclusion (avoid tolls, motorways, ferries): every edge also carries the `mask` of the excludable classes of
@@ -18,7 +17,7 @@ import RoadGraph
 /// classes. So for any set of classes, the edges and arcs without them form a hierarchy of the graph without
 /// them: one hierarchy answers every exclusion exactly (OSRM builds one per exclusion set instead).
 public struct HierarchyArrays: Sendable {
-    public var rank: [UInt32] = [], original: [UInt32] = []
+    public var node: [UInt32] = [], original: [UInt32] = []
     public var upStart: [UInt32] = [0], up: [HierarchyEdge] = [], upLength: [Float] = [], upDuration: [UInt32] = []
     public var downStart: [UInt32] = [0], down: [HierarchyEdge] = [], downLength: [Float] = [], downDuration: [UInt32] = []
     public init() {}
@@ -170,7 +169,7 @@ public struct HierarchyBuilder {
         stats.nodes = n
         stats.originalEdges = outEdges.liveCount
         var rank = [UInt32](repeating: 0, count: n)
-        // Each arc's edges to higher arcs, appended as it is contracted: in node (rank) order.
+        // Each arc's edges to higher arcs, appended as it is contracted.
         var up = HierarchyEdges(), down = HierarchyEdges()
         var priority = [Int32](repeating: 0, count: n)
         var remaining = (0..<UInt32(n)).map { $0 }
@@ -225,16 +224,33 @@ public struct HierarchyBuilder {
         stats.rounds = rounds
         outEdges = EdgeLists(nodes: 0, reserve: 0)
         inEdges = EdgeLists(nodes: 0, reserve: 0)
-        // Edges were added in contraction order, which is node order: only their ends need renumbering.
+        // Nodes numbered by level, then arc. An edge's other end was still there when its node was contracted, so
+        // it has a higher level: edges point to higher numbers, as in rank order, which the searches rely on. But
+        // where rank order (RoutingKit's) spreads a road's consecutive arcs over the rounds they were taken in,
+        // each level keeps its arcs in their order, and paths unpack with fewer cache misses. Measured on the 8.7M
+        // extract: a third fewer first-level cache misses in route searches than arc order, and tables 25 % faster
+        // (BENCHMARKS.md).
         var result = HierarchyArrays()
-        result.original = [UInt32](repeating: 0, count: n)
-        for a in 0..<n { result.original[Int(rank[a])] = UInt32(a) }
-        result.upStart = up.starts(); result.downStart = down.starts()
-        result.up = up.renumbered(rank); result.upLength = up.length; result.upDuration = up.duration
+        var original = [UInt32](repeating: 0, count: n)
+        var levelStart = [Int](repeating: 0, count: Int(level.max() ?? 0) + 2)
+        for a in 0..<n { levelStart[Int(level[a]) + 1] += 1 }
+        for l in 1..<levelStart.count { levelStart[l] += levelStart[l - 1] }
+        var number = [UInt32](repeating: 0, count: n)
+        for a in 0..<n {
+            let l = Int(level[a])
+            number[a] = UInt32(levelStart[l]); original[levelStart[l]] = UInt32(a)
+            levelStart[l] += 1
+        }
+        // Contraction order → number order.
+        var byContraction = [UInt32](repeating: 0, count: n)
+        for a in 0..<n { byContraction[Int(number[a])] = rank[a] }
+        rank = []
+        (result.upStart, result.up, result.upLength, result.upDuration) = up.ordered(byContraction, number)
         up = HierarchyEdges()
-        result.down = down.renumbered(rank); result.downLength = down.length; result.downDuration = down.duration
+        (result.downStart, result.down, result.downLength, result.downDuration) = down.ordered(byContraction, number)
         down = HierarchyEdges()
-        result.rank = rank
+        result.node = number
+        result.original = original
         return (result, stats)
     }
 
@@ -420,9 +436,9 @@ public struct HierarchyBuilder {
     }
 }
 
-/// The finished edges of one direction in contraction order, which is node order.
+/// The finished edges of one direction in contraction order.
 struct HierarchyEdges {
-    /// Ends and middles still as arcs (or vertices) until `renumbered`.
+    /// Ends and middles as arcs (or vertices) until `ordered`.
     var edges: [HierarchyEdge] = [], length: [Float] = [], duration: [UInt32] = []
     /// Per node contracted so far, where its edges end.
     private var ends: [UInt32] = []
@@ -436,18 +452,29 @@ struct HierarchyEdges {
         ends.append(UInt32(edges.count))
     }
 
-    /// CSR offsets by node.
-    func starts() -> [UInt32] { [0] + ends }
-
-    /// The edges with their ends and middles as node numbers (`noIndex` kept); the array is handed over.
-    mutating func renumbered(_ rank: [UInt32]) -> [HierarchyEdge] {
-        var result = edges
-        edges = []
-        for k in result.indices {
-            result[k].node = rank[Int(result[k].node)]
-            if result[k].middle != noIndex { result[k].middle = rank[Int(result[k].middle)] }
+    /// The edges by node number (`contractedAs[k]` is the contraction index of node k), their ends and middles
+    /// as node numbers (`noIndex` kept), with their CSR offsets; the arrays are handed over.
+    mutating func ordered(_ contractedAs: [UInt32], _ number: [UInt32]) -> ([UInt32], [HierarchyEdge], [Float], [UInt32]) {
+        var starts = [UInt32](repeating: 0, count: contractedAs.count + 1)
+        var result: [HierarchyEdge] = []
+        result.reserveCapacity(edges.count)
+        func range(_ c: Int) -> Range<Int> { (c == 0 ? 0 : Int(ends[c - 1]))..<Int(ends[c]) }
+        for (k, c) in contractedAs.enumerated() {
+            for var e in edges[range(Int(c))] {
+                e.node = number[Int(e.node)]
+                if e.middle != noIndex { e.middle = number[Int(e.middle)] }
+                result.append(e)
+            }
+            starts[k + 1] = UInt32(result.count)
         }
-        return result
+        edges = []
+        var lengths: [Float] = [], durations: [UInt32] = []
+        lengths.reserveCapacity(result.count); durations.reserveCapacity(result.count)
+        for c in contractedAs { lengths.append(contentsOf: length[range(Int(c))]) }
+        length = []
+        for c in contractedAs { durations.append(contentsOf: duration[range(Int(c))]) }
+        duration = []
+        return (starts, result, lengths, durations)
     }
 }
 

@@ -219,7 +219,7 @@ public enum GraphImporter {
 
 extension GraphArrays {
     mutating func install(_ h: HierarchyArrays, overVertices reduction: VertexReduction?) {
-        chRank = h.rank; chOriginal = h.original
+        chNode = h.node; chOriginal = h.original
         chUpStart = h.upStart; chUpEdges = h.up; chUpLength = h.upLength; chUpDuration = h.upDuration
         chDownStart = h.downStart; chDownEdges = h.down; chDownLength = h.downLength; chDownDuration = h.downDuration
         chVertexCost = reduction?.cost ?? []

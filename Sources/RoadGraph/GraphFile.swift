@@ -113,7 +113,7 @@ enum SectionID: UInt32, CaseIterable {
     case vertexLatitudes = 1, vertexLongitudes, edgeShapeStart, shapeLatitudes, shapeLongitudes, edgeLength,
          edgeLabel, edgeRef, edgeClass, edgeForwardArc, edgeBackwardArc, arcEdge, arcHead, arcWeight, arcBase,
          arcComponent, componentSize, transitionStart, transitionTargets, stringOffsets, stringBytes, gridCellStart,
-         gridSegments, edgeFlags, labelStart, labelEntries, vertexEdgeStart, vertexEdges, arcInCore, chRank, chUpStart,
+         gridSegments, edgeFlags, labelStart, labelEntries, vertexEdgeStart, vertexEdges, arcInCore, chNode, chUpStart,
          chUpEdges, chUpLength, chDownStart, chDownEdges, chDownLength, transitionWeight, arcDuration, arcClasses,
          arcDestinations, edgePronunciation, edgeExits, chUpDuration, chDownDuration, arcTurnLanes, edgeLanes,
          chVertexCost, chArcTail, chOriginal
@@ -121,7 +121,7 @@ enum SectionID: UInt32, CaseIterable {
     /// The contraction hierarchy's sections.
     var isHierarchy: Bool {
         switch self {
-        case .chRank, .chOriginal, .chUpStart, .chUpEdges, .chUpLength, .chUpDuration, .chDownStart, .chDownEdges, .chDownLength,
+        case .chNode, .chOriginal, .chUpStart, .chUpEdges, .chUpLength, .chUpDuration, .chDownStart, .chDownEdges, .chDownLength,
              .chDownDuration, .chVertexCost, .chArcTail:
             return true
         default: return false
@@ -294,7 +294,7 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
         Section(.transitionTargets, \.transitionTargets), Section(.transitionWeight, \.transitionWeight),
         Section(.stringOffsets, \.stringOffsets), Section(.stringBytes, \.stringBytes), Section(.labelStart, \.labelStart),
         Section(.labelEntries, \.labelEntries), Section(.vertexEdgeStart, \.vertexEdgeStart), Section(.vertexEdges, \.vertexEdges),
-        Section(.gridCellStart, \.gridCellStart), Section(.gridSegments, \.gridSegments), Section(.chRank, \.chRank),
+        Section(.gridCellStart, \.gridCellStart), Section(.gridSegments, \.gridSegments), Section(.chNode, \.chNode),
         Section(.chUpStart, \.chUpStart), Section(.chUpEdges, \.chUpEdges), Section(.chUpLength, \.chUpLength),
         Section(.chUpDuration, \.chUpDuration), Section(.chDownStart, \.chDownStart), Section(.chDownEdges, \.chDownEdges),
         Section(.chDownLength, \.chDownLength), Section(.chDownDuration, \.chDownDuration), Section(.chVertexCost, \.chVertexCost),

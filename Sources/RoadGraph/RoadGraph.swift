@@ -188,12 +188,13 @@ public struct GraphArrays {
     public var vertexEdgeStart: [UInt32] = [0], vertexEdges: [UInt32] = []
     public var gridCellStart: [UInt32] = [0], gridSegments: [UInt32] = []
     /// Contraction hierarchy (empty when the graph was imported without one); see `Contraction`. Its nodes stand
-    /// for the arcs, or the vertices where `chVertexCost` is set (see `RoadGraph.hierarchyOverVertices`), and are
-    /// numbered by rank: `chRank[a]` is the node of arc (or vertex) a, `chOriginal[r]` the arc (or vertex) of node r.
+    /// for the arcs, or the vertices where `chVertexCost` is set (see `RoadGraph.hierarchyOverVertices`), and have
+    /// numbers of their own, lower for nodes contracted earlier (see `HierarchyBuilder.build`): `chNode[a]` is the
+    /// node of arc (or vertex) a, `chOriginal[k]` the arc (or vertex) of node k.
     /// Edges, starts and middles are in node numbers. Node u's upward edges are `chUpEdges[chUpStart[u]..<chUpStart[u+1]]`
     /// (edges u→v, v > u), its downward ones likewise (edges v→u stored at u as v, v > u); each edge's duration and
     /// length, which only tables read, are kept apart.
-    public var chRank: [UInt32] = [], chOriginal: [UInt32] = []
+    public var chNode: [UInt32] = [], chOriginal: [UInt32] = []
     public var chUpStart: [UInt32] = [0], chUpEdges: [HierarchyEdge] = [], chUpLength: [Float] = [], chUpDuration: [UInt32] = []
     public var chDownStart: [UInt32] = [0], chDownEdges: [HierarchyEdge] = [], chDownLength: [Float] = [], chDownDuration: [UInt32] = []
     /// For a hierarchy over vertices only: per vertex, what passing it costs (the one weight of every turn there,
@@ -245,7 +246,7 @@ public struct RoadGraph: @unchecked Sendable {
     public let labelStart: UnsafeBufferPointer<UInt32>, labelEntries: UnsafeBufferPointer<UInt32>
     public let vertexEdgeStart: UnsafeBufferPointer<UInt32>, vertexEdges: UnsafeBufferPointer<UInt32>
     public let gridCellStart: UnsafeBufferPointer<UInt32>, gridSegments: UnsafeBufferPointer<UInt32>
-    public let chRank: UnsafeBufferPointer<UInt32>, chOriginal: UnsafeBufferPointer<UInt32>
+    public let chNode: UnsafeBufferPointer<UInt32>, chOriginal: UnsafeBufferPointer<UInt32>
     public let chUpStart: UnsafeBufferPointer<UInt32>, chUpEdges: UnsafeBufferPointer<HierarchyEdge>
     public let chUpLength: UnsafeBufferPointer<Float>, chUpDuration: UnsafeBufferPointer<UInt32>
     public let chDownStart: UnsafeBufferPointer<UInt32>, chDownEdges: UnsafeBufferPointer<HierarchyEdge>
@@ -274,7 +275,7 @@ public struct RoadGraph: @unchecked Sendable {
     public var hierarchyNodeCount: Int { hierarchyOverVertices ? vertexCount : arcCount }
 
     /// Whether the graph carries a contraction hierarchy.
-    public var hasHierarchy: Bool { arcCount > 0 && chRank.count == hierarchyNodeCount }
+    public var hasHierarchy: Bool { arcCount > 0 && chNode.count == hierarchyNodeCount }
 
     public var vertexCount: Int { vertexLatitudes.count }
     public var edgeCount: Int { edgeLength.count }
@@ -322,7 +323,7 @@ public struct RoadGraph: @unchecked Sendable {
         vertexEdges = try sections.buffer(.vertexEdges)
         gridCellStart = try sections.buffer(.gridCellStart)
         gridSegments = try sections.buffer(.gridSegments)
-        chRank = try sections.buffer(.chRank)
+        chNode = try sections.buffer(.chNode)
         chOriginal = try sections.buffer(.chOriginal)
         chUpStart = try sections.buffer(.chUpStart)
         chUpEdges = try sections.buffer(.chUpEdges)
@@ -399,15 +400,15 @@ public struct RoadGraph: @unchecked Sendable {
         try require(arcEdge.allSatisfy { Int($0 >> 1) < edges }, "arc edges")
         try require(arcComponent.allSatisfy { Int($0) < componentSize.count }, "components")
         try require(chVertexCost.isEmpty && chArcTail.isEmpty
-                    || chVertexCost.count == vertices && chArcTail.count == arcs && !chRank.isEmpty, "hierarchy over vertices")
+                    || chVertexCost.count == vertices && chArcTail.count == arcs && !chNode.isEmpty, "hierarchy over vertices")
         try require(chVertexCost.allSatisfy { $0 <= Self.maxTurnWeight || $0 == noIndex }
                     && chArcTail.allSatisfy { Int($0) < vertices }, "vertex costs")
-        if !chRank.isEmpty {
+        if !chNode.isEmpty {
             let nodes = hierarchyNodeCount
-            try require(chRank.count == nodes && chOriginal.count == nodes, "hierarchy")
+            try require(chNode.count == nodes && chOriginal.count == nodes, "hierarchy")
             // Numbering by rank is a permutation: each node stands for one arc (or vertex), and back.
             try require(chOriginal.allSatisfy { Int($0) < nodes }, "hierarchy numbering")
-            try require((0..<nodes).allSatisfy { chRank[Int(chOriginal[$0])] == UInt32($0) }, "hierarchy numbering")
+            try require((0..<nodes).allSatisfy { chNode[Int(chOriginal[$0])] == UInt32($0) }, "hierarchy numbering")
             let up = chUpEdges.count, down = chDownEdges.count
             try requireTable(chUpStart, nodes, up, "hierarchy edges up")
             try requireTable(chDownStart, nodes, down, "hierarchy edges down")

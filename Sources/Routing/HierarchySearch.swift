@@ -67,8 +67,8 @@ public struct HierarchySearch {
         func allowed(_ node: UInt32) -> Bool {
             overVertices || excluded == 0 || graph.arcClasses[Int(graph.chOriginal[Int(node)])] & excluded == 0
         }
-        // Hierarchy nodes are numbered by rank (see `GraphArrays.chRank`).
-        func node(_ arcOrVertex: UInt32) -> UInt32 { graph.chRank[Int(arcOrVertex)] }
+        // Hierarchy nodes have numbers of their own (see `GraphArrays.chNode`).
+        func node(_ arcOrVertex: UInt32) -> UInt32 { graph.chNode[Int(arcOrVertex)] }
         let n = graph.hierarchyNodeCount
         forward.prepare(n)
         backward.prepare(n)
@@ -173,7 +173,7 @@ public struct HierarchySearch {
     private func arcs(through vertices: [UInt32], _ graph: RoadGraph, sources: [SearchEndpoint], targets: [SearchEndpoint],
                       excluded: UInt8) -> [UInt32]? {
         let first = vertices[0], last = vertices[vertices.count - 1]
-        let firstLabel = forward.distance[Int(graph.chRank[Int(first)])], lastLabel = backward.distance[Int(graph.chRank[Int(last)])]
+        let firstLabel = forward.distance[Int(graph.chNode[Int(first)])], lastLabel = backward.distance[Int(graph.chNode[Int(last)])]
         guard let source = sources.first(where: { s in
                   graph.vertexStart(ofSource: s).map { $0.vertex == first && Int64(s.cost) + Int64($0.pass) == firstLabel } ?? false
               }),
@@ -215,7 +215,8 @@ public struct HierarchySearch {
     }
 
     /// The node a hierarchy edge u→v skips, or nil for an original edge. The edge is stored at whichever end has
-    /// the lower rank (number); the cheapest such edge without excluded classes is the one the search used.
+    /// the lower rank, which has the lower number; the cheapest such edge without excluded classes is the one the
+    /// search used.
     func middle(_ graph: RoadGraph, _ u: UInt32, _ v: UInt32, excluded: UInt8) -> UInt32? {
         var bestWeight = UInt32.max
         var result: UInt32? = nil

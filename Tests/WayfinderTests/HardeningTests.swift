@@ -163,7 +163,7 @@ import Testing
         // must not.
         let targets: [(String, Int)] = [
             ("transitions", graph.transitionStart.baseAddress!.advanced(by: graph.arcCount).withMemoryRebound(to: UInt8.self, capacity: 4) { $0 } - graph.file.base.assumingMemoryBound(to: UInt8.self)),
-            ("ranks", graph.chRank.baseAddress!.withMemoryRebound(to: UInt8.self, capacity: 4) { $0 } - graph.file.base.assumingMemoryBound(to: UInt8.self)),
+            ("ranks", graph.chNode.baseAddress!.withMemoryRebound(to: UInt8.self, capacity: 4) { $0 } - graph.file.base.assumingMemoryBound(to: UInt8.self)),
             ("numbering", graph.chOriginal.baseAddress!.advanced(by: 1).withMemoryRebound(to: UInt8.self, capacity: 4) { $0 } - graph.file.base.assumingMemoryBound(to: UInt8.self)),
         ]
         for (what, offset) in targets {

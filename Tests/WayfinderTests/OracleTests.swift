@@ -83,7 +83,7 @@ import Testing
         let sample = Self.packageRoot.appendingPathComponent("graphs/helsinki.osm.pbf")
         let (directory, driving, walking) = try Self.graphs(for: sample)
         defer { _ = directory }
-        #expect(walking.hierarchyOverVertices && walking.hasHierarchy && walking.chRank.count == walking.vertexCount)
+        #expect(walking.hierarchyOverVertices && walking.hasHierarchy && walking.chNode.count == walking.vertexCount)
         #expect(!driving.hierarchyOverVertices && driving.hasHierarchy)
         #expect(walking.chVertexCost.contains(noIndex), "the sample has barriers walkers cannot pass")
         let ferries = try Self.checkRandomPairs(walking, count: 300, seed: 11, excluding: .ferry)
