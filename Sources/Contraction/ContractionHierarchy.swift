@@ -20,6 +20,7 @@ public struct HierarchyArrays: Sendable {
     public var node: [UInt32] = [], original: [UInt32] = []
     public var upStart: [UInt32] = [0], up: [HierarchyEdge] = [], upLength: [Float] = [], upDuration: [UInt32] = []
     public var downStart: [UInt32] = [0], down: [HierarchyEdge] = [], downLength: [Float] = [], downDuration: [UInt32] = []
+    public var upShortcuts: [HierarchyShortcut] = [], downShortcuts: [HierarchyShortcut] = []
     public init() {}
 }
 
@@ -245,13 +246,57 @@ public struct HierarchyBuilder {
         var byContraction = [UInt32](repeating: 0, count: n)
         for a in 0..<n { byContraction[Int(number[a])] = rank[a] }
         rank = []
-        (result.upStart, result.up, result.upLength, result.upDuration) = up.ordered(byContraction, number)
+        let upMiddle: [UInt32], downMiddle: [UInt32]
+        (result.upStart, result.up, upMiddle, result.upLength, result.upDuration) = up.ordered(byContraction, number)
         up = HierarchyEdges()
-        (result.downStart, result.down, result.downLength, result.downDuration) = down.ordered(byContraction, number)
+        (result.downStart, result.down, downMiddle, result.downLength, result.downDuration) = down.ordered(byContraction, number)
         down = HierarchyEdges()
+        byContraction = []
+        result.upShortcuts = halves(of: upMiddle, up: true, result, original)
+        result.downShortcuts = halves(of: downMiddle, up: false, result, original)
         result.node = number
         result.original = original
         return (result, stats)
+    }
+
+    /// Each shortcut's halves (see `HierarchyShortcut`): among its middle's edges, a pair a→middle, middle→b whose
+    /// weights add up to the shortcut's and whose classes are within its own. The pair it was made of is one (the
+    /// middle's edges are those it had when contracted), and any such pair unpacks to a path of the same cost that
+    /// every query allowed the shortcut may take.
+    private func halves(of middles: [UInt32], up isUp: Bool, _ h: HierarchyArrays, _ original: [UInt32]) -> [HierarchyShortcut] {
+        let nodes = h.upStart.count - 1
+        let chunks = min(nodes, 256)
+        guard chunks > 0 else { return [] }
+        let start = isUp ? h.upStart : h.downStart, edges = isUp ? h.up : h.down
+        let parts = parallelMap(chunks, threads: threads, pool: Pool { () }) { _, c -> [HierarchyShortcut] in
+            let nodeRange = (nodes * c / chunks)..<(nodes * (c + 1) / chunks)
+            var result: [HierarchyShortcut] = []
+            result.reserveCapacity(Int(start[nodeRange.upperBound] - start[nodeRange.lowerBound]))
+            for owner in nodeRange {
+                for k in Int(start[owner])..<Int(start[owner + 1]) {
+                    let m = middles[k]
+                    guard m != noIndex else { result.append(.original); continue }
+                    let e = edges[k]
+                    let (a, b) = isUp ? (UInt32(owner), e.node) : (e.node, UInt32(owner))
+                    let allowed = e.mask, middleClasses = classes[Int(original[Int(m)])]
+                    var found: HierarchyShortcut?
+                    search: for f in Int(h.downStart[Int(m)])..<Int(h.downStart[Int(m) + 1]) where h.down[f].node == a {
+                        for s in Int(h.upStart[Int(m)])..<Int(h.upStart[Int(m) + 1]) where h.up[s].node == b {
+                            let first = h.down[f], second = h.up[s]
+                            if first.weight &+ second.weight == e.weight && (first.mask | middleClasses | second.mask) & ~allowed == 0 {
+                                found = HierarchyShortcut(middle: m, first: UInt32(f), second: UInt32(s))
+                                break search
+                            }
+                        }
+                    }
+                    // The shortcut was made of two of these edges: not finding them is a bug in the contraction.
+                    guard let found else { preconditionFailure("shortcut \(a)→\(b) via \(m) has no halves") }
+                    result.append(found)
+                }
+            }
+            return result
+        }
+        return Array(parts.joined())
     }
 
     private mutating func touch(_ w: UInt32, from v: UInt32, _ stale: inout [Bool]) {
@@ -439,22 +484,25 @@ public struct HierarchyBuilder {
 /// The finished edges of one direction in contraction order.
 struct HierarchyEdges {
     /// Ends and middles as arcs (or vertices) until `ordered`.
-    var edges: [HierarchyEdge] = [], length: [Float] = [], duration: [UInt32] = []
+    var edges: [HierarchyEdge] = [], middle: [UInt32] = [], length: [Float] = [], duration: [UInt32] = []
     /// Per node contracted so far, where its edges end.
     private var ends: [UInt32] = []
 
     /// Adds the edges of the next node to be contracted.
     mutating func add(_ list: [HierarchyBuilder.Edge]) {
         for e in list {
-            edges.append(HierarchyEdge(node: e.node, weight: e.weight, middle: e.middle, mask: e.mask))
-            length.append(e.length); duration.append(e.duration)
+            edges.append(HierarchyEdge(node: e.node, weight: e.weight, mask: e.mask))
+            middle.append(e.middle); length.append(e.length); duration.append(e.duration)
         }
         ends.append(UInt32(edges.count))
     }
 
-    /// The edges by node number (`contractedAs[k]` is the contraction index of node k), their ends and middles
-    /// as node numbers (`noIndex` kept), with their CSR offsets; the arrays are handed over.
-    mutating func ordered(_ contractedAs: [UInt32], _ number: [UInt32]) -> ([UInt32], [HierarchyEdge], [Float], [UInt32]) {
+    /// By node number (`contractedAs[k]` is the contraction index of node k): the CSR offsets, the edges, their
+    /// middles, lengths and durations, with ends and middles as node numbers (`noIndex` kept). The arrays are
+    /// handed over.
+    mutating func ordered(_ contractedAs: [UInt32], _ number: [UInt32])
+        -> ([UInt32], [HierarchyEdge], [UInt32], [Float], [UInt32])
+    {
         var starts = [UInt32](repeating: 0, count: contractedAs.count + 1)
         var result: [HierarchyEdge] = []
         result.reserveCapacity(edges.count)
@@ -462,19 +510,23 @@ struct HierarchyEdges {
         for (k, c) in contractedAs.enumerated() {
             for var e in edges[range(Int(c))] {
                 e.node = number[Int(e.node)]
-                if e.middle != noIndex { e.middle = number[Int(e.middle)] }
                 result.append(e)
             }
             starts[k + 1] = UInt32(result.count)
         }
         edges = []
-        var lengths: [Float] = [], durations: [UInt32] = []
+        var middles: [UInt32] = [], lengths: [Float] = [], durations: [UInt32] = []
+        middles.reserveCapacity(result.count)
+        for c in contractedAs {
+            for m in middle[range(Int(c))] { middles.append(m == noIndex ? noIndex : number[Int(m)]) }
+        }
+        middle = []
         lengths.reserveCapacity(result.count); durations.reserveCapacity(result.count)
         for c in contractedAs { lengths.append(contentsOf: length[range(Int(c))]) }
         length = []
         for c in contractedAs { durations.append(contentsOf: duration[range(Int(c))]) }
         duration = []
-        return (starts, result, lengths, durations)
+        return (starts, result, middles, lengths, durations)
     }
 }
 

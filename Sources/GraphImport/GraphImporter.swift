@@ -222,6 +222,7 @@ extension GraphArrays {
         chNode = h.node; chOriginal = h.original
         chUpStart = h.upStart; chUpEdges = h.up; chUpLength = h.upLength; chUpDuration = h.upDuration
         chDownStart = h.downStart; chDownEdges = h.down; chDownLength = h.downLength; chDownDuration = h.downDuration
+        chUpShortcuts = h.upShortcuts; chDownShortcuts = h.downShortcuts
         chVertexCost = reduction?.cost ?? []
         chArcTail = reduction?.tail ?? []
     }

@@ -18,7 +18,7 @@ import Glibc
 /// never used.
 public enum GraphFormat {
     public static let magic: [UInt8] = Array("WAYFGRPH".utf8)
-    public static let version: UInt32 = 11
+    public static let version: UInt32 = 12
     static let headerSize = 512
     static let sectionEntrySize = 32
     /// Where the header's own checksum sits (it covers the header, with these bytes zero, and the section table).
@@ -116,13 +116,13 @@ enum SectionID: UInt32, CaseIterable {
          gridSegments, edgeFlags, labelStart, labelEntries, vertexEdgeStart, vertexEdges, arcInCore, chNode, chUpStart,
          chUpEdges, chUpLength, chDownStart, chDownEdges, chDownLength, transitionWeight, arcDuration, arcClasses,
          arcDestinations, edgePronunciation, edgeExits, chUpDuration, chDownDuration, arcTurnLanes, edgeLanes,
-         chVertexCost, chArcTail, chOriginal
+         chVertexCost, chArcTail, chOriginal, chUpShortcuts, chDownShortcuts
 
     /// The contraction hierarchy's sections.
     var isHierarchy: Bool {
         switch self {
         case .chNode, .chOriginal, .chUpStart, .chUpEdges, .chUpLength, .chUpDuration, .chDownStart, .chDownEdges, .chDownLength,
-             .chDownDuration, .chVertexCost, .chArcTail:
+             .chDownDuration, .chUpShortcuts, .chDownShortcuts, .chVertexCost, .chArcTail:
             return true
         default: return false
         }
@@ -298,7 +298,8 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
         Section(.chUpStart, \.chUpStart), Section(.chUpEdges, \.chUpEdges), Section(.chUpLength, \.chUpLength),
         Section(.chUpDuration, \.chUpDuration), Section(.chDownStart, \.chDownStart), Section(.chDownEdges, \.chDownEdges),
         Section(.chDownLength, \.chDownLength), Section(.chDownDuration, \.chDownDuration), Section(.chVertexCost, \.chVertexCost),
-        Section(.chArcTail, \.chArcTail), Section(.chOriginal, \.chOriginal),
+        Section(.chArcTail, \.chArcTail), Section(.chOriginal, \.chOriginal), Section(.chUpShortcuts, \.chUpShortcuts),
+        Section(.chDownShortcuts, \.chDownShortcuts),
     ]
 
     /// What a contraction hierarchy is built from (arcs, turns, the edges at each vertex, the vertex count):

@@ -193,10 +193,11 @@ public struct GraphArrays {
     /// node of arc (or vertex) a, `chOriginal[k]` the arc (or vertex) of node k.
     /// Edges, starts and middles are in node numbers. Node u's upward edges are `chUpEdges[chUpStart[u]..<chUpStart[u+1]]`
     /// (edges u→v, v > u), its downward ones likewise (edges v→u stored at u as v, v > u); each edge's duration and
-    /// length, which only tables read, are kept apart.
+    /// length, which only tables read, and its halves, which only unpacking reads, are kept apart.
     public var chNode: [UInt32] = [], chOriginal: [UInt32] = []
     public var chUpStart: [UInt32] = [0], chUpEdges: [HierarchyEdge] = [], chUpLength: [Float] = [], chUpDuration: [UInt32] = []
     public var chDownStart: [UInt32] = [0], chDownEdges: [HierarchyEdge] = [], chDownLength: [Float] = [], chDownDuration: [UInt32] = []
+    public var chUpShortcuts: [HierarchyShortcut] = [], chDownShortcuts: [HierarchyShortcut] = []
     /// For a hierarchy over vertices only: per vertex, what passing it costs (the one weight of every turn there,
     /// milliseconds; `noIndex` where a barrier lets nothing through), and per arc, its tail.
     public var chVertexCost: [UInt32] = [], chArcTail: [UInt32] = []
@@ -204,20 +205,35 @@ public struct GraphArrays {
     public init() {}
 }
 
-/// One edge of a contraction hierarchy, as the searches read it: one cache line holds several, where four parallel
-/// arrays cost four misses per node on large graphs. `node` is the other end (higher in rank), `middle` the node a
-/// shortcut skips (`noIndex` for an original transition), `mask` the excludable classes of the arcs it skips
-/// (see `Contraction`).
+/// One edge of a contraction hierarchy, as the searches read it: one cache line holds several, where parallel
+/// arrays cost a miss each per node on large graphs. `node` is the other end (higher in number), `mask` the
+/// excludable classes of the arcs it skips (see `Contraction`).
 public struct HierarchyEdge: Equatable, Sendable {
     public var node: UInt32
     public var weight: UInt32
-    public var middle: UInt32
     public var mask: UInt8
     /// Zero, so that every byte of a graph file is defined (the struct has no padding).
     var reserved: UInt8 = 0, reserved2: UInt16 = 0
 
-    public init(node: UInt32, weight: UInt32, middle: UInt32, mask: UInt8) {
-        self.node = node; self.weight = weight; self.middle = middle; self.mask = mask
+    public init(node: UInt32, weight: UInt32, mask: UInt8) {
+        self.node = node; self.weight = weight; self.mask = mask
+    }
+}
+
+/// How a hierarchy edge a→b unpacks, kept beside `HierarchyEdge` (only unpacking reads it): `middle` is the node
+/// a shortcut skips, `first` the index in the down edges of the edge a→middle (stored at middle), `second` the
+/// index in the up edges of middle→b (stored at middle). All `noIndex` for an original transition. Unpacking then
+/// goes straight from edge to edge, one record each, where finding each half among the middle's edges cost two
+/// or three cache misses a step on large graphs.
+public struct HierarchyShortcut: Equatable, Sendable {
+    public var middle: UInt32
+    public var first: UInt32
+    public var second: UInt32
+
+    public static let original = HierarchyShortcut(middle: noIndex, first: noIndex, second: noIndex)
+
+    public init(middle: UInt32, first: UInt32, second: UInt32) {
+        self.middle = middle; self.first = first; self.second = second
     }
 }
 
@@ -251,6 +267,7 @@ public struct RoadGraph: @unchecked Sendable {
     public let chUpLength: UnsafeBufferPointer<Float>, chUpDuration: UnsafeBufferPointer<UInt32>
     public let chDownStart: UnsafeBufferPointer<UInt32>, chDownEdges: UnsafeBufferPointer<HierarchyEdge>
     public let chDownLength: UnsafeBufferPointer<Float>, chDownDuration: UnsafeBufferPointer<UInt32>
+    public let chUpShortcuts: UnsafeBufferPointer<HierarchyShortcut>, chDownShortcuts: UnsafeBufferPointer<HierarchyShortcut>
     public let chVertexCost: UnsafeBufferPointer<UInt32>, chArcTail: UnsafeBufferPointer<UInt32>
 
     /// The most a single turn may cost (a sanity bound checked at load, so that sums of weights cannot overflow).
@@ -333,6 +350,8 @@ public struct RoadGraph: @unchecked Sendable {
         chDownEdges = try sections.buffer(.chDownEdges)
         chDownLength = try sections.buffer(.chDownLength)
         chDownDuration = try sections.buffer(.chDownDuration)
+        chUpShortcuts = try sections.buffer(.chUpShortcuts)
+        chDownShortcuts = try sections.buffer(.chDownShortcuts)
         chVertexCost = try sections.buffer(.chVertexCost)
         chArcTail = try sections.buffer(.chArcTail)
         try validate()
@@ -406,21 +425,34 @@ public struct RoadGraph: @unchecked Sendable {
         if !chNode.isEmpty {
             let nodes = hierarchyNodeCount
             try require(chNode.count == nodes && chOriginal.count == nodes, "hierarchy")
-            // Numbering by rank is a permutation: each node stands for one arc (or vertex), and back.
+            // The numbering is a permutation: each node stands for one arc (or vertex), and back.
             try require(chOriginal.allSatisfy { Int($0) < nodes }, "hierarchy numbering")
             try require((0..<nodes).allSatisfy { chNode[Int(chOriginal[$0])] == UInt32($0) }, "hierarchy numbering")
             let up = chUpEdges.count, down = chDownEdges.count
             try requireTable(chUpStart, nodes, up, "hierarchy edges up")
             try requireTable(chDownStart, nodes, down, "hierarchy edges down")
-            try require(chUpLength.count == up && chUpDuration.count == up && chDownLength.count == down && chDownDuration.count == down,
-                        "hierarchy arrays")
+            try require(chUpLength.count == up && chUpDuration.count == up && chDownLength.count == down && chDownDuration.count == down
+                        && chUpShortcuts.count == up && chDownShortcuts.count == down, "hierarchy arrays")
             try require(chUpLength.allSatisfy(\.isFinite) && chDownLength.allSatisfy(\.isFinite), "hierarchy lengths")
-            // Edges go up in rank (node number), and a shortcut skips a node below both its ends: unpacking ends.
+            // Edges go up in number. A shortcut a→b skips a node below both ends, and its halves are a→middle and
+            // middle→b, stored at the middle: unpacking stays in bounds and ends.
+            func requireHalves(_ s: HierarchyShortcut, _ a: UInt32, _ b: UInt32, below owner: Int) throws {
+                guard s.middle != noIndex else { return }
+                let m = Int(s.middle)
+                try require(m < owner && Int(chDownStart[m]) <= Int(s.first) && Int(s.first) < Int(chDownStart[m + 1])
+                            && Int(chUpStart[m]) <= Int(s.second) && Int(s.second) < Int(chUpStart[m + 1])
+                            && chDownEdges[Int(s.first)].node == a && chUpEdges[Int(s.second)].node == b, "hierarchy shortcuts")
+            }
             for u in 0..<nodes {
-                for edges in [chUpEdges[Int(chUpStart[u])..<Int(chUpStart[u + 1])], chDownEdges[Int(chDownStart[u])..<Int(chDownStart[u + 1])]] {
-                    for e in edges {
-                        try require(Int(e.node) > u && Int(e.node) < nodes && (e.middle == noIndex || Int(e.middle) < u), "hierarchy ranks")
-                    }
+                for k in Int(chUpStart[u])..<Int(chUpStart[u + 1]) {
+                    let v = chUpEdges[k].node
+                    try require(Int(v) > u && Int(v) < nodes, "hierarchy ranks")
+                    try requireHalves(chUpShortcuts[k], UInt32(u), v, below: u)
+                }
+                for k in Int(chDownStart[u])..<Int(chDownStart[u + 1]) {
+                    let v = chDownEdges[k].node
+                    try require(Int(v) > u && Int(v) < nodes, "hierarchy ranks")
+                    try requireHalves(chDownShortcuts[k], v, UInt32(u), below: u)
                 }
             }
         }

@@ -205,28 +205,31 @@ public struct HierarchySearch {
     }
 
     /// Appends the nodes after `from` up to and including `to` along the hierarchy edge from→to.
-    func unpack(_ graph: RoadGraph, from: UInt32, to: UInt32, excluded: UInt8, into arcs: inout [UInt32]) {
-        var stack: [(UInt32, UInt32)] = [(from, to)]
-        while let (u, v) = stack.popLast() {
-            guard let middle = middle(graph, u, v, excluded: excluded) else { arcs.append(v); continue }
-            stack.append((middle, v))
-            stack.append((u, middle))
+    func unpack(_ graph: RoadGraph, from: UInt32, to: UInt32, excluded: UInt8, into nodes: inout [UInt32]) {
+        // The edge the search used; then each shortcut's halves, straight from edge to edge (second half pushed
+        // first, so the first is unpacked first). `head` is where the edge ends.
+        guard let top = edge(graph, from, to, excluded: excluded) else { nodes.append(to); return }
+        var stack: [(up: Bool, index: UInt32, head: UInt32)] = [(top.up, top.index, to)]
+        while let (up, k, head) = stack.popLast() {
+            let s = up ? graph.chUpShortcuts[Int(k)] : graph.chDownShortcuts[Int(k)]
+            if s.middle == noIndex { nodes.append(head); continue }
+            stack.append((true, s.second, head))
+            stack.append((false, s.first, s.middle))
         }
     }
 
-    /// The node a hierarchy edge u→v skips, or nil for an original edge. The edge is stored at whichever end has
-    /// the lower rank, which has the lower number; the cheapest such edge without excluded classes is the one the
-    /// search used.
-    func middle(_ graph: RoadGraph, _ u: UInt32, _ v: UInt32, excluded: UInt8) -> UInt32? {
+    /// The hierarchy edge u→v the search used: stored at whichever end has the lower number (up edges at u, down
+    /// edges at v), the cheapest such edge without excluded classes. Nil only in a damaged file.
+    func edge(_ graph: RoadGraph, _ u: UInt32, _ v: UInt32, excluded: UInt8) -> (up: Bool, index: UInt32)? {
+        let up = u < v
+        let (lower, higher) = up ? (u, v) : (v, u)
+        let start = up ? graph.chUpStart : graph.chDownStart, edges = up ? graph.chUpEdges : graph.chDownEdges
         var bestWeight = UInt32.max
-        var result: UInt32? = nil
-        // Up edges u→v are stored at u; down edges u→v at v, as u.
-        let (lower, higher) = u < v ? (u, v) : (v, u)
-        let start = u < v ? graph.chUpStart : graph.chDownStart, edges = u < v ? graph.chUpEdges : graph.chDownEdges
+        var result: UInt32?
         for k in Int(start[Int(lower)])..<Int(start[Int(lower) + 1]) {
             let e = edges[k]
-            if e.node == higher && e.mask & excluded == 0 && e.weight < bestWeight { bestWeight = e.weight; result = e.middle }
+            if e.node == higher && e.mask & excluded == 0 && e.weight < bestWeight { bestWeight = e.weight; result = UInt32(k) }
         }
-        return result == noIndex ? nil : result
+        return result.map { (up, $0) }
     }
 }

@@ -159,12 +159,15 @@ import Testing
         let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         let directory = try TemporaryDirectory()
         let graph = try RoadGraph(contentsOf: path)
-        // The last entry of the transition table, a hierarchy rank, and a hierarchy node's arc, pointing where they
-        // must not.
+        // The last entry of the transition table, a hierarchy node number, a hierarchy node's arc and a shortcut's
+        // half, pointing where they must not.
+        let shortcut = try #require(graph.chUpShortcuts.firstIndex { $0.middle != noIndex })
         let targets: [(String, Int)] = [
             ("transitions", graph.transitionStart.baseAddress!.advanced(by: graph.arcCount).withMemoryRebound(to: UInt8.self, capacity: 4) { $0 } - graph.file.base.assumingMemoryBound(to: UInt8.self)),
             ("ranks", graph.chNode.baseAddress!.withMemoryRebound(to: UInt8.self, capacity: 4) { $0 } - graph.file.base.assumingMemoryBound(to: UInt8.self)),
             ("numbering", graph.chOriginal.baseAddress!.advanced(by: 1).withMemoryRebound(to: UInt8.self, capacity: 4) { $0 } - graph.file.base.assumingMemoryBound(to: UInt8.self)),
+            // The first half of a shortcut (its `first`, after `middle`).
+            ("halves", graph.file.base.distance(to: UnsafeRawPointer(graph.chUpShortcuts.baseAddress! + shortcut) + 4)),
         ]
         for (what, offset) in targets {
             var bytes = original
