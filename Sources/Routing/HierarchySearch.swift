@@ -13,7 +13,7 @@ public struct HierarchySearch {
 
     struct Side {
         var distance: [Int64] = []
-        var parent: [UInt32] = []  // predecessor arc in the upward search (noIndex at a start)
+        var parent: [UInt32] = []  // predecessor node in the upward search (noIndex at a start)
         var labelled = SearchStamps()
         var heap = SearchHeap()
 
@@ -190,7 +190,7 @@ public struct HierarchySearch {
         return arcs
     }
 
-    /// Stall-on-demand: an arc reached more cheaply from a higher arc than by its own label is not on a shortest
+    /// Stall-on-demand: a node reached more cheaply from a higher node than by its own label is not on a shortest
     /// path from this side's start, so its edges need not be relaxed (its label still counts for meeting).
     private func stalled(_ i: Int, side: Side, start: UnsafeBufferPointer<UInt32>, edges: UnsafeBufferPointer<HierarchyEdge>,
                          excluded: UInt8, _ d: Int64) -> Bool
