@@ -104,7 +104,7 @@ public struct MapMatcher {
             }
         }
         // Candidates per fix.
-        var candidates: [[Candidate]] = kept.map { i in
+        let candidates: [[Candidate]] = kept.map { i in
             let p = trace[i]
             let sigma = p.accuracy ?? options.defaultAccuracy
             let radius = max(options.minimumSearchRadius, options.searchDeviations * sigma)
