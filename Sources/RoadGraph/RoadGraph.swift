@@ -362,7 +362,8 @@ public struct RoadGraph: @unchecked Sendable {
 
     /// Structural checks behind the checksums, so that even a file with valid checksums but inconsistent arrays
     /// (a bug, or a file made by hand) is refused at load instead of trapping a search: every index in range, every
-    /// CSR table non-decreasing, every number finite, and hierarchy ranks that make shortcut unpacking terminate.
+    /// CSR table non-decreasing, every number finite, and a hierarchy whose edges point up and whose shortcuts
+    /// unpack within bounds and end.
     private func validate() throws {
         let edges = edgeLength.count, arcs = arcHead.count, vertices = vertexLatitudes.count
         func require(_ condition: Bool, _ what: String) throws {
