@@ -228,9 +228,8 @@ public struct HierarchyBuilder {
         // Nodes numbered by level, then arc. An edge's other end was still there when its node was contracted, so
         // it has a higher level: edges point to higher numbers, as in rank order, which the searches rely on. But
         // where rank order (RoutingKit's) spreads a road's consecutive arcs over the rounds they were taken in,
-        // each level keeps its arcs in their order, and paths unpack with fewer cache misses. Measured on the 8.7M
-        // extract: a third fewer first-level cache misses in route searches than arc order, and tables 25 % faster
-        // (BENCHMARKS.md).
+        // each level keeps its arcs in their order, and paths unpack with fewer cache misses (rank order lost
+        // route time on the 8.7M extract; BENCHMARKS.md, "the hierarchy in memory").
         var result = HierarchyArrays()
         var original = [UInt32](repeating: 0, count: n)
         var levelStart = [Int](repeating: 0, count: Int(level.max() ?? 0) + 2)

@@ -291,6 +291,9 @@ public struct RoadGraph: @unchecked Sendable {
     /// The hierarchy's nodes: vertices or arcs.
     public var hierarchyNodeCount: Int { hierarchyOverVertices ? vertexCount : arcCount }
 
+    /// The hierarchy node of an arc, or of a vertex over vertices (nodes have numbers of their own: `chNode`).
+    @inlinable public func hierarchyNode(of arcOrVertex: UInt32) -> UInt32 { chNode[Int(arcOrVertex)] }
+
     /// Whether the graph carries a contraction hierarchy.
     public var hasHierarchy: Bool { arcCount > 0 && chNode.count == hierarchyNodeCount }
 
@@ -460,7 +463,8 @@ public struct RoadGraph: @unchecked Sendable {
             }
             let chunks = min(nodes, 64)
             let fault = Locked(false)
-            parallelFor(chunks, threads: chunks < 2 ? 1 : 2) { c in
+            // As the checksum pass: every core for a large hierarchy, this thread for a small one.
+            parallelFor(chunks, threads: nodes > 1 << 16 ? ProcessInfo.processInfo.activeProcessorCount : 1) { c in
                 for u in (nodes * c / chunks)..<(nodes * (c + 1) / chunks) where !nodeFits(u) { fault.mutate { $0 = true }; return }
             }
             try require(!fault.value, "hierarchy edges and shortcuts")

@@ -60,16 +60,16 @@ public struct HierarchyMatrix: @unchecked Sendable {
                     let length = Double(graph.edgeLength[graph.edge(ofArc: t.arc).edge])
                     if overVertices {
                         guard let tail = graph.vertexStart(ofTarget: t) else { continue }
-                        starts.append(UpwardSearch.Start(node: graph.chNode[Int(tail)], weight: Int64(t.cost), duration: Int64(graph.targetDuration(t)),
+                        starts.append(UpwardSearch.Start(node: graph.hierarchyNode(of: tail), weight: Int64(t.cost), duration: Int64(graph.targetDuration(t)),
                                                          length: length * t.fraction))
                         continue
                     }
                     // Entering the target arc costs its whole weight; only the part up to the point counts.
-                    let start = UpwardSearch.Start(node: graph.chNode[Int(t.arc)], weight: Int64(t.cost) - Int64(graph.arcWeight[Int(t.arc)]),
+                    let start = UpwardSearch.Start(node: graph.hierarchyNode(of: t.arc), weight: Int64(t.cost) - Int64(graph.arcWeight[Int(t.arc)]),
                                                    duration: Int64(graph.targetDuration(t)) - Int64(graph.arcDuration[Int(t.arc)]),
                                                    length: length * t.fraction - length)
                     starts.append(start)
-                    for copy in copies[t.arc] ?? [] { var s = start; s.node = graph.chNode[Int(copy)]; starts.append(s) }
+                    for copy in copies[t.arc] ?? [] { var s = start; s.node = graph.hierarchyNode(of: copy); starts.append(s) }
                 }
                 side.run(graph, starts: starts, upward: false, excluded: excluded) { node, label, atStart in
                     // Over vertices, two starting labels meeting is a path from the source arc onto the target's.
@@ -126,11 +126,11 @@ public struct HierarchyMatrix: @unchecked Sendable {
         var starts: [UpwardSearch.Start] = []
         for s in sourceEndpoints {
             let arcLength = Double(graph.edgeLength[graph.edge(ofArc: s.arc).edge])
-            var start = UpwardSearch.Start(node: graph.chNode[Int(s.arc)], weight: Int64(s.cost), duration: Int64(graph.sourceDuration(s)),
+            var start = UpwardSearch.Start(node: graph.hierarchyNode(of: s.arc), weight: Int64(s.cost), duration: Int64(graph.sourceDuration(s)),
                                            length: arcLength * (1 - s.fraction))
             if graph.hierarchyOverVertices {
                 guard let (vertex, pass) = graph.vertexStart(ofSource: s) else { continue }
-                start.node = graph.chNode[Int(vertex)]
+                start.node = graph.hierarchyNode(of: vertex)
                 start.weight += Int64(pass)
                 start.duration += Int64(pass)
             }

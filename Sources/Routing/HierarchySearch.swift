@@ -67,8 +67,6 @@ public struct HierarchySearch {
         func allowed(_ node: UInt32) -> Bool {
             overVertices || excluded == 0 || graph.arcClasses[Int(graph.chOriginal[Int(node)])] & excluded == 0
         }
-        // Hierarchy nodes have numbers of their own (see `GraphArrays.chNode`).
-        func node(_ arcOrVertex: UInt32) -> UInt32 { graph.chNode[Int(arcOrVertex)] }
         let n = graph.hierarchyNodeCount
         forward.prepare(n)
         backward.prepare(n)
@@ -85,20 +83,22 @@ public struct HierarchySearch {
         if overVertices {
             // From the source arc's head once past it, to the target arc's tail; a vertex nothing passes is no start.
             for s in sources {
-                if let (v, pass) = graph.vertexStart(ofSource: s) { forward.offer(node(v), Int64(s.cost) + Int64(pass), parent: noIndex) }
+                if let (v, pass) = graph.vertexStart(ofSource: s) {
+                    forward.offer(graph.hierarchyNode(of: v), Int64(s.cost) + Int64(pass), parent: noIndex)
+                }
             }
             for t in targets {
-                if let v = graph.vertexStart(ofTarget: t) { backward.offer(node(v), Int64(t.cost), parent: noIndex) }
+                if let v = graph.vertexStart(ofTarget: t) { backward.offer(graph.hierarchyNode(of: v), Int64(t.cost), parent: noIndex) }
             }
         } else {
-            for s in sources { forward.offer(node(s.arc), Int64(s.cost), parent: noIndex) }
+            for s in sources { forward.offer(graph.hierarchyNode(of: s.arc), Int64(s.cost), parent: noIndex) }
             let copies = copies(in: graph)
             for t in targets {
                 // Entering the target arc costs its full weight; only the part up to the point counts.
                 let start = Int64(t.cost) - Int64(graph.arcWeight[Int(t.arc)])
                 lowestBackwardStart = min(lowestBackwardStart, start)
-                backward.offer(node(t.arc), start, parent: noIndex)
-                for copy in copies[t.arc] ?? [] { backward.offer(node(copy), start, parent: noIndex) }
+                backward.offer(graph.hierarchyNode(of: t.arc), start, parent: noIndex)
+                for copy in copies[t.arc] ?? [] { backward.offer(graph.hierarchyNode(of: copy), start, parent: noIndex) }
             }
         }
         // Over arcs, meeting where both labels are starting labels would be travel within one arc, which only
@@ -173,7 +173,8 @@ public struct HierarchySearch {
     private func arcs(through vertices: [UInt32], _ graph: RoadGraph, sources: [SearchEndpoint], targets: [SearchEndpoint],
                       excluded: UInt8) -> [UInt32]? {
         let first = vertices[0], last = vertices[vertices.count - 1]
-        let firstLabel = forward.distance[Int(graph.chNode[Int(first)])], lastLabel = backward.distance[Int(graph.chNode[Int(last)])]
+        let firstLabel = forward.distance[Int(graph.hierarchyNode(of: first))]
+        let lastLabel = backward.distance[Int(graph.hierarchyNode(of: last))]
         guard let source = sources.first(where: { s in
                   graph.vertexStart(ofSource: s).map { $0.vertex == first && Int64(s.cost) + Int64($0.pass) == firstLabel } ?? false
               }),
