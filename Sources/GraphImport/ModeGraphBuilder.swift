@@ -70,6 +70,7 @@ struct ModeGraphBuilder {
         if profile.mode == .walking { addAreaCrossings() }
         buildArcs()
         buildVertexEdges()
+        arrays.computeEdgeEnds()
         var transitions = buildTransitions(viaNodeRules: restrictions.filter { $0.isViaNode })
         applyViaWayRestrictions(restrictions.filter { !$0.isViaNode }, transitions: &transitions)
         arrays.transitionWeight = turnWeights(transitions)

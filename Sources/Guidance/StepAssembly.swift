@@ -220,15 +220,19 @@ struct StepAssembly {
 
     mutating func removeInvalid() { steps.removeAll(where: \.invalid) }
 
-    func nextTurn(after i: Int) -> Int {
+    func nextTurn(after i: Int) -> Int { steps.withUnsafeBufferPointer { Self.nextTurn($0, after: i) } }
+
+    func previousTurn(before i: Int) -> Int { steps.withUnsafeBufferPointer { Self.previousTurn($0, before: i) } }
+
+    static func nextTurn(_ s: UnsafeBufferPointer<DraftStep>, after i: Int) -> Int {
         var j = i + 1
-        while j < steps.count - 1 && !steps[j].isWaypoint && !steps[j].hasTurnType { j += 1 }
-        return min(j, steps.count - 1)
+        while j < s.count - 1 && !s[j].isWaypoint && !s[j].hasTurnType { j += 1 }
+        return min(j, s.count - 1)
     }
 
-    func previousTurn(before i: Int) -> Int {
+    static func previousTurn(_ s: UnsafeBufferPointer<DraftStep>, before i: Int) -> Int {
         var j = i - 1
-        while j > 0 && !steps[j].isWaypoint && !steps[j].hasTurnType { j -= 1 }
+        while j > 0 && !s[j].isWaypoint && !s[j].hasTurnType { j -= 1 }
         return max(j, 0)
     }
 

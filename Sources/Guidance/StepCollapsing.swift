@@ -9,26 +9,26 @@ extension StepAssembly {
 
     // MARK: Collapsing
 
-    func noBadUTurnCombination(_ a: DraftStep, _ b: DraftStep) -> Bool {
+    static func noBadUTurnCombination(_ a: DraftStep, _ b: DraftStep) -> Bool {
         let hasUTurn = a.modifier == .uturn || b.modifier == .uturn
         return !hasUTurn || (a.kind == .newName && b.modifier == .uturn) || (b.kind == .newName && a.modifier == .uturn)
     }
 
-    func preconditions(_ a: DraftStep, _ b: DraftStep) -> Bool {
+    static func preconditions(_ a: DraftStep, _ b: DraftStep) -> Bool {
         !a.kind.hasRingType && !b.kind.hasRingType && !a.isWaypoint && !b.isWaypoint && a.mode == b.mode
             && noBadUTurnCombination(a, b)
     }
 
-    func preconditions(_ a: DraftStep, _ b: DraftStep, _ c: DraftStep) -> Bool {
+    static func preconditions(_ a: DraftStep, _ b: DraftStep, _ c: DraftStep) -> Bool {
         !a.kind.hasRingType && !b.kind.hasRingType && !c.kind.hasRingType && a.mode == b.mode && b.mode == c.mode
             && !(!noBadUTurnCombination(a, b) && !noBadUTurnCombination(b, c))
     }
 
-    func isNameChange(_ s: DraftStep) -> Bool {
+    static func isNameChange(_ s: DraftStep) -> Bool {
         s.kind == .newName || ((s.kind == .turn || s.kind == .continueOn) && s.modifier == .straight)
     }
 
-    func isStaggered(_ prior: DraftStep, _ cur: DraftStep, _ next: DraftStep) -> Bool {
+    static func isStaggered(_ prior: DraftStep, _ cur: DraftStep, _ next: DraftStep) -> Bool {
         guard !cur.kind.entersRing, !next.kind.entersRing else { return false }
         func isRight(_ a: Double) -> Bool { a > 45 && a < 135 }
         func isLeft(_ a: Double) -> Bool { a > 225 && a < 315 }
@@ -38,7 +38,7 @@ extension StepAssembly {
             && prior.mode == cur.mode && cur.noIntermediaryIntersections
     }
 
-    func isUTurn(_ prior: DraftStep, _ cur: DraftStep, _ next: DraftStep) -> Bool {
+    static func isUTurn(_ prior: DraftStep, _ cur: DraftStep, _ next: DraftStep) -> Bool {
         guard preconditions(prior, cur, next), [.turn, .continueOn, .endOfRoad].contains(cur.kind),
               Self.bearingsAreReversed(Self.entryBearing(cur), Self.exitBearing(next)), Self.haveSameName(prior, next) else { return false }
         let linkRoad = cur.distance <= 2 * Self.collapseDistance && cur.name.isEmpty && cur.label.isEmpty
@@ -46,7 +46,7 @@ extension StepAssembly {
         return cur.isShortAndUndisturbed || linkRoad || (next.allowedTurns == 1 && cur.noIntermediaryIntersections)
     }
 
-    func isNameOscillation(_ prior: DraftStep, _ cur: DraftStep, _ next: DraftStep) -> Bool {
+    static func isNameOscillation(_ prior: DraftStep, _ cur: DraftStep, _ next: DraftStep) -> Bool {
         guard preconditions(prior, cur, next) else { return false }
         let changes = (cur.kind == .newName || (cur.kind == .turn && cur.modifier == .straight))
             && (next.kind == .newName || (next.kind == .suppressed && next.label.isEmpty)
@@ -59,86 +59,133 @@ extension StepAssembly {
         (a.modifier.isLeft && b.modifier.isRight) || (a.modifier.isRight && b.modifier.isLeft)
     }
 
-    func areSameSide(_ a: DraftStep, _ b: DraftStep) -> Bool {
+    static func areSameSide(_ a: DraftStep, _ b: DraftStep) -> Bool {
         func left(_ s: DraftStep) -> Bool { s.modifier == .straight || s.modifier.isLeft }
         func right(_ s: DraftStep) -> Bool { s.modifier == .straight || s.modifier.isRight }
         return (left(a) && left(b)) || (right(a) && right(b))
     }
 
+    /// What collapsing does at a turn, from the turns before and after it.
+    enum Collapse {
+        case none, staggered, uTurn, nameOscillation, turnAfterNameChange, combinedTurn, suppressedStraight
+    }
+
+    /// The collapse for the turn `c` between the turns `p` and `n` (one step of OSRM's `collapseTurnInstructions`).
+    static func collapse(_ p: borrowing DraftStep, _ c: borrowing DraftStep, _ n: borrowing DraftStep) -> Collapse {
+        let d = collapseDistance
+        if isStaggered(p, c, n) { return .staggered }
+        if isUTurn(p, c, n) { return .uTurn }
+        if isNameOscillation(p, c, n) { return .nameOscillation }
+        if (preconditions(p, c, n) && c.isShortAndUndisturbed && isNameChange(c) && n.hasTurnType && n.kind != .suppressed)
+            || (preconditions(c, n) && c.isShortAndUndisturbed && c.allowedTurns > 1 && c.kind == .suppressed
+                && c.modifier != .straight && n.hasTurnType && n.kind != .suppressed && areSameSide(c, n))
+        {
+            return .turnAfterNameChange
+        }
+        if succeededByNameChange(c, n, d) || (preconditions(c, n) && c.distance < 0.25 * d && c.kind == .suppressed && n.kind == .newName)
+            || (preconditions(c, n) && c.isShortAndUndisturbed && n.kind == .suppressed && n.modifier != .straight
+                && c.hasTurnType && c.kind != .suppressed && areSameSide(c, n))
+            || (preconditions(c, n) && c.isShortAndUndisturbed && c.modifier != .straight && n.allowedTurns == 1
+                && n.kind != .suppressed)
+            || (preconditions(c, n) && c.distance <= 2 * d && (c.kind == .continueOn || c.kind == .turn)
+                && c.modifier == .straight && n.allowedTurns == 1 && c.noIntermediaryIntersections)
+        {
+            return .combinedTurn
+        }
+        if suppressedStraightBetweenTurns(p, c, n) { return .suppressedStraight }
+        return .none
+    }
+
+    /// What the pass does at one step, read off the steps in place.
+    enum CollapseVisit {
+        case skip, sliproad, stop
+        case turn(prev: Int, next: Int, Collapse)
+    }
+
+    /// Reading `steps[i].field` on the array copied the whole step out first (three references retained and
+    /// released), nine times a turn; the pass reads through a buffer pointer and copies a step only to act.
+    static func visit(_ s: UnsafeBufferPointer<DraftStep>, _ cur: Int) -> CollapseVisit {
+        let kind = s[cur].kind
+        if kind.entersRing || kind.staysOnRing { return .skip }
+        guard s[cur].hasTurnType, !s[cur].isWaypoint else { return .skip }
+        if kind == .sliproad { return .sliproad }
+        let next = nextTurn(s, after: cur)
+        if s[next].isWaypoint { return .stop }
+        let prev = previousTurn(s, before: cur)
+        if s[cur].mode != s[next].mode { return .skip }
+        return .turn(prev: prev, next: next, collapse(s[prev], s[cur], s[next]))
+    }
+
     mutating func collapseTurns() {
         guard steps.count > 2 else { return }
-        let d = Self.collapseDistance
         var cur = 1
-        while cur + 1 < steps.count {
+        turns: while cur + 1 < steps.count {
             defer { cur += 1 }
-            let kind = steps[cur].kind
-            if kind.entersRing || kind.staysOnRing { continue }
-            guard steps[cur].hasTurnType, !steps[cur].isWaypoint else { continue }
-            if kind == .sliproad {
+            let prev: Int, next: Int, collapse: Collapse
+            switch steps.withUnsafeBufferPointer({ Self.visit($0, cur) }) {
+            case .skip: continue
+            case .stop: break turns
+            case .sliproad:
                 handleSliproad(cur)
                 continue
+            case .turn(let p, let n, let c): (prev, next, collapse) = (p, n, c)
             }
-            let next = nextTurn(after: cur)
-            if steps[next].isWaypoint { break }
-            let prev = previousTurn(before: cur)
-            if steps[cur].mode != steps[next].mode { continue }
-            let p = steps[prev], c = steps[cur], n = steps[next]
-            if isStaggered(p, c, n) {
+            // Each action below reads `steps[prev]` before anything at or before `prev` changes.
+            switch collapse {
+            case .none:
+                break
+            case .staggered:
+                let p = steps[prev]
                 combine(cur, next) { at, from in
                     at.modifier = .straight
                     at.kind = Self.haveSameName(p, from) ? .suppressed : .newName
                 }
-            } else if isUTurn(p, c, n) {
+            case .uTurn:
                 combine(cur, next) { at, _ in at.kind = .continueOn; at.modifier = .uturn }
-            } else if isNameOscillation(p, c, n) {
+            case .nameOscillation:
                 suppress(next, into: cur)
                 suppress(cur, into: prev)
-            } else if (preconditions(p, c, n) && c.isShortAndUndisturbed && isNameChange(c) && n.hasTurnType && n.kind != .suppressed)
-                        || (preconditions(c, n) && c.isShortAndUndisturbed && c.allowedTurns > 1 && c.kind == .suppressed
-                            && c.modifier != .straight && n.hasTurnType && n.kind != .suppressed && areSameSide(c, n))
-            {
+            case .turnAfterNameChange:
                 // The real maneuver comes right after a name change: it is said at its own place, the name change
                 // folds into the step before.
-                steps[next] = Self.adjustedToCombinedTurn(n, from: c, prior: p)
+                steps[next] = Self.adjustedToCombinedTurn(steps[next], from: steps[cur], prior: steps[prev])
                 suppress(cur, into: prev)
-            } else if succeededByNameChange(c, n, d) || (preconditions(c, n) && c.distance < 0.25 * d && c.kind == .suppressed && n.kind == .newName)
-                        || (preconditions(c, n) && c.isShortAndUndisturbed && n.kind == .suppressed && n.modifier != .straight
-                            && c.hasTurnType && c.kind != .suppressed && areSameSide(c, n))
-                        || (preconditions(c, n) && c.isShortAndUndisturbed && c.modifier != .straight && n.allowedTurns == 1
-                            && n.kind != .suppressed)
-                        || (preconditions(c, n) && c.distance <= 2 * d && (c.kind == .continueOn || c.kind == .turn)
-                            && c.modifier == .straight && n.allowedTurns == 1 && c.noIntermediaryIntersections)
-            {
+            case .combinedTurn:
+                let p = steps[prev]
                 combine(cur, next) { at, from in at = Self.adjustedToCombinedTurn(at, from: from, prior: p) }
-            } else if suppressedStraightBetweenTurns(p, c, n, prev: prev) {
+            case .suppressedStraight:
                 let far = steps[previousTurn(before: prev)]
                 suppress(cur, into: prev)
                 combine(prev, next) { at, from in at = Self.adjustedToCombinedTurn(at, from: from, prior: far) }
             }
-            let newNext = nextTurn(after: cur)
-            if !steps[cur].invalid, newNext < steps.count, !steps[newNext].isWaypoint, doubleChoiceless(steps[cur], steps[newNext]) {
+            let (doubleChoiceless, newNext) = steps.withUnsafeBufferPointer { s in
+                let newNext = Self.nextTurn(s, after: cur)
+                return (!s[cur].invalid && newNext < s.count && !s[newNext].isWaypoint && Self.doubleChoiceless(s[cur], s[newNext]), newNext)
+            }
+            if doubleChoiceless {
                 let prior = steps[previousTurn(before: cur)]
                 combine(cur, newNext) { at, from in at = Self.adjustedToCombinedTurn(at, from: from, prior: prior) }
             }
-            let prior = previousTurn(before: cur)
-            if !steps[prior].isWaypoint && !steps[cur].invalid && !steps[prior].invalid {
-                let far = previousTurn(before: prior)
-                if isUTurn(steps[far], steps[prior], steps[cur]) {
-                    combine(prior, cur) { at, _ in at.kind = .continueOn; at.modifier = .uturn }
-                }
+            let (uTurn, prior) = steps.withUnsafeBufferPointer { s in
+                let prior = Self.previousTurn(s, before: cur)
+                guard !s[prior].isWaypoint && !s[cur].invalid && !s[prior].invalid else { return (false, prior) }
+                return (Self.isUTurn(s[Self.previousTurn(s, before: prior)], s[prior], s[cur]), prior)
+            }
+            if uTurn {
+                combine(prior, cur) { at, _ in at.kind = .continueOn; at.modifier = .uturn }
             }
         }
         removeInvalid()
     }
 
-    func succeededByNameChange(_ c: DraftStep, _ n: DraftStep, _ d: Double) -> Bool {
+    static func succeededByNameChange(_ c: DraftStep, _ n: DraftStep, _ d: Double) -> Bool {
         guard preconditions(c, n) else { return false }
         let strong = n.kind == .newName && n.modifier == .straight && c.distance <= 1.5 * d
         let choiceless = n.kind == .newName && n.allowedTurns == 1 && c.distance <= 1.5 * d
         return (c.isShortAndUndisturbed || strong || choiceless) && isNameChange(n) && c.hasTurnType && c.kind != .suppressed
     }
 
-    func suppressedStraightBetweenTurns(_ p: DraftStep, _ c: DraftStep, _ n: DraftStep, prev: Int) -> Bool {
+    static func suppressedStraightBetweenTurns(_ p: DraftStep, _ c: DraftStep, _ n: DraftStep) -> Bool {
         guard preconditions(p, c, n), !p.isWaypoint else { return false }
         let d = Self.collapseDistance
         let shortEnough = p.distance < 0.8 * d && c.distance < 0.8 * d
@@ -149,7 +196,7 @@ extension StepAssembly {
         return shortEnough && similar && types && total > 40 && total < 320
     }
 
-    func doubleChoiceless(_ c: DraftStep, _ n: DraftStep) -> Bool {
+    static func doubleChoiceless(_ c: DraftStep, _ n: DraftStep) -> Bool {
         guard preconditions(c, n) else { return false }
         return n.allowedTurns == 1 && c.intersections.count == 2 && c.intersections[1].entry.count(where: { $0 }) == 1
             && c.distance < 1.5 * Self.collapseDistance

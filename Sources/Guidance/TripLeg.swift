@@ -164,13 +164,7 @@ enum RoadPriority {
         }
     }
 
-    /// Service roads, tracks and paths: they never steal a "continue" from the road one is on.
-    static func isLow(_ c: RoadClass) -> Bool {
-        switch c {
-        case .motorway, .trunk, .primary, .secondary, .tertiary, .unclassified, .residential, .livingStreet: return false
-        default: return true
-        }
-    }
+    static func isLow(_ c: RoadClass) -> Bool { c.isLowPriority }
 
     /// OSRM's road groups: motorway 0, trunk 1, primary to tertiary 2, residential and service 3, unclassified 4,
     /// bike 5, foot 6, else 7.
@@ -325,22 +319,10 @@ struct TripLegReader {
             edgeLength: Double(graph.edgeLength[edge]), edge: edge)
     }
 
-    /// How far along a road its bearing is read: what a person sees of it from the junction, not the first metre
-    /// of drawing. Short for service roads and circles, long for motorways (OSRM's representative coordinate,
-    /// simplified).
-    static func lookahead(_ roadClass: RoadClass, isLink: Bool, onRing: Bool, roadsHere: Int) -> Double {
-        if roadsHere <= 2 { return 1 }
-        if onRing { return 2 }
-        if RoadPriority.isLow(roadClass) { return 10 }
-        if roadClass == .motorway || roadClass == .trunk { return isLink ? 20 : 30 }
-        return 20
-    }
-
     /// Every road at vertex `v`, seen from there. `allowed`: the arcs the approach may turn onto, as a range of
     /// the transition table (nil: every road that can be left along).
     func roads(at v: UInt32, allowed: Range<Int>?) -> [TripRoad] {
         let here = graph.edges(atVertex: v)
-        let origin = graph.vertexCoordinate(v), originCos = Geo.cosLatitude(origin)
         var roads: [TripRoad] = []
         roads.reserveCapacity(here.count)
         for (edge, atEnd) in here {
@@ -349,23 +331,19 @@ struct TripLegReader {
             let flags = graph.flags(ofEdge: edge)
             let roadClass = graph.roadClass(ofEdge: edge)
             let isLink = flags.contains(.link)
-            let onRing = flags.contains(.roundabout) || flags.contains(.circular)
-            let bearing = graph.bearing(ofEdge: edge, leavingFromEnd: atEnd,
-                                        lookahead: Self.lookahead(roadClass, isLink: isLink, onRing: onRing, roadsHere: here.count))
-            let range = graph.shapeRange(ofEdge: edge)
-            let far = graph.shapePoint(atEnd ? range.lowerBound : range.upperBound - 1)
+            let end = graph.edgeEnds[2 * edge + (atEnd ? 1 : 0)]
             var entryAllowed = leaving != noIndex
             if entryAllowed, let allowed {
                 // A handful of arcs: a scan finds them faster than a set hashes them.
                 entryAllowed = allowed.contains { graph.arcBase[Int(graph.transitionTargets[$0])] == leaving }
             }
             roads.append(TripRoad(
-                bearing: bearing, angle: 0, entryAllowed: entryAllowed,
+                bearing: end.bearing, angle: 0, entryAllowed: entryAllowed,
                 label: label(edge), roadClass: roadClass, isLink: isLink,
                 classes: leaving != noIndex ? graph.classes(ofArc: leaving) : (arriving != noIndex ? graph.classes(ofArc: arriving) : []),
                 roundabout: flags.contains(.roundabout), circular: flags.contains(.circular), incomingOnly: leaving == noIndex,
                 oneway: flags.contains(.oneway), laneCount: Int(graph.edgeLanes[edge]), mode: mode(edge),
-                length: Double(graph.edgeLength[edge]), reach: Geo.distance(origin, far, cosLatitudeA: originCos), edge: edge, atEnd: atEnd,
+                length: Double(graph.edgeLength[edge]), reach: end.reach, edge: edge, atEnd: atEnd,
                 farVertex: leaving != noIndex ? graph.arcHead[Int(leaving)] : v))
         }
         return roads
@@ -474,7 +452,7 @@ struct TripLegReader {
             }
             let roadClass = graph.roadClass(ofEdge: exit.edge)
             bearings.append(graph.bearing(ofEdge: exit.edge, leavingFromEnd: exit.atEnd,
-                                          lookahead: Self.lookahead(roadClass, isLink: false, onRing: false, roadsHere: 3)))
+                                          lookahead: EdgeEnd.perceivedLookahead(roadClass, isLink: false, onRing: false, roadsHere: 3)))
         }
         bearings.sort()
         for i in bearings.indices where abs(bearings[(i + 1) % bearings.count] - bearings[i]) <= 40 { return false }

@@ -29,6 +29,15 @@ public enum RoadClass: UInt8, Sendable {
 
     /// Motorways and trunk roads: where ramps, merges and exits happen.
     public var isHighway: Bool { self == .motorway || self == .trunk }
+
+    /// Service roads, tracks and paths (OSRM's low-priority roads): they never steal a "continue" from the road
+    /// one is on, and their bearing is read closer to the junction.
+    public var isLowPriority: Bool {
+        switch self {
+        case .motorway, .trunk, .primary, .secondary, .tertiary, .unclassified, .residential, .livingStreet: return false
+        default: return true
+        }
+    }
 }
 
 /// Per-edge facts that guidance and snapping need.
@@ -186,6 +195,8 @@ public struct GraphArrays {
     public var stringOffsets: [UInt32] = [0], stringBytes: [UInt8] = []
     public var labelStart: [UInt32] = [0], labelEntries: [UInt32] = []
     public var vertexEdgeStart: [UInt32] = [0], vertexEdges: [UInt32] = []
+    /// Per edge end (`2 * edge`, `2 * edge + 1` for its last point): what a junction there sees of it (`EdgeEnd`).
+    public var edgeEnds: [EdgeEnd] = []
     public var gridCellStart: [UInt32] = [0], gridSegments: [UInt32] = []
     /// Contraction hierarchy (empty when the graph was imported without one); see `Contraction`. Its nodes stand
     /// for the arcs, or the vertices where `chVertexCost` is set (see `RoadGraph.hierarchyOverVertices`), and have
@@ -261,6 +272,7 @@ public struct RoadGraph: @unchecked Sendable {
     public let stringOffsets: UnsafeBufferPointer<UInt32>, stringBytes: UnsafeBufferPointer<UInt8>
     public let labelStart: UnsafeBufferPointer<UInt32>, labelEntries: UnsafeBufferPointer<UInt32>
     public let vertexEdgeStart: UnsafeBufferPointer<UInt32>, vertexEdges: UnsafeBufferPointer<UInt32>
+    public let edgeEnds: UnsafeBufferPointer<EdgeEnd>
     public let gridCellStart: UnsafeBufferPointer<UInt32>, gridSegments: UnsafeBufferPointer<UInt32>
     public let chNode: UnsafeBufferPointer<UInt32>, chOriginal: UnsafeBufferPointer<UInt32>
     public let chUpStart: UnsafeBufferPointer<UInt32>, chUpEdges: UnsafeBufferPointer<HierarchyEdge>
@@ -341,6 +353,7 @@ public struct RoadGraph: @unchecked Sendable {
         labelEntries = try sections.buffer(.labelEntries)
         vertexEdgeStart = try sections.buffer(.vertexEdgeStart)
         vertexEdges = try sections.buffer(.vertexEdges)
+        edgeEnds = try sections.buffer(.edgeEnds)
         gridCellStart = try sections.buffer(.gridCellStart)
         gridSegments = try sections.buffer(.gridSegments)
         chNode = try sections.buffer(.chNode)
@@ -415,6 +428,9 @@ public struct RoadGraph: @unchecked Sendable {
                     "edge names")
         try requireTable(vertexEdgeStart, vertices, vertexEdges.count, "vertex edges")
         try require(vertexEdges.allSatisfy { Int($0 >> 1) < edges }, "vertex edge indices")
+        try require(edgeEnds.count == 2 * edges && edgeEnds.allSatisfy {
+            $0.bearing >= 0 && $0.bearing < 360 && $0.reach.isFinite && $0.reach >= 0
+        }, "edge ends")
         try requireTable(gridCellStart, cells, gridSegments.count, "grid")
         try require(arcHead.allSatisfy { Int($0) < vertices }, "arc heads")
         try require(transitionTargets.allSatisfy { Int($0) < arcs }, "transition targets")
