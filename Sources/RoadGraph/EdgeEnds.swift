@@ -1,19 +1,24 @@
 import Foundation
 
 /// An edge as seen from the vertex at one of its ends, as guidance reads every road at a junction the route
-/// passes: the bearing a person perceives along it and how far its other end lies. Both depend only on the graph,
-/// so the import works them out once (`GraphArrays.computeEdgeEnds`) instead of every route at every junction
-/// (a lookahead walk with a haversine per shape segment, then an `atan2`: 6 % of a route request with steps).
+/// passes: the bearing a person perceives along it and how far its other end lies; and its length walked from
+/// that end, as a route adds it up. All depend only on the graph, so the import works them out once
+/// (`GraphArrays.computeEdgeEnds`) instead of every route at every junction and every arc (a haversine per shape
+/// segment and an `atan2`: 6 % of a route request with steps, 15 % of one without).
 /// `edgeEnds[2 * e]` is edge e seen from its first shape point, `edgeEnds[2 * e + 1]` from its last.
 public struct EdgeEnd: Sendable, Equatable {
     /// Degrees, 0..<360: the bearing `perceivedLookahead` metres along the edge.
     public var bearing: Double
     /// Straight-line metres from the vertex to the edge's far end.
     public var reach: Double
+    /// Metres along the shape from this end, the segments summed in that order from zero: to the bit what a
+    /// route travelling the whole edge this way adds up (the router's leg assembly reads it for every whole arc).
+    public var shapeLength: Double
 
-    public init(bearing: Double, reach: Double) {
+    public init(bearing: Double, reach: Double, shapeLength: Double) {
         self.bearing = bearing
         self.reach = reach
+        self.shapeLength = shapeLength
     }
 
     /// How far along a road its bearing is read: what a person sees of it from the junction, not the first metre
@@ -33,7 +38,7 @@ extension GraphArrays {
     /// built). Each end is worked out at the vertex that lists it, as a junction there reads it; on every core.
     public mutating func computeEdgeEnds() {
         let vertices = vertexLatitudes.count
-        var ends = [EdgeEnd](repeating: EdgeEnd(bearing: 0, reach: 0), count: 2 * edgeLength.count)
+        var ends = [EdgeEnd](repeating: EdgeEnd(bearing: 0, reach: 0, shapeLength: 0), count: 2 * edgeLength.count)
         let threads = vertices > 1 << 16 ? ProcessInfo.processInfo.activeProcessorCount : 1
         let chunks = min(max(vertices, 1), 64)
         withUnsafeArrays { graph in
@@ -91,7 +96,18 @@ private struct EdgeEndInputs: @unchecked Sendable {
             }
             let farIndex = atEnd ? shape.lowerBound : shape.upperBound - 1
             let far = Coordinate(fixedLatitude: latitudes[farIndex], fixedLongitude: longitudes[farIndex])
-            out[Int(entry)] = EdgeEnd(bearing: bearing, reach: Geo.distance(origin, far, cosLatitudeA: originCos))
+            var length = 0.0
+            var previous = Coordinate(fixedLatitude: latitudes[shape.lowerBound], fixedLongitude: longitudes[shape.lowerBound])
+            if atEnd { previous = Coordinate(fixedLatitude: latitudes[shape.upperBound - 1], fixedLongitude: longitudes[shape.upperBound - 1]) }
+            var previousCos = Geo.cosLatitude(previous)
+            for k in 1..<shape.count {
+                let i = atEnd ? shape.upperBound - 1 - k : shape.lowerBound + k
+                let point = Coordinate(fixedLatitude: latitudes[i], fixedLongitude: longitudes[i])
+                let cos = Geo.cosLatitude(point)
+                length += Geo.distance(previous, point, cosLatitudeA: previousCos, cosLatitudeB: cos)
+                (previous, previousCos) = (point, cos)
+            }
+            out[Int(entry)] = EdgeEnd(bearing: bearing, reach: Geo.distance(origin, far, cosLatitudeA: originCos), shapeLength: length)
         }
     }
 }

@@ -322,10 +322,14 @@ public struct Router {
                 previous = (point, cos)
             }
             if piece.from <= 0 && piece.to >= 1 {
-                // A whole arc (most of them): its shape points straight from the graph, without an array.
+                // A whole arc (most of them): its shape points straight from the graph, without an array, and its
+                // length as the import summed it the same way.
                 let (e, reversed) = graph.edge(ofArc: piece.arc)
                 let range = graph.shapeRange(ofEdge: e)
-                for k in 0..<range.count { add(graph.shapePoint(reversed ? range.upperBound - 1 - k : range.lowerBound + k)) }
+                for k in (coordinates.isEmpty ? 0 : 1)..<range.count {
+                    coordinates.append(graph.shapePoint(reversed ? range.upperBound - 1 - k : range.lowerBound + k))
+                }
+                length = graph.edgeEnds[2 * e + (reversed ? 1 : 0)].shapeLength
             } else {
                 for point in graph.arcPoints(piece.arc, from: piece.from, to: piece.to) { add(point) }
             }
