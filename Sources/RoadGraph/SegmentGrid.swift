@@ -130,6 +130,10 @@ extension RoadGraph {
                             let s = Int(gridSegments[k])
                             let (fraction, position) = Geo.project(point, ontoSegmentFrom: shapePoint(s),
                                                                    to: shapePoint(s + 1), cosLatitude: cosLatitude)
+                            // Most candidates are far from the nearest found so far: a bound without trigonometry
+                            // rules them out (the same answer; their haversines were most of the time snapping took).
+                            let bound = Geo.distanceLowerBound(point, position, cosLatitudeA: cosForDistance)
+                            if bound > maxDistance || bound >= (best?.distance ?? .infinity) { continue }
                             let d = Geo.distance(point, position, cosLatitudeA: cosForDistance)
                             if d <= maxDistance, d < (best?.distance ?? .infinity), accept(s) {
                                 best = SegmentHit(segment: s, fraction: fraction, position: position, distance: d)
