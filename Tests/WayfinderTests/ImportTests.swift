@@ -105,6 +105,36 @@ import Testing
         #expect(abs(graph.metadata.maxSpeed - 65 / 3.6) < 0.01 && graph.metadata.maxSpeed <= 65 / 3.6)
     }
 
+    /// What the import stores of each edge end is, to the bit, what guidance and leg assembly would work out from
+    /// the shapes at query time: the perceived bearing with its lookahead, the distance to the far end, the length
+    /// summed from that end.
+    @Test(arguments: TravelMode.allCases)
+    func edgeEndsAreWhatAJunctionWouldWorkOut(mode: TravelMode) throws {
+        let graph = try RoadGraph(contentsOf: try graphFile(CommandLineTests.graph.1, mode))
+        #expect(graph.edgeEnds.count == 2 * graph.edgeCount)
+        var checked = 0
+        for v in 0..<UInt32(graph.vertexCount) {
+            let here = graph.edges(atVertex: v)
+            let origin = graph.vertexCoordinate(v)
+            for (edge, atEnd) in here {
+                let end = graph.edgeEnds[2 * edge + (atEnd ? 1 : 0)]
+                let flags = graph.flags(ofEdge: edge)
+                let lookahead = EdgeEnd.perceivedLookahead(graph.roadClass(ofEdge: edge), isLink: flags.contains(.link),
+                                                           onRing: flags.contains(.roundabout) || flags.contains(.circular),
+                                                           roadsHere: here.count)
+                let shape = graph.shapeRange(ofEdge: edge)
+                let points = (atEnd ? Array(shape.reversed()) : Array(shape)).map { graph.shapePoint($0) }
+                var length = 0.0
+                for k in 1..<points.count { length += Geo.distance(points[k - 1], points[k]) }
+                #expect(end.bearing == graph.bearing(ofEdge: edge, leavingFromEnd: atEnd, lookahead: lookahead))
+                #expect(end.reach == Geo.distance(origin, points[points.count - 1]))
+                #expect(end.shapeLength == length)
+                checked += 1
+            }
+        }
+        #expect(checked == 2 * graph.edgeCount)
+    }
+
     @Test func truncatedOrForeignFilesAreRejected() throws {
         let (directory, path) = try importedSample()
         defer { _ = directory }
