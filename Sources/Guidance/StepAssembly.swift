@@ -95,11 +95,12 @@ struct StepAssembly {
     /// The instruction for the road the route takes at each junction, and the lanes for it.
     func analyseJunctions() -> [(TurnInstruction, [Lane])] {
         var analyses: [[TurnInstruction]] = [], obvious: [Int] = []
+        analyses.reserveCapacity(trip.junctions.count)
+        obvious.reserveCapacity(trip.junctions.count)
         for k in trip.junctions.indices {
-            var analysis = TurnAnalysis(junction: trip.junctions[k], arriving: trip.segments[k])
-            analysis.run()
+            let analysis = TurnAnalysis.analyse(trip.junctions[k], arriving: trip.segments[k])
             analyses.append(analysis.instructions)
-            obvious.append(trip.junctions[k].roads.count > 2 ? analysis.findObviousTurn() : 0)
+            obvious.append(analysis.obvious)
         }
         return trip.junctions.indices.map { k in
             let junction = trip.junctions[k]

@@ -646,18 +646,23 @@ extension TripJunction {
             if i != approach && roads[i].angle < 0.5 { roads[i].angle = 359.5 }
         }
         // A stable sort in place by swaps (a handful of roads): the approach to the front, the others after it by
-        // angle, ties in their order at the vertex.
-        func swap(_ a: Int, _ b: Int) {
-            roads.swapAt(a, b)
-            if taken == a { taken = b } else if taken == b { taken = a }
-        }
-        for k in stride(from: approach, to: 0, by: -1) { swap(k, k - 1) }
-        for i in roads.indices.dropFirst(2) {
-            var j = i
-            while j > 1 && roads[j].angle < roads[j - 1].angle {
-                swap(j, j - 1)
-                j -= 1
+        // angle, ties in their order at the vertex. Through a buffer: reading a field of a road in the array copied
+        // the whole road (its references retained and released).
+        var taken = taken
+        roads.withUnsafeMutableBufferPointer { roads in
+            func swap(_ a: Int, _ b: Int) {
+                roads.swapAt(a, b)
+                if taken == a { taken = b } else if taken == b { taken = a }
+            }
+            for k in stride(from: approach, to: 0, by: -1) { swap(k, k - 1) }
+            for i in roads.indices.dropFirst(2) {
+                var j = i
+                while j > 1 && roads[j].angle < roads[j - 1].angle {
+                    swap(j, j - 1)
+                    j -= 1
+                }
             }
         }
+        self.taken = taken
     }
 }

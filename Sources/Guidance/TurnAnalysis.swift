@@ -67,28 +67,33 @@ struct TurnInstruction: Sendable, Equatable {
 /// then sliproads), and the route reads the one for the road it takes. The roads are those of a `TripJunction`:
 /// `roads[0]` is the approach seen backwards (angle 0), the others by increasing angle.
 struct TurnAnalysis {
-    let roads: [TripRoad]
+    /// The junction's roads, read in place: a field read of a road in an array copied the whole road (its two
+    /// references retained and released) at every test of every handler. Valid only inside `analyse`.
+    let roads: UnsafeBufferPointer<TripRoad>
     let via: TripRoad
     let ring: RingKind?
     var instructions: [TurnInstruction]
     var size: Int { roads.count }
 
-    init(junction: TripJunction, arriving: TripSegment) {
-        roads = junction.roads
-        var via = junction.roads[0]
+    private init(roads: UnsafeBufferPointer<TripRoad>, ring: RingKind?, arriving: TripSegment) {
+        self.roads = roads
+        var via = roads[0]
         // The approach as travelled: its own classes and mode, not those of the way back.
         via.classes = arriving.classes
         via.mode = arriving.mode
         self.via = via
-        ring = junction.ring
-        instructions = Array(repeating: .invalid, count: junction.roads.count)
+        self.ring = ring
+        instructions = Array(repeating: .invalid, count: roads.count)
     }
 
-    /// The instruction for each road, as OSRM's extractor assigns them.
-    static func analyse(_ junction: TripJunction, arriving: TripSegment) -> [TurnInstruction] {
-        var analysis = TurnAnalysis(junction: junction, arriving: arriving)
-        analysis.run()
-        return analysis.instructions
+    /// The instruction for each road, as OSRM's extractor assigns them, and where more than two roads meet the
+    /// obvious one (0 for none).
+    static func analyse(_ junction: TripJunction, arriving: TripSegment) -> (instructions: [TurnInstruction], obvious: Int) {
+        junction.roads.withUnsafeBufferPointer { roads in
+            var analysis = TurnAnalysis(roads: roads, ring: junction.ring, arriving: arriving)
+            analysis.run()
+            return (analysis.instructions, roads.count > 2 ? analysis.findObviousTurn() : 0)
+        }
     }
 
     mutating func run() {
