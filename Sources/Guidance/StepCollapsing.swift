@@ -113,7 +113,18 @@ extension StepAssembly {
         if s[next].isWaypoint { return .stop }
         let prev = previousTurn(s, before: cur)
         if s[cur].mode != s[next].mode { return .skip }
+        // Most turns are silent passes far from the next one, where no case can apply: each case needs the step
+        // to be a turn, a continue, an end of road or a name change (u-turns, oscillations), or at most twice the
+        // collapse distance long (all others). Such a step is let be without copying three steps to ask.
+        if s[cur].distance > 2 * collapseDistance && !Self.mayCollapseAtAnyLength(kind) {
+            return .turn(prev: prev, next: next, .none)
+        }
         return .turn(prev: prev, next: next, collapse(s[prev], s[cur], s[next]))
+    }
+
+    /// The kinds a step of any length may collapse as (`isUTurn`, `isNameOscillation`).
+    static func mayCollapseAtAnyLength(_ kind: TurnKind) -> Bool {
+        kind == .turn || kind == .continueOn || kind == .endOfRoad || kind == .newName
     }
 
     mutating func collapseTurns() {
@@ -160,7 +171,9 @@ extension StepAssembly {
             }
             let (doubleChoiceless, newNext) = steps.withUnsafeBufferPointer { s in
                 let newNext = Self.nextTurn(s, after: cur)
-                return (!s[cur].invalid && newNext < s.count && !s[newNext].isWaypoint && Self.doubleChoiceless(s[cur], s[newNext]), newNext)
+                // `doubleChoiceless` needs a step under 1.5 times the collapse distance.
+                return (!s[cur].invalid && newNext < s.count && !s[newNext].isWaypoint && s[cur].distance < 1.5 * Self.collapseDistance
+                        && Self.doubleChoiceless(s[cur], s[newNext]), newNext)
             }
             if doubleChoiceless {
                 let prior = steps[previousTurn(before: cur)]
@@ -168,7 +181,10 @@ extension StepAssembly {
             }
             let (uTurn, prior) = steps.withUnsafeBufferPointer { s in
                 let prior = Self.previousTurn(s, before: cur)
-                guard !s[prior].isWaypoint && !s[cur].invalid && !s[prior].invalid else { return (false, prior) }
+                // `isUTurn` needs its middle step to be a turn, a continue or an end of road.
+                let kind = s[prior].kind
+                guard !s[prior].isWaypoint && !s[cur].invalid && !s[prior].invalid,
+                      kind == .turn || kind == .continueOn || kind == .endOfRoad else { return (false, prior) }
                 return (Self.isUTurn(s[Self.previousTurn(s, before: prior)], s[prior], s[cur]), prior)
             }
             if uTurn {
