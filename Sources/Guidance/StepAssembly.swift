@@ -343,7 +343,6 @@ struct StepAssembly {
         var cur = 1, next = 2
         let last = steps.count - 1
         while next < last {
-            let prior = steps[previousTurn(before: cur)]
             if steps[cur].isSegregated && steps[next].isSegregated {
                 combine(cur, next, lanes: .take) { at, from in
                     if at.kind == .endOfRoad || from.kind == .endOfRoad { at.kind = .endOfRoad }
@@ -355,6 +354,7 @@ struct StepAssembly {
                 if Self.bearingsAreReversed(Self.entryBearing(steps[cur]), Self.exitBearing(steps[next])) {
                     combine(cur, next) { at, _ in at.kind = .continueOn; at.modifier = .uturn }
                 } else {
+                    let prior = steps[previousTurn(before: cur)]
                     combine(cur, next) { at, from in Self.segregatedTurn(&at, from: from, prior: prior) }
                 }
                 steps[cur].isSegregated = false
@@ -462,12 +462,14 @@ struct StepAssembly {
     /// OSRM's `handleRoundabouts`: the entry step carries the exit number and the road taken, the passes round
     /// the circle fold into it, and a roundabout crossed like a turn is one step.
     mutating func handleRoundabouts() {
-        guard let firstRing = steps.firstIndex(where: { $0.kind.hasRingType }) else { return }
-        var onRing = !steps[firstRing].kind.entersRing
+        // The kinds read in place: most legs pass no circle, and copying each step to learn so was most of this.
+        let kinds = steps.withUnsafeBufferPointer { s in s.indices.map { s[$0].kind } }
+        guard let firstRing = kinds.firstIndex(where: \.hasRingType) else { return }
+        var onRing = !kinds[firstRing].entersRing
         // Which steps belong to a pass round a circle.
         var member = [Bool](repeating: false, count: steps.count)
         for i in steps.indices {
-            let kind = steps[i].kind
+            let kind = kinds[i]
             if onRing {
                 if kind.leavesRing { onRing = false }
                 member[i] = true

@@ -277,8 +277,10 @@ extension StepAssembly {
         }
         var groups: [Range<Int>] = []
         var start = 0
+        // Read in place (an array's step was copied to ask); only steps with lanes need a closer look.
+        let hasLanes = steps.withUnsafeBufferPointer { s in s.indices.map { !s[$0].intersections[0].lanes.isEmpty } }
         for i in 0...steps.count {
-            if i == steps.count || !shortWithLanes(steps[i]) {
+            if i == steps.count || !hasLanes[i] || !shortWithLanes(steps[i]) {
                 if i - start > 1 { groups.append(start..<i) }
                 start = i + 1
             }
@@ -327,8 +329,8 @@ extension StepAssembly {
     mutating func buildIntersections() {
         var last = 0
         for i in steps.indices {
-            let s = steps[i]
-            if s.kind == .suppressed {
+            let (kind, isWaypoint) = steps.withUnsafeBufferPointer { ($0[i].kind, $0[i].isWaypoint) }
+            if kind == .suppressed {
                 if needsLaneStep(i, after: last) {
                     steps[i].kind = .useLane
                     steps[i].modifier = .straight
@@ -336,8 +338,9 @@ extension StepAssembly {
                 } else {
                     suppress(i, into: last)
                 }
-            } else if !s.kind.isSilent || s.isWaypoint {
-                if s.kind == .endOfRoad && steps[last].intersections.count < 2 {
+            } else if !kind.isSilent || isWaypoint {
+                if kind == .endOfRoad && steps[last].intersections.count < 2 {
+                    let s = steps[i]
                     let same = !s.label.isEmpty && !RoadNames.requiresAnnouncement(from: steps[last].label, to: s.label)
                     steps[i].kind = same ? .continueOn : .turn
                 }
@@ -350,6 +353,8 @@ extension StepAssembly {
     /// A straight-on pass where at most half the lanes go straight, far enough from the maneuvers around it to be
     /// said on its own.
     func needsLaneStep(_ i: Int, after last: Int) -> Bool {
+        // Without lanes there is no lane tuple (read in place: most steps have none).
+        guard steps.withUnsafeBufferPointer({ !$0[i].intersections[0].lanes.isEmpty }) else { return false }
         let s = steps[i]
         guard s.modifier == .straight || s.modifier == .slightLeft || s.modifier == .slightRight,
               s.mode == steps[last].mode, let t = laneTuple(s), t.total >= 3, t.inTurn * 2 <= t.total else { return false }
