@@ -73,6 +73,8 @@ struct TurnAnalysis {
     let via: TripRoad
     let ring: RingKind?
     var instructions: [TurnInstruction]
+    /// `findObviousTurn`, once worked out (the general handler and the sliproad test both ask).
+    private var obvious: Int?
     var size: Int { roads.count }
 
     private init(roads: UnsafeBufferPointer<TripRoad>, ring: RingKind?, arriving: TripSegment) {
@@ -92,7 +94,7 @@ struct TurnAnalysis {
         junction.roads.withUnsafeBufferPointer { roads in
             var analysis = TurnAnalysis(roads: roads, ring: junction.ring, arriving: arriving)
             analysis.run()
-            return (analysis.instructions, roads.count > 2 ? analysis.findObviousTurn() : 0)
+            return (analysis.instructions, roads.count > 2 ? analysis.obviousTurn() : 0)
         }
     }
 
@@ -203,6 +205,14 @@ struct TurnAnalysis {
         if modeChanges { return .init(.notification, dir) }
         if roadCount > 2 || via.classes != r.classes { return .init(.suppressed, dir) }
         return .init(.noTurn, dir)
+    }
+
+    /// `findObviousTurn`, worked out once.
+    mutating func obviousTurn() -> Int {
+        if let obvious { return obvious }
+        let found = findObviousTurn()
+        obvious = found
+        return found
     }
 
     /// OSRM's `findObviousTurn`: the road a driver follows without being told, or 0 for none.
@@ -318,7 +328,7 @@ struct TurnAnalysis {
     }
 
     mutating func handleThreeWay() {
-        let obvious = findObviousTurn()
+        let obvious = obviousTurn()
         let allLinks = roads.allSatisfy(\.isLink)
         let fork = findFork()
         let d1 = direction(1), d2 = direction(2)
@@ -344,7 +354,7 @@ struct TurnAnalysis {
     }
 
     mutating func handleComplex() {
-        let obvious = findObviousTurn()
+        let obvious = obviousTurn()
         let fork = findFork()
         let straightmost = straightest { _ in true }!
         let sdev = dev(roads[straightmost].angle, 180)
