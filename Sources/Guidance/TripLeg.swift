@@ -219,12 +219,15 @@ struct TripLegReader {
 
     /// A leg's labels by their ids, open addressing with a multiplicative hash: looked up for every road at every
     /// junction, where hashing four ids through `Hasher` cost more than the rest of the lookup.
+    /// One leg's, on one thread: its properties skip the runtime's exclusivity checks, which cost as much as the
+    /// lookups themselves.
     final class LabelCache {
-        private var keys: [LabelIDs] = Array(repeating: LabelIDs(name: .max, ref: .max, pronunciation: .max, exits: .max), count: 64)
-        private var values: [RoadLabel?] = Array(repeating: nil, count: 64)
-        private var count = 0
+        @exclusivity(unchecked) private var keys: [LabelIDs] =
+            Array(repeating: LabelIDs(name: .max, ref: .max, pronunciation: .max, exits: .max), count: 64)
+        @exclusivity(unchecked) private var values: [RoadLabel?] = Array(repeating: nil, count: 64)
+        @exclusivity(unchecked) private var count = 0
         /// Names in the requested language by label id: a leg's segments run along few streets.
-        var localized: [UInt32: String] = [:]
+        @exclusivity(unchecked) var localized: [UInt32: String] = [:]
 
         subscript(ids: LabelIDs) -> RoadLabel? {
             get {
