@@ -195,7 +195,9 @@ extension TripLeg {
         travelMode = graph.mode
         sourceName = graph.name(ofEdge: leg.source.edge, language: language)
         targetName = graph.name(ofEdge: leg.target.edge, language: language)
-        segments = leg.stretches.map { reader.segment($0, language: language) }
+        segments = []
+        segments.reserveCapacity(leg.stretches.count)
+        for stretch in leg.stretches { segments.append(reader.segment(stretch, language: language)) }
         junctions = []
         for k in 1..<max(1, leg.stretches.count) {
             junctions.append(reader.junction(from: leg.stretches[k - 1], to: leg.stretches[k]))
@@ -302,23 +304,45 @@ struct TripLegReader {
         return flags.contains(.ferry) ? .ferry : flags.contains(.train) ? .train : StepMode(graph.mode)
     }
 
-    func segment(_ stretch: Stretch, language: String?) -> TripSegment {
+    /// The signs and turn lanes of the segment before, by the ids they were read from: consecutive segments mostly
+    /// run along one street under one sign, and share them.
+    private var lastSigns: (ids: LabelIDs, destinations: UInt32, signs: RoadSigns)?
+    private var lastTurnLanes: (id: UInt32, lanes: [[String]])?
+
+    mutating func segment(_ stretch: Stretch, language: String?) -> TripSegment {
         let edge = graph.edge(ofArc: stretch.arc).edge
         let flags = graph.flags(ofEdge: edge)
-        let labelID = graph.edgeLabel[edge]
-        let name: String
-        if let known = labels.localized[labelID] {
-            name = known
+        let ids = LabelIDs(name: graph.edgeLabel[edge], ref: graph.edgeRef[edge], pronunciation: graph.edgePronunciation[edge],
+                           exits: graph.edgeExits[edge])
+        let destinations = graph.arcDestinations[Int(stretch.arc)]
+        let signs: RoadSigns
+        if let last = lastSigns, last.ids == ids, last.destinations == destinations {
+            signs = last.signs
         } else {
-            name = graph.name(ofEdge: edge, language: language)
-            labels.localized[labelID] = name
+            let name: String
+            if let known = labels.localized[ids.name] {
+                name = known
+            } else {
+                name = graph.name(ofEdge: edge, language: language)
+                labels.localized[ids.name] = name
+            }
+            signs = RoadSigns(label: label(edge), name: name, destinations: graph.destinations(ofArc: stretch.arc))
+            lastSigns = (ids, destinations, signs)
+        }
+        let turnLanesID = graph.arcTurnLanes[Int(stretch.arc)]
+        let turnLanes: [[String]]
+        if let last = lastTurnLanes, last.id == turnLanesID {
+            turnLanes = last.lanes
+        } else {
+            turnLanes = Lanes.parse(graph.turnLanes(ofArc: stretch.arc))
+            lastTurnLanes = (turnLanesID, turnLanes)
         }
         return TripSegment(
-            signs: RoadSigns(label: label(edge), name: name, destinations: graph.destinations(ofArc: stretch.arc)), roadClass: graph.roadClass(ofEdge: edge),
+            signs: signs, roadClass: graph.roadClass(ofEdge: edge),
             isLink: flags.contains(.link), classes: stretch.classes, roundabout: flags.contains(.roundabout),
             circular: flags.contains(.circular), isBridge: flags.contains(.bridge), mode: mode(edge),
             distance: stretch.distance, duration: stretch.duration, weight: stretch.weight, coordinates: stretch.coordinates,
-            laneCount: Int(graph.edgeLanes[edge]), turnLanes: Lanes.parse(graph.turnLanes(ofArc: stretch.arc)),
+            laneCount: Int(graph.edgeLanes[edge]), turnLanes: turnLanes,
             edgeLength: Double(graph.edgeLength[edge]), edge: edge)
     }
 
