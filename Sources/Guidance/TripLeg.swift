@@ -414,6 +414,11 @@ struct TripLegReader {
         }
         guard roundabout != circular else { return nil }
         if let cached = rings[v] { return cached }
+        if let walk = store?.ringWalk(from: v) {
+            for vertex in walk.visited { rings[vertex] = .some(walk.kind) }
+            rings[v] = .some(walk.kind)
+            return walk.kind
+        }
         let ringFlag: EdgeFlags = roundabout ? .roundabout : .circular
         var visited: [UInt32] = []
         var exitNodes: [UInt32] = []
@@ -464,6 +469,7 @@ struct TripLegReader {
         }
         for vertex in visited { rings[vertex] = .some(result) }
         rings[v] = .some(result)
+        store?.keepRingWalk(from: v, kind: result, visited: visited)
         return result
     }
 
@@ -534,12 +540,16 @@ struct TripLegReader {
 }
 
 /// One graph's road labels, decoded and keyed once for all the legs of all requests (a server's routes meet the
-/// same streets again and again, and keying a name with accents folds it through Foundation). Thread-safe; the
-/// engine keeps one per graph it serves.
+/// same streets again and again, and keying a name with accents folds it through Foundation), and the walks round
+/// its circles (each reads every road at every vertex of a roundabout). Both are facts of the graph alone.
+/// Thread-safe; the engine keeps one per graph it serves.
 public final class RoadLabelStore: @unchecked Sendable {
     private let lock = NSLock()
     private var byIDs: [TripLegReader.LabelIDs: RoadLabel] = [:]
-    /// Beyond this many labels new ones are made per leg instead (a bound on memory, far above a country's).
+    /// By the vertex a walk started from: what it found and every vertex it passed.
+    private var rings: [UInt32: (kind: RingKind?, visited: [UInt32])] = [:]
+    /// Beyond this many labels (or walks) new ones are made per leg instead (a bound on memory, far above a
+    /// country's).
     static let capacity = 2_000_000
 
     public init() {}
@@ -549,6 +559,14 @@ public final class RoadLabelStore: @unchecked Sendable {
         let label = make()
         lock.withLock { if byIDs.count < Self.capacity { byIDs[ids] = label } }
         return label
+    }
+
+    /// What a walk round the circle from `v` found and passed, if a leg has made it. Kept by the vertex the walk
+    /// started from only, so that a leg reads from here exactly what its own walk would have told it.
+    func ringWalk(from v: UInt32) -> (kind: RingKind?, visited: [UInt32])? { lock.withLock { rings[v] } }
+
+    func keepRingWalk(from v: UInt32, kind: RingKind?, visited: [UInt32]) {
+        lock.withLock { if rings.count < Self.capacity { rings[v] = (kind, visited) } }
     }
 }
 
