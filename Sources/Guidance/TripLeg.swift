@@ -202,8 +202,13 @@ extension TripLeg {
         for k in 1..<max(1, leg.stretches.count) {
             junctions.append(reader.junction(from: leg.stretches[k - 1], to: leg.stretches[k]))
         }
-        // Connectors inside divided-road junctions, from the junctions at both of their ends.
-        for k in segments.indices where k > 0 && k < segments.count - 1 {
+        // Connectors inside divided-road junctions, from the junctions at both of their ends. Only short pieces off
+        // circles can be one: those are picked reading the segments in place, and only their junctions are copied
+        // to ask.
+        let candidates = segments.withUnsafeBufferPointer { s in
+            s.indices.filter { k in k > 0 && k < s.count - 1 && s[k].edgeLength <= 32 && !s[k].roundabout && !s[k].circular }
+        }
+        for k in candidates {
             segments[k].isSegregated = TripLeg.isSegregated(segments[k], start: junctions[k - 1], end: junctions[k])
         }
     }
