@@ -102,18 +102,29 @@ struct StepAssembly {
             analyses.append(analysis.instructions)
             obvious.append(analysis.obvious)
         }
-        return trip.junctions.indices.map { k in
-            let junction = trip.junctions[k]
-            var instruction = analyses[k][junction.taken]
+        // What each junction needs looked at, read in place (an array's junction or segment was copied to ask): a
+        // slip road leaves only where more than two roads meet and the route turns off, lanes only where mapped.
+        let facts = trip.junctions.withUnsafeBufferPointer { j in
+            trip.segments.withUnsafeBufferPointer { s in
+                j.indices.map { k in
+                    (taken: j[k].taken, takenAngle: j[k].roads[j[k].taken].angle, mayBeSliproad: j[k].roads.count > 2 && j[k].taken != 0,
+                     hasLanes: !j[k].approachLanes.isEmpty, onRoundabout: s[k].roundabout)
+                }
+            }
+        }
+        return facts.indices.map { k in
+            let fact = facts[k]
+            var instruction = analyses[k][fact.taken]
             if instruction.kind == .invalid {
                 // No handler spoke for the road taken (the transition table allowed what the view did not).
                 // OSRM's fallback types: a U-turn is `continue uturn` (as at a dead end), anything else a turn.
-                instruction = junction.taken == 0 ? TurnInstruction(.continueOn, .uturn)
-                    : TurnInstruction(.turn, Modifier(angle: junction.takenRoad.angle))
+                instruction = fact.taken == 0 ? TurnInstruction(.continueOn, .uturn) : TurnInstruction(.turn, Modifier(angle: fact.takenAngle))
             }
-            if Sliproads.isSliproad(trip, junction: k, instructions: analyses, obvious: obvious) { instruction.kind = .sliproad }
-            let lanes = instruction.kind.hasRingType || trip.segments[k].roundabout
-                ? [] : Lanes.lanes(at: junction, instructions: analyses[k], next: trip.segments[k + 1])
+            if fact.mayBeSliproad && Sliproads.isSliproad(trip, junction: k, instructions: analyses, obvious: obvious) {
+                instruction.kind = .sliproad
+            }
+            let lanes = instruction.kind.hasRingType || fact.onRoundabout || !fact.hasLanes
+                ? [] : Lanes.lanes(at: trip.junctions[k], instructions: analyses[k], next: trip.segments[k + 1])
             return (instruction, lanes)
         }
     }
