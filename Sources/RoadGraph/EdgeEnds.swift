@@ -15,12 +15,6 @@ public struct EdgeEnd: Sendable, Equatable {
     /// route travelling the whole edge this way adds up (the router's leg assembly reads it for every whole arc).
     public var shapeLength: Double
 
-    public init(bearing: Double, reach: Double, shapeLength: Double) {
-        self.bearing = bearing
-        self.reach = reach
-        self.shapeLength = shapeLength
-    }
-
     /// How far along a road its bearing is read: what a person sees of it from the junction, not the first metre
     /// of drawing. Short for service roads and circles, long for motorways (OSRM's representative coordinate,
     /// simplified); 1 m where only two roads meet.
