@@ -50,7 +50,7 @@ public struct TripSegment: Sendable {
     var isSegregated = false
 
     var priority: Int { RoadPriority.of(roadClass, isLink: isLink) }
-    var lowPriority: Bool { RoadPriority.isLow(roadClass) }
+    var lowPriority: Bool { roadClass.isLowPriority }
 }
 
 /// What a driver reads of a road along the leg: its label, its name in the requested language and the
@@ -106,7 +106,7 @@ public struct TripRoad: Sendable {
     var ahead: JunctionAhead?
 
     var priority: Int { RoadPriority.of(roadClass, isLink: isLink) }
-    var lowPriority: Bool { RoadPriority.isLow(roadClass) }
+    var lowPriority: Bool { roadClass.isLowPriority }
     var isMotorway: Bool { (roadClass == .motorway || roadClass == .trunk) && !isLink }
     var isRamp: Bool { (roadClass == .motorway || roadClass == .trunk) && isLink }
     var onRing: Bool { roundabout || circular }
@@ -145,7 +145,7 @@ func stableOrder(_ count: Int, by less: (Int, Int) -> Bool) -> [Int] {
     return order
 }
 
-/// OSRM's road priority classes (lower is more important) and low-priority roads.
+/// OSRM's road priority classes (lower is more important); low-priority roads are `RoadClass.isLowPriority`.
 enum RoadPriority {
     static func of(_ c: RoadClass, isLink: Bool) -> Int {
         switch c {
@@ -164,7 +164,6 @@ enum RoadPriority {
         }
     }
 
-    static func isLow(_ c: RoadClass) -> Bool { c.isLowPriority }
 
     /// OSRM's road groups: motorway 0, trunk 1, primary to tertiary 2, residential and service 3, unclassified 4,
     /// bike 5, foot 6, else 7.

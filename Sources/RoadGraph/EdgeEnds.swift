@@ -29,19 +29,16 @@ public struct EdgeEnd: Sendable, Equatable {
 
 extension GraphArrays {
     /// Fills `edgeEnds` from the shapes, the classes and flags, and the edges at each vertex (which must be
-    /// built). Each end is worked out at the vertex that lists it, as a junction there reads it; on every core.
+    /// built). Each end is worked out at the vertex that lists it, as a junction there reads it; on every core for
+    /// a large graph.
     public mutating func computeEdgeEnds() {
         let vertices = vertexLatitudes.count
         var ends = [EdgeEnd](repeating: EdgeEnd(bearing: 0, reach: 0, shapeLength: 0), count: 2 * edgeLength.count)
-        let threads = vertices > 1 << 16 ? ProcessInfo.processInfo.activeProcessorCount : 1
-        let chunks = min(max(vertices, 1), 64)
         withUnsafeArrays { graph in
             ends.withUnsafeMutableBufferPointer { out in
-                // Each edge end is listed at one vertex, so chunks of vertices write disjoint slots.
-                parallelFor(chunks, threads: threads) { c in
-                    for v in (vertices * c / chunks)..<(vertices * (c + 1) / chunks) {
-                        graph.computeEnds(atVertex: v, into: out)
-                    }
+                // Each edge end is listed at one vertex, so ranges of vertices write disjoint slots.
+                parallelChunks(vertices) { range in
+                    for v in range { graph.computeEnds(atVertex: v, into: out) }
                 }
             }
         }

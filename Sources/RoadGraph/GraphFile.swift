@@ -254,6 +254,14 @@ func parallelFor(_ count: Int, threads: Int, _ body: (Int) -> Void) {
     DispatchQueue.concurrentPerform(iterations: count, execute: body)
 }
 
+/// `body` over 0..<count in up to 64 consecutive ranges: on every core when `count` is large (more than 65,536
+/// items, where a second thread pays), else on this thread. For passes over a graph's nodes or vertices.
+func parallelChunks(_ count: Int, _ body: (Range<Int>) -> Void) {
+    let chunks = min(count, 64)
+    let threads = count > 1 << 16 ? ProcessInfo.processInfo.activeProcessorCount : 1
+    parallelFor(chunks, threads: threads) { c in body((count * c / chunks)..<(count * (c + 1) / chunks)) }
+}
+
 /// One section of a graph file: its id and the array of `GraphArrays` it holds.
 private protocol GraphSection {
     var id: SectionID { get }

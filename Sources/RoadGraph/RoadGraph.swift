@@ -477,11 +477,9 @@ public struct RoadGraph: @unchecked Sendable {
                 }
                 return true
             }
-            let chunks = min(nodes, 64)
             let fault = Locked(false)
-            // As the checksum pass: every core for a large hierarchy, this thread for a small one.
-            parallelFor(chunks, threads: nodes > 1 << 16 ? ProcessInfo.processInfo.activeProcessorCount : 1) { c in
-                for u in (nodes * c / chunks)..<(nodes * (c + 1) / chunks) where !nodeFits(u) { fault.mutate { $0 = true }; return }
+            parallelChunks(nodes) { range in
+                for u in range where !nodeFits(u) { fault.mutate { $0 = true }; return }
             }
             try require(!fault.value, "hierarchy edges and shortcuts")
         }
