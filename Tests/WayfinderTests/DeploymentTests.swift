@@ -49,19 +49,16 @@ import Testing
         let total = 1_200
         let sent = Locked(0)
         let failures = Locked<[String]>([])
-        let group = DispatchGroup()
-        for client in 0..<3 {
-            DispatchQueue.global().async(group: group) {
-                let deadline = Date().addingTimeInterval(90)
-                for i in 0..<(total / 3) where Date() < deadline {
-                    let path = requests[(i + client) % requests.count]
-                    let answer = try? ServerTests.get(base + path)
-                    if answer?.status != 200 {
-                        let body = answer.map { String(decoding: $0.body.prefix(200), as: UTF8.self) } ?? "no answer"
-                        failures.mutate { $0.append("\(path): \(answer?.status ?? 0) \(body)") }
-                    }
-                    sent.mutate { $0 += 1 }
+        let group = startClients(3) { client in
+            let deadline = Date().addingTimeInterval(90)
+            for i in 0..<(total / 3) where Date() < deadline {
+                let path = requests[(i + client) % requests.count]
+                let answer = try? ServerTests.get(base + path)
+                if answer?.status != 200 {
+                    let body = answer.map { String(decoding: $0.body.prefix(200), as: UTF8.self) } ?? "no answer"
+                    failures.mutate { $0.append("\(path): \(answer?.status ?? 0) \(body)") }
                 }
+                sent.mutate { $0 += 1 }
             }
         }
         func waitForSent(_ count: Int) {

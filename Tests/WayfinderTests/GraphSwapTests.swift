@@ -85,23 +85,21 @@ import Testing
         // Two clients send routes without pause (bounded in count and time) while B is imported into the directory.
         let stopLoad = Locked(false)
         let answers = Locked<[(at: Date, result: Result<Double, OracleMismatch>)]>([])
-        let group = DispatchGroup()
-        for _ in 0..<2 {
-            DispatchQueue.global().async(group: group) {
-                let deadline = Date().addingTimeInterval(60)
-                for _ in 0..<5_000 where !stopLoad.value && Date() < deadline {
-                    // Stamped when sent: a request sent before the swap may be answered by A after it.
-                    let sent = Date()
-                    let result = Self.routeDistance(routeURL)
-                    answers.mutate { $0.append((sent, result)) }
-                }
+        let group = startClients(2) { _ in
+            let deadline = Date().addingTimeInterval(60)
+            for _ in 0..<5_000 where !stopLoad.value && Date() < deadline {
+                // Stamped when sent: a request sent before the swap may be answered by A after it.
+                let sent = Date()
+                let result = Self.routeDistance(routeURL)
+                answers.mutate { $0.append((sent, result)) }
             }
         }
-        usleep(300_000)
+        // The import starts once the load is under way, and the load goes on a while after the swap.
+        _ = Self.wait(20) { answers.value.count >= 30 }
         try Self.importGraph(b, graph)
         let swapped = Self.wait(20) { (try? Self.health(server))?.object["source"] as? String == "b.osm" }
         let swappedAt = Date()
-        usleep(300_000)
+        _ = Self.wait(20) { answers.value.count(where: { $0.at > swappedAt }) >= 30 }
         stopLoad.mutate { $0 = true }
         group.wait()
 

@@ -172,3 +172,15 @@ func roadNames(_ route: Route) -> [String] {
     }
     return names
 }
+
+/// Starts `count` clients, each on a thread of its own, and returns the group to wait on. Load clients block on
+/// sockets for their whole life; on GCD's global queues they can wait for a worker behind other tests' blocked
+/// work (seen in CI: a load that sent 3 requests in 40 s), so they are not queued there.
+func startClients(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) -> DispatchGroup {
+    let group = DispatchGroup()
+    for client in 0..<count {
+        group.enter()
+        Thread { body(client); group.leave() }.start()
+    }
+    return group
+}
