@@ -20,6 +20,9 @@ public struct TripLeg: Sendable {
     /// The names of the roads the leg starts and ends on, in the requested language (OSRM's waypoint names).
     public var sourceName: String
     public var targetName: String
+    /// What the junctions' roads refer to without holding it: every label the leg read and every junction ahead.
+    let keptLabels: [RoadLabel]
+    let keptAheads: [JunctionAhead]
 }
 
 /// One stretch of one road along a leg.
@@ -83,7 +86,9 @@ public struct TripRoad: Sendable {
     public var angle: Double
     /// Whether the route's approach may turn onto it.
     public var entryAllowed: Bool
-    var label: RoadLabel
+    /// Held by the leg (`keptLabels`), not by each road: with no reference counted, a road copies as plain bytes,
+    /// and guidance copies roads by the thousand.
+    unowned(unsafe) var label: RoadLabel
     public var roadClass: RoadClass
     var isLink: Bool
     public var classes: ArcClasses
@@ -102,8 +107,8 @@ public struct TripRoad: Sendable {
     /// The vertex the road leads to (the junction itself for a road that cannot be taken from here).
     var farVertex: UInt32
     /// For a road that carries the approach on while the route turns off just before it: the next junction along
-    /// it, which a slip road cutting the corner would join (OSRM's sliproad test).
-    var ahead: JunctionAhead?
+    /// it, which a slip road cutting the corner would join (OSRM's sliproad test). Held by the leg (`keptAheads`).
+    unowned(unsafe) var ahead: JunctionAhead?
 
     var priority: Int { RoadPriority.of(roadClass, isLink: isLink) }
     var lowPriority: Bool { roadClass.isLowPriority }
@@ -210,6 +215,7 @@ extension TripLeg {
         for k in candidates {
             segments[k].isSegregated = TripLeg.isSegregated(segments[k], start: junctions[k - 1], end: junctions[k])
         }
+        (keptLabels, keptAheads) = reader.keptObjects
     }
 }
 
@@ -234,6 +240,11 @@ struct TripLegReader {
         @exclusivity(unchecked) private var count = 0
         /// Names in the requested language by label id: a leg's segments run along few streets.
         @exclusivity(unchecked) var localized: [UInt32: String] = [:]
+        /// The junctions ahead the leg's roads point to.
+        @exclusivity(unchecked) var aheads: [JunctionAhead] = []
+
+        /// Every label looked up.
+        var all: [RoadLabel] { values.compactMap { $0 } }
 
         subscript(ids: LabelIDs) -> RoadLabel? {
             get {
@@ -283,6 +294,9 @@ struct TripLegReader {
         self.leg = leg
         self.store = store
     }
+
+    /// What the roads read so far refer to without holding it, for the leg to hold.
+    var keptObjects: ([RoadLabel], [JunctionAhead]) { (labels.all, labels.aheads) }
 
     func label(_ edge: Int) -> RoadLabel {
         let ids = LabelIDs(name: graph.edgeLabel[edge], ref: graph.edgeRef[edge], pronunciation: graph.edgePronunciation[edge],
@@ -508,7 +522,9 @@ struct TripLegReader {
             let r = junction.roads[i]
             guard !r.incomingOnly, r.priority == approach.priority, r.mode == approach.mode,
                   RoadNames.identical(r.label, approach.label), !r.onRing else { continue }
-            junction.roads[i].ahead = ahead(from: junction.vertex, along: r)
+            guard let next = ahead(from: junction.vertex, along: r) else { continue }
+            labels.aheads.append(next)  // before the road refers to it
+            junction.roads[i].ahead = next
         }
     }
 
