@@ -9,10 +9,11 @@ struct DraftStep {
     var kind: TurnKind
     var modifier: Modifier
     var waypoint: Waypoint = .none
-    /// The road's signs after the maneuver, and for a rotary, the circle's (its name is said).
-    var signs: RoadSigns
+    /// The road's signs after the maneuver, and for a rotary, the circle's (its name is said). Held by the leg's
+    /// segments, which outlive the steps being worked out: the steps are copied many times over.
+    unowned(unsafe) var signs: RoadSigns
     var mode: StepMode
-    var rotary: RoadSigns?
+    unowned(unsafe) var rotary: RoadSigns?
     var distance: Double
     var duration: Double
     var weight: Double
