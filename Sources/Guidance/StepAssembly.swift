@@ -200,19 +200,36 @@ struct StepAssembly {
     /// A junction as OSRM lists it: every road's bearing (on 15° steps where that keeps them apart), which may be
     /// entered, the approach (`in`) and the road taken (`out`).
     static func intersection(_ j: TripJunction, lanes: [Lane], classes: ArcClasses) -> Intersection {
-        // First each road's 15° bucket; then what is published: the buckets' bearings where they keep the roads
-        // apart, else the rounded bearings.
-        var published = j.roads.map { Int((Geo.remainder360($0.bearing.rounded() + 7.5)) / 15) }
-        // A handful of roads: distinct by comparing pairs, not by hashing them into a set.
-        let distinct = published.indices.allSatisfy { i in !published[(i + 1)...].contains(published[i]) }
-        for i in published.indices {
-            published[i] = distinct ? published[i] * 15 % 360 : Int(j.roads[i].bearing.rounded()) % 360
+        let count = j.roads.count
+        // Worked out on the stack: a route has an intersection for every junction, and its published bearings and
+        // their order were two more arrays each.
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * count) { scratch in
+            // First each road's 15° bucket; then what is published: the buckets' bearings where they keep the roads
+            // apart, else the rounded bearings.
+            let published = UnsafeMutableBufferPointer(rebasing: scratch[..<count])
+            let order = UnsafeMutableBufferPointer(rebasing: scratch[count...])
+            return j.roads.withUnsafeBufferPointer { roads in
+                for i in 0..<count { published[i] = Int((Geo.remainder360(roads[i].bearing.rounded() + 7.5)) / 15) }
+                // A handful of roads: distinct by comparing pairs, not by hashing them into a set.
+                let distinct = (0..<count).allSatisfy { i in !published[(i + 1)...].contains(published[i]) }
+                for i in 0..<count {
+                    published[i] = distinct ? published[i] * 15 % 360 : Int(roads[i].bearing.rounded()) % 360
+                }
+                // `stableOrder`, in place.
+                for m in 0..<count {
+                    order[m] = m
+                    var k = m
+                    while k > 0 && published[order[k]] < published[order[k - 1]] {
+                        order.swapAt(k, k - 1)
+                        k -= 1
+                    }
+                }
+                return Intersection(
+                    location: j.location, bearings: order.map { published[$0] },
+                    entry: order.map { $0 == j.taken || roads[$0].entryAllowed },
+                    inIndex: order.firstIndex(of: 0), outIndex: order.firstIndex(of: j.taken), lanes: lanes, classes: classes)
+            }
         }
-        let order = stableOrder(published.count) { published[$0] < published[$1] }
-        return Intersection(
-            location: j.location, bearings: order.map { published[$0] },
-            entry: order.map { $0 == j.taken || j.roads[$0].entryAllowed },
-            inIndex: order.firstIndex(of: 0), outIndex: order.firstIndex(of: j.taken), lanes: lanes, classes: classes)
     }
 
     // MARK: Post-processing

@@ -625,15 +625,19 @@ struct TurnAnalysis {
             }
             return
         }
-        let valid = (1..<size).filter { roads[$0].entryAllowed }
-        let motorways = valid.filter { roads[$0].isMotorway }
-        if motorways.isEmpty {
-            for i in valid { instructions[i] = .init(.suppressed, direction(i)) }
-        } else if motorways.count == 1 || motorways.count != valid.count {
+        // Counted first: along a motorway most junctions are a ramp or none, and lists of them were made at each.
+        var validCount = 0, motorwayCount = 0
+        for i in 1..<size where roads[i].entryAllowed {
+            validCount += 1
+            if roads[i].isMotorway { motorwayCount += 1 }
+        }
+        if motorwayCount == 0 {
+            for i in 1..<size where roads[i].entryAllowed { instructions[i] = .init(.suppressed, direction(i)) }
+        } else if motorwayCount == 1 || motorwayCount != validCount {
             if size == 2 {
                 instructions[1] = obviousInstruction(2, 1, throughStreet: isThroughStreet(1))
             } else {
-                for i in valid {
+                for i in 1..<size where roads[i].entryAllowed {
                     let a = roads[i].angle
                     let ramp = isRampClass(roads[i], fromMotorway: true)
                     if a == continueAngle {
@@ -645,10 +649,13 @@ struct TurnAnalysis {
                     }
                 }
             }
-        } else if motorways.count == 2 {
-            assignFork(left: motorways[1], right: motorways[0])
-        } else if motorways.count == 3 {
-            assignFork(left: motorways[2], center: motorways[1], right: motorways[0])
+        } else if motorwayCount == 2 || motorwayCount == 3 {
+            let motorways = (1..<size).filter { roads[$0].entryAllowed && roads[$0].isMotorway }
+            if motorwayCount == 2 {
+                assignFork(left: motorways[1], right: motorways[0])
+            } else {
+                assignFork(left: motorways[2], center: motorways[1], right: motorways[0])
+            }
         } else {
             motorwayFallback()
         }
