@@ -23,9 +23,10 @@ enum Sliproads {
         (p.longitude - a.longitude) * (b.latitude - a.latitude) - (p.latitude - a.latitude) * (b.longitude - a.longitude) > 0
     }
 
-    /// Whether the road taken at junction `k` is a sliproad. `instructions[j]` holds the turn analysis of junction
-    /// `j` for every road there, `obvious[j]` its obvious road (0 for none).
-    static func isSliproad(_ trip: TripLeg, junction k: Int, instructions: [[TurnInstruction]], obvious: [Int]) -> Bool {
+    /// Whether the road taken at junction `k` is a sliproad. `instructions` holds the turn analysis of junction `k`
+    /// for every road there, `obvious[j]` the obvious road of junction `j` (0 for none).
+    static func isSliproad(_ trip: TripLeg, junction k: Int, instructions: UnsafeBufferPointer<TurnInstruction>,
+                           obvious: [Int]) -> Bool {
         let b = trip.junctions[k]
         let roads = b.roads
         guard roads.count > 2, b.taken != 0 else { return false }
@@ -34,9 +35,9 @@ enum Sliproads {
         // The main road: the obvious one, carrying the approach on, right next to the slip road (or the other branch
         // of a fork).
         var main = obvious[k]
-        if main == 0, roads.count == 3, instructions[k][1].kind == .fork, instructions[k][2].kind == .fork { main = 3 - b.taken }
+        if main == 0, roads.count == 3, instructions[1].kind == .fork, instructions[2].kind == .fork { main = 3 - b.taken }
         guard main != 0, abs(main - b.taken) == 1, let ahead = roads[main].ahead else { return false }
-        let taken = instructions[k][b.taken]
+        let taken = instructions[b.taken]
         guard !taken.kind.hasRingType, !s.lowPriority, !s.onRing, Geo.deviation(s.angle, 180) <= 80,
               Geo.deviation(roads[main].angle, s.angle) > 0.001 else { return false }
         guard ahead.distance <= 250 * factor(roads[main]) || ahead.distance <= 60 else { return false }

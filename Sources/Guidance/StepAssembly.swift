@@ -95,38 +95,48 @@ struct StepAssembly {
 
     /// The instruction for the road the route takes at each junction, and the lanes for it.
     func analyseJunctions() -> [(TurnInstruction, [Lane])] {
-        var analyses: [[TurnInstruction]] = [], obvious: [Int] = []
-        analyses.reserveCapacity(trip.junctions.count)
+        // Every junction's instructions in one array, junction k's at `start[k]..<start[k + 1]` (an array for each
+        // was made and freed); the sliproad test asks for the obvious road of junctions further on.
+        var instructions: [TurnInstruction] = [], start: [Int] = [0], obvious: [Int] = []
+        start.reserveCapacity(trip.junctions.count + 1)
         obvious.reserveCapacity(trip.junctions.count)
-        for k in trip.junctions.indices {
-            let analysis = TurnAnalysis.analyse(trip.junctions[k], arriving: trip.segments[k])
-            analyses.append(analysis.instructions)
-            obvious.append(analysis.obvious)
-        }
-        // What each junction needs looked at, read in place (an array's junction or segment was copied to ask): a
-        // slip road leaves only where more than two roads meet and the route turns off, lanes only where mapped.
-        let facts = trip.junctions.withUnsafeBufferPointer { j in
+        // Read in place: an array's junction or segment was copied to ask.
+        trip.junctions.withUnsafeBufferPointer { j in
             trip.segments.withUnsafeBufferPointer { s in
-                j.indices.map { k in
-                    (taken: j[k].taken, takenAngle: j[k].roads[j[k].taken].angle, mayBeSliproad: j[k].roads.count > 2 && j[k].taken != 0,
-                     hasLanes: !j[k].approachLanes.isEmpty, onRoundabout: s[k].roundabout)
+                instructions.reserveCapacity(j.reduce(0) { $0 + $1.roads.count })
+                for k in j.indices {
+                    obvious.append(TurnAnalysis.analyse(j[k], arrivingClasses: s[k].classes, arrivingMode: s[k].mode,
+                                                        appendingTo: &instructions))
+                    start.append(instructions.count)
                 }
             }
         }
-        return facts.indices.map { k in
-            let fact = facts[k]
-            var instruction = analyses[k][fact.taken]
-            if instruction.kind == .invalid {
-                // No handler spoke for the road taken (the transition table allowed what the view did not).
-                // OSRM's fallback types: a U-turn is `continue uturn` (as at a dead end), anything else a turn.
-                instruction = fact.taken == 0 ? TurnInstruction(.continueOn, .uturn) : TurnInstruction(.turn, Modifier(angle: fact.takenAngle))
+        return instructions.withUnsafeBufferPointer { all in
+            trip.junctions.withUnsafeBufferPointer { j in
+                trip.segments.withUnsafeBufferPointer { s in
+                    j.indices.map { k in
+                        let here = UnsafeBufferPointer(rebasing: all[start[k]..<start[k + 1]])
+                        let taken = j[k].taken
+                        var instruction = here[taken]
+                        if instruction.kind == .invalid {
+                            // No handler spoke for the road taken (the transition table allowed what the view did
+                            // not). OSRM's fallback types: a U-turn is `continue uturn` (as at a dead end), anything
+                            // else a turn.
+                            instruction = taken == 0 ? TurnInstruction(.continueOn, .uturn)
+                                : TurnInstruction(.turn, Modifier(angle: j[k].roads[taken].angle))
+                        }
+                        // A slip road leaves only where more than two roads meet and the route turns off; lanes
+                        // only where mapped.
+                        if j[k].roads.count > 2 && taken != 0
+                            && Sliproads.isSliproad(trip, junction: k, instructions: here, obvious: obvious) {
+                            instruction.kind = .sliproad
+                        }
+                        let lanes = instruction.kind.hasRingType || s[k].roundabout || j[k].approachLanes.isEmpty
+                            ? [] : Lanes.lanes(at: j[k], instructions: here, next: s[k + 1])
+                        return (instruction, lanes)
+                    }
+                }
             }
-            if fact.mayBeSliproad && Sliproads.isSliproad(trip, junction: k, instructions: analyses, obvious: obvious) {
-                instruction.kind = .sliproad
-            }
-            let lanes = instruction.kind.hasRingType || fact.onRoundabout || !fact.hasLanes
-                ? [] : Lanes.lanes(at: trip.junctions[k], instructions: analyses[k], next: trip.segments[k + 1])
-            return (instruction, lanes)
         }
     }
 

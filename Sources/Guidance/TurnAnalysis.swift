@@ -72,29 +72,39 @@ struct TurnAnalysis {
     let roads: UnsafeBufferPointer<TripRoad>
     let via: TripRoad
     let ring: RingKind?
-    var instructions: [TurnInstruction]
+    /// One per road, on the stack of `analyse`.
+    let instructions: UnsafeMutableBufferPointer<TurnInstruction>
     /// `findObviousTurn`, once worked out (the general handler and the sliproad test both ask).
     private var obvious: Int?
     var size: Int { roads.count }
 
-    private init(roads: UnsafeBufferPointer<TripRoad>, ring: RingKind?, arriving: TripSegment) {
+    private init(roads: UnsafeBufferPointer<TripRoad>, ring: RingKind?, classes: ArcClasses, mode: StepMode,
+                 instructions: UnsafeMutableBufferPointer<TurnInstruction>) {
         self.roads = roads
         var via = roads[0]
         // The approach as travelled: its own classes and mode, not those of the way back.
-        via.classes = arriving.classes
-        via.mode = arriving.mode
+        via.classes = classes
+        via.mode = mode
         self.via = via
         self.ring = ring
-        instructions = Array(repeating: .invalid, count: roads.count)
+        instructions.initialize(repeating: .invalid)
+        self.instructions = instructions
     }
 
     /// The instruction for each road, as OSRM's extractor assigns them, and where more than two roads meet the
     /// obvious one (0 for none).
-    static func analyse(_ junction: TripJunction, arriving: TripSegment) -> (instructions: [TurnInstruction], obvious: Int) {
+    /// `arrivingClasses` and `arrivingMode`: the segment the route arrives on.
+    /// Appends the instructions to `instructions` (a leg's are one array), and returns the obvious road.
+    static func analyse(_ junction: TripJunction, arrivingClasses: ArcClasses, arrivingMode: StepMode,
+                        appendingTo instructions: inout [TurnInstruction]) -> Int {
         junction.roads.withUnsafeBufferPointer { roads in
-            var analysis = TurnAnalysis(roads: roads, ring: junction.ring, arriving: arriving)
-            analysis.run()
-            return (analysis.instructions, roads.count > 2 ? analysis.obviousTurn() : 0)
+            withUnsafeTemporaryAllocation(of: TurnInstruction.self, capacity: roads.count) { scratch in
+                var analysis = TurnAnalysis(roads: roads, ring: junction.ring, classes: arrivingClasses, mode: arrivingMode,
+                                            instructions: scratch)
+                analysis.run()
+                instructions.append(contentsOf: scratch)
+                return roads.count > 2 ? analysis.obviousTurn() : 0
+            }
         }
     }
 

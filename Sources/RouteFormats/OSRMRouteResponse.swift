@@ -177,11 +177,11 @@ public enum OSRMRouteResponse {
         for bearing in i.bearings { out.number(bearing) }
         out.endArray()
         out.key("location"); write(i.location, to: &out)
-        let classes = i.classes.names
-        if !classes.isEmpty {
+        // Written from the table of names (a list of them was made for every intersection).
+        if ArcClasses.names.contains(where: { i.classes.contains($0.0) }) {
             out.key("classes")
             out.beginArray()
-            for name in classes { out.string(name) }
+            for (flag, name) in ArcClasses.names where i.classes.contains(flag) { out.string(name) }
             out.endArray()
         }
         if !i.lanes.isEmpty {
