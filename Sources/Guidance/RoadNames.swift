@@ -112,12 +112,17 @@ public enum RoadNames {
     /// Whether `whole` contains `part`, byte by byte (refs are short; Foundation's search is far dearer).
     static func contains(_ whole: String, _ part: String) -> Bool {
         if whole == part { return true }
-        let w = Array(whole.utf8), p = Array(part.utf8)
-        guard !p.isEmpty, w.count > p.count else { return p.isEmpty }
-        for start in 0...(w.count - p.count) where w[start] == p[0] {
-            if w[start..<start + p.count].elementsEqual(p) { return true }
+        var whole = whole, part = part
+        // In place (copying both into arrays was an allocation per comparison).
+        return whole.withUTF8 { w in
+            part.withUTF8 { p in
+                guard !p.isEmpty, w.count > p.count else { return p.isEmpty }
+                for start in 0...(w.count - p.count) where w[start] == p[0] {
+                    if UnsafeBufferPointer(rebasing: w[start..<start + p.count]).elementsEqual(p) { return true }
+                }
+                return false
+            }
         }
-        return false
     }
 
     /// `same` on labels, with their keys worked out already.
@@ -133,14 +138,15 @@ public enum RoadNames {
         if from.isEmpty && !to.isEmpty { return true }
         let namesEmpty = from.name.isEmpty && to.name.isEmpty
         // An empty name is contained in every name (OSRM's prefix test): a name that goes is no news.
-        let namesEqual = same(from, to) || from.name.isEmpty || to.name.isEmpty
+        let sameNames = same(from, to)
+        let namesEqual = sameNames || from.name.isEmpty || to.name.isEmpty
         let nameRemoved = !from.name.isEmpty && to.name.isEmpty
         let refsEmpty = from.ref.isEmpty && to.ref.isEmpty
         let fromRef = from.plainRef, toRef = to.plainRef
         let refContained = fromRef.isEmpty || toRef.isEmpty || contains(fromRef, toRef) || contains(toRef, fromRef)
         let refRemoved = !from.ref.isEmpty && to.ref.isEmpty
         // A named street whose ref changes (a road renumbered along the way) is still that street to a driver.
-        let sameNamedStreet = !from.name.isEmpty && same(from, to)
+        let sameNamedStreet = !from.name.isEmpty && sameNames
         let obvious = (namesEmpty && refsEmpty) || (namesEqual && refContained) || (namesEqual && refsEmpty)
             || (refContained && nameRemoved) || (namesEqual && refRemoved) || sameNamedStreet
         let needs = (from.name.isEmpty && !from.ref.isEmpty && !to.name.isEmpty && to.ref.isEmpty)
