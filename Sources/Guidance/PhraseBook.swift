@@ -194,6 +194,9 @@ public struct PhraseBook: Sendable {
         return capitalisedFirst(fill(template, ["way_name": way]))
     }
 
+    /// A step's forms of words, most particular first.
+    private static let forms = ["waypoint", "stay", "exit_destination", "destination", "exit", "name", "default"]
+
     /// The words of one step, as osrm-text-instructions compiles them.
     func compile(_ step: GuidanceStep) -> String {
         let m = step.maneuver
@@ -218,14 +221,18 @@ public struct PhraseBook: Sendable {
         let way = wayName(step.name, ref: step.ref, motorway: step.intersections.first?.classes.contains(.motorway) ?? false)
         let destination = destination(step.destinations)
         let exit = Self.firstEntry(step.exits)
+        // Which of `forms` apply, by bit (a list of them was made for every step).
+        var wanted: UInt8 = 1 << 6
+        if m.type == .arrive && step.waypointNumber != nil { wanted |= 1 }
+        if step.staysOn { wanted |= 1 << 1 }
+        if !destination.isEmpty && !exit.isEmpty { wanted |= 1 << 2 }
+        if !destination.isEmpty { wanted |= 1 << 3 }
+        if !exit.isEmpty { wanted |= 1 << 4 }
+        if !way.isEmpty && !step.staysOn { wanted |= 1 << 5 }
         var template = ""
         search: for prefix in prefixes {
             func key(_ k: String) -> String { prefix.isEmpty ? k : (k == "default" ? prefix : prefix + "_" + k) }
-            let wanted = [(m.type == .arrive && step.waypointNumber != nil, "waypoint"), (step.staysOn, "stay"),
-                          (!destination.isEmpty && !exit.isEmpty, "exit_destination"), (!destination.isEmpty, "destination"),
-                          (!exit.isEmpty, "exit"), (!way.isEmpty, "name"), (true, "default")]
-            for (applies, form) in wanted where applies {
-                if form == "name" && step.staysOn { continue }
+            for (k, form) in Self.forms.enumerated() where wanted & (1 << k) != 0 {
                 if let t = forms[key(form)] { template = t; break search }
             }
         }
@@ -260,7 +267,18 @@ public struct PhraseBook: Sendable {
         }
     }
 
-    private func capitalisedFirst(_ s: String) -> String { s.prefix(1).uppercased() + s.dropFirst() }
+    private func capitalisedFirst(_ s: String) -> String {
+        // Where the first two bytes are ASCII, the first character is the first byte: most texts start with a
+        // capital already, and a small letter is one byte to change (uppercasing a substring made three strings).
+        let utf8 = s.utf8
+        if let first = utf8.first, first < 0x80, utf8.dropFirst().first.map({ $0 < 0x80 }) ?? true {
+            guard first >= UInt8(ascii: "a") && first <= UInt8(ascii: "z") else { return s }
+            var bytes = Array(utf8)
+            bytes[0] -= 0x20
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return s.prefix(1).uppercased() + s.dropFirst()
+    }
 
     /// "Turn left onto X" → "turn left onto X", to follow "Use the left lane to" or ", then".
     private func lowercasedFirst(_ s: String) -> String {
