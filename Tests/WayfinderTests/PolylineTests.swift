@@ -32,4 +32,33 @@ import Testing
         #expect(Polyline.decode("_p~iF~ps|U_") == nil)
         #expect(Polyline.decode(" ") == nil)
     }
+
+    /// Numbers are written digit by digit (two at a time, zero-padded in fractions) as the text of Swift's shortest
+    /// form: integers of every length, and values of up to six decimals as the formats round them.
+    @Test func numbersAreWrittenAsTheirShortestText() {
+        var integers: [Int] = [0, Int.max, Int.min + 1]
+        var power = 1
+        for _ in 0..<18 {
+            integers += [power - 1, power, power + 1, -power, 7 * power]
+            power *= 10
+        }
+        var generator = SystemRandomNumberGenerator()
+        integers += (0..<2_000).map { _ in Int.random(in: -10_000_000_000...10_000_000_000, using: &generator) }
+        for n in integers {
+            var out = JSONWriter()
+            out.number(n)
+            #expect(String(decoding: out.bytes(), as: UTF8.self) == String(n))
+        }
+        let doubles: [Double] = [0.5, 0.05, 0.000001, 1.000001, 123.4, -0.000125, 24.938379, 60.1, 999_999_999.999999, 1e9, 1e20, 0.1 + 0.2]
+            + (0..<4_000).map { k in (Double.random(in: -200...200, using: &generator) * 1e6).rounded() / [1e6, 1e5, 1e3, 10][k % 4] }
+        for x in doubles {
+            let text = JSON.number(x).serialized()
+            // Below 10⁻⁴ Swift's text has an exponent; the writer keeps to decimals, the same number.
+            if x == 0 || abs(x) >= 1e-4 {
+                #expect(text == JSON.format(x), "\(x)")
+            } else {
+                #expect(Double(text) == x && !text.contains("e"), "\(x): \(text)")
+            }
+        }
+    }
 }
