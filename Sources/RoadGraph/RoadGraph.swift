@@ -40,38 +40,39 @@ public enum RoadClass: UInt8, Sendable {
     }
 }
 
-/// Per-edge facts that guidance and snapping need.
+/// Per-edge facts that guidance and snapping need. The flags (and the classes below) are inlinable constants, not
+/// stored statics: other modules test them in their loops, where a stored static is read through an accessor call.
 public struct EdgeFlags: OptionSet, Sendable, Equatable {
     public let rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// `junction=roundabout` (or `circular`).
-    public static let roundabout = EdgeFlags(rawValue: 1)
+    @inlinable public static var roundabout: EdgeFlags { EdgeFlags(rawValue: 1) }
     /// A `*_link` road: a ramp or slip road.
-    public static let link = EdgeFlags(rawValue: 2)
+    @inlinable public static var link: EdgeFlags { EdgeFlags(rawValue: 2) }
     /// A ferry crossing (`route=ferry`).
-    public static let ferry = EdgeFlags(rawValue: 4)
+    @inlinable public static var ferry: EdgeFlags { EdgeFlags(rawValue: 4) }
     /// A bridge (`bridge` other than `no`): its own name is not announced on a road that goes on across it.
-    public static let bridge = EdgeFlags(rawValue: 128)
+    @inlinable public static var bridge: EdgeFlags { EdgeFlags(rawValue: 128) }
     /// A car-carrying train (`route=shuttle_train`).
-    public static let train = EdgeFlags(rawValue: 8)
+    @inlinable public static var train: EdgeFlags { EdgeFlags(rawValue: 8) }
     /// No route may start or end here: ferries, trains, a car's private service roads.
-    public static let notStartpoint = EdgeFlags(rawValue: 16)
+    @inlinable public static var notStartpoint: EdgeFlags { EdgeFlags(rawValue: 16) }
     /// `junction=circular`: a circle that is not a roundabout by the rules (OSRM's rotaries when named).
-    public static let circular = EdgeFlags(rawValue: 32)
+    @inlinable public static var circular: EdgeFlags { EdgeFlags(rawValue: 32) }
     /// A oneway (either direction), as tagged or implied.
-    public static let oneway = EdgeFlags(rawValue: 64)
+    @inlinable public static var oneway: EdgeFlags { EdgeFlags(rawValue: 64) }
 }
 
 /// OSRM's classes of a direction of a way: what `exclude` avoids and intersections report.
 public struct ArcClasses: OptionSet, Sendable, Equatable, Hashable {
     public let rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
-    public static let toll = ArcClasses(rawValue: 1)
-    public static let motorway = ArcClasses(rawValue: 2)
-    public static let ferry = ArcClasses(rawValue: 4)
+    @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
+    @inlinable public static var toll: ArcClasses { ArcClasses(rawValue: 1) }
+    @inlinable public static var motorway: ArcClasses { ArcClasses(rawValue: 2) }
+    @inlinable public static var ferry: ArcClasses { ArcClasses(rawValue: 4) }
     /// A road a route may only start or end on (private, destination-only, HOV).
-    public static let restricted = ArcClasses(rawValue: 8)
-    public static let tunnel = ArcClasses(rawValue: 16)
+    @inlinable public static var restricted: ArcClasses { ArcClasses(rawValue: 8) }
+    @inlinable public static var tunnel: ArcClasses { ArcClasses(rawValue: 16) }
 
     /// Names in OSRM's order, as the API spells them.
     public static let names: [(ArcClasses, String)] = [
