@@ -45,12 +45,13 @@ public struct Directions: Sendable {
         let trips = route.legs.map { TripLeg(leg: $0, graph: graph, language: options.language, labels: labels) }
         self.trips = trips
         waypointNames = trips.first.map { [$0.sourceName] + trips.map(\.targetName) } ?? []
-        legs = trips.enumerated().map { index, trip in
-            Directions.steps(for: trip, waypointNumber: index == route.legs.count - 1 ? nil : index + 1).map { step in
-                var step = step
-                step.instruction = phrases.instruction(for: step)
-                return step
+        legs = trips.indices.map { index in
+            var steps = Directions.steps(for: trips[index], waypointNumber: index == route.legs.count - 1 ? nil : index + 1)
+            // Worded in place: copying each step to set its text retained its dozen strings and arrays.
+            steps.withUnsafeMutableBufferPointer { s in
+                for i in s.indices { s[i].instruction = phrases.instruction(for: s[i]) }
             }
+            return steps
         }
     }
 

@@ -163,16 +163,16 @@ public struct PhraseBook: Sendable {
         return ref.isEmpty ? name : ref
     }
 
-    public func instruction(for step: GuidanceStep) -> String {
+    public func instruction(for step: borrowing GuidanceStep) -> String {
         let base: String
         if let then = step.following {
             // The step's own maneuver without a road, then the following one onto the road both lead to.
-            var first = step
+            var first = copy step
             first.name = ""
             first.ref = ""
             first.destinations = ""
             first.exits = ""
-            var second = step
+            var second = copy step
             second.maneuver.type = then.type
             second.maneuver.modifier = then.modifier
             second.following = nil
@@ -198,7 +198,7 @@ public struct PhraseBook: Sendable {
     private static let forms = ["waypoint", "stay", "exit_destination", "destination", "exit", "name", "default"]
 
     /// The words of one step, as osrm-text-instructions compiles them.
-    func compile(_ step: GuidanceStep) -> String {
+    func compile(_ step: borrowing GuidanceStep) -> String {
         let m = step.maneuver
         var type = m.type.rawValue
         if instructions[type] == nil { type = "turn" }
@@ -218,7 +218,9 @@ public struct PhraseBook: Sendable {
             let numbered = m.exit != nil
             prefixes = (named && numbered ? ["rotary_numbered"] : []) + (named ? ["rotary"] : []) + (numbered ? ["numbered"] : []) + [""]
         }
-        let way = wayName(step.name, ref: step.ref, motorway: step.intersections.first?.classes.contains(.motorway) ?? false)
+        // Read in place: `first` copied the intersection with its arrays.
+        let motorway = step.intersections.withUnsafeBufferPointer { !$0.isEmpty && $0[0].classes.contains(.motorway) }
+        let way = wayName(step.name, ref: step.ref, motorway: motorway)
         let destination = destination(step.destinations)
         let exit = Self.firstEntry(step.exits)
         // Which of `forms` apply, by bit (a list of them was made for every step).
@@ -236,16 +238,18 @@ public struct PhraseBook: Sendable {
                 if let t = forms[key(form)] { template = t; break search }
             }
         }
+        // The step's values taken out first: a closure that read the step copied it whole.
+        let rotaryName = step.rotaryName ?? "", waypointNumber = step.waypointNumber
         let text = fill(template) { name in
             switch name {
             case "way_name": way
             case "destination": destination
             case "exit": exit
             case "exit_number": ordinal(m.exit ?? 1)
-            case "rotary_name": step.rotaryName ?? ""
+            case "rotary_name": rotaryName
             case "modifier": word("modifiers", m.modifier?.rawValue ?? "straight")
             case "direction": direction(m.bearingAfter)
-            case "nth": step.waypointNumber.map(ordinal) ?? ""
+            case "nth": waypointNumber.map(ordinal) ?? ""
             default: nil
             }
         }

@@ -199,12 +199,14 @@ extension TripLeg {
         travelMode = graph.mode
         sourceName = graph.name(ofEdge: leg.source.edge, language: language)
         targetName = graph.name(ofEdge: leg.target.edge, language: language)
-        segments = []
+        // The stretches read in place: a stretch passed by value was copied with its name and ref.
+        var segments: [TripSegment] = [], junctions: [TripJunction] = []
         segments.reserveCapacity(leg.stretches.count)
-        for stretch in leg.stretches { segments.append(reader.segment(stretch, language: language)) }
-        junctions = []
-        for k in 1..<max(1, leg.stretches.count) {
-            junctions.append(reader.junction(from: leg.stretches[k - 1], to: leg.stretches[k]))
+        junctions.reserveCapacity(max(0, leg.stretches.count - 1))
+        leg.stretches.withUnsafeBufferPointer { stretches in
+            guard let first = stretches.baseAddress else { return }
+            for k in stretches.indices { segments.append(reader.segment(first + k, language: language)) }
+            for k in 1..<max(1, stretches.count) { junctions.append(reader.junction(from: first + k - 1, to: first + k)) }
         }
         // Connectors inside divided-road junctions, from the junctions at both of their ends. Only short pieces off
         // circles can be one: those are picked reading the segments in place, and only their junctions are copied
@@ -215,6 +217,8 @@ extension TripLeg {
         for k in candidates {
             segments[k].isSegregated = TripLeg.isSegregated(segments[k], start: junctions[k - 1], end: junctions[k])
         }
+        self.segments = segments
+        self.junctions = junctions
         (keptLabels, keptAheads) = reader.keptObjects
     }
 }
@@ -327,12 +331,12 @@ struct TripLegReader {
     private var lastSigns: (ids: LabelIDs, destinations: UInt32, signs: RoadSigns)?
     private var lastTurnLanes: (id: UInt32, lanes: [[String]])?
 
-    mutating func segment(_ stretch: Stretch, language: String?) -> TripSegment {
-        let edge = graph.edge(ofArc: stretch.arc).edge
+    mutating func segment(_ stretch: UnsafePointer<Stretch>, language: String?) -> TripSegment {
+        let edge = graph.edge(ofArc: stretch.pointee.arc).edge
         let flags = graph.flags(ofEdge: edge)
         let ids = LabelIDs(name: graph.edgeLabel[edge], ref: graph.edgeRef[edge], pronunciation: graph.edgePronunciation[edge],
                            exits: graph.edgeExits[edge])
-        let destinations = graph.arcDestinations[Int(stretch.arc)]
+        let destinations = graph.arcDestinations[Int(stretch.pointee.arc)]
         let signs: RoadSigns
         if let last = lastSigns, last.ids == ids, last.destinations == destinations {
             signs = last.signs
@@ -344,22 +348,22 @@ struct TripLegReader {
                 name = graph.name(ofEdge: edge, language: language)
                 labels.localized[ids.name] = name
             }
-            signs = RoadSigns(label: label(edge), name: name, destinations: graph.destinations(ofArc: stretch.arc))
+            signs = RoadSigns(label: label(edge), name: name, destinations: graph.destinations(ofArc: stretch.pointee.arc))
             lastSigns = (ids, destinations, signs)
         }
-        let turnLanesID = graph.arcTurnLanes[Int(stretch.arc)]
+        let turnLanesID = graph.arcTurnLanes[Int(stretch.pointee.arc)]
         let turnLanes: [[String]]
         if let last = lastTurnLanes, last.id == turnLanesID {
             turnLanes = last.lanes
         } else {
-            turnLanes = Lanes.parse(graph.turnLanes(ofArc: stretch.arc))
+            turnLanes = Lanes.parse(graph.turnLanes(ofArc: stretch.pointee.arc))
             lastTurnLanes = (turnLanesID, turnLanes)
         }
         return TripSegment(
             signs: signs, roadClass: graph.roadClass(ofEdge: edge),
-            isLink: flags.contains(.link), classes: stretch.classes, roundabout: flags.contains(.roundabout),
+            isLink: flags.contains(.link), classes: stretch.pointee.classes, roundabout: flags.contains(.roundabout),
             circular: flags.contains(.circular), isBridge: flags.contains(.bridge), mode: mode(edge),
-            distance: stretch.distance, duration: stretch.duration, weight: stretch.weight, coordinates: stretch.coordinates,
+            distance: stretch.pointee.distance, duration: stretch.pointee.duration, weight: stretch.pointee.weight, coordinates: stretch.pointee.coordinates,
             laneCount: Int(graph.edgeLanes[edge]), turnLanes: turnLanes,
             edgeLength: Double(graph.edgeLength[edge]), edge: edge)
     }
@@ -394,12 +398,12 @@ struct TripLegReader {
         return roads
     }
 
-    mutating func junction(from a: Stretch, to b: Stretch) -> TripJunction {
-        let v = graph.arcHead[Int(a.arc)]
-        let location = leg.coordinates[a.coordinates.upperBound]
-        let allowed = Int(graph.transitionStart[Int(a.arc)])..<Int(graph.transitionStart[Int(a.arc) + 1])
-        let (inEdge, inReversed) = graph.edge(ofArc: a.arc)
-        let (outEdge, outReversed) = graph.edge(ofArc: b.arc)
+    mutating func junction(from a: UnsafePointer<Stretch>, to b: UnsafePointer<Stretch>) -> TripJunction {
+        let v = graph.arcHead[Int(a.pointee.arc)]
+        let location = leg.coordinates[a.pointee.coordinates.upperBound]
+        let allowed = Int(graph.transitionStart[Int(a.pointee.arc)])..<Int(graph.transitionStart[Int(a.pointee.arc) + 1])
+        let (inEdge, inReversed) = graph.edge(ofArc: a.pointee.arc)
+        let (outEdge, outReversed) = graph.edge(ofArc: b.pointee.arc)
         var roads = roads(at: v, allowed: allowed)
         var approach = 0, taken = 0
         for (i, road) in roads.enumerated() {
@@ -410,7 +414,7 @@ struct TripLegReader {
         roads[taken].entryAllowed = true
         // Handed over, not shared: the junction's passes below would otherwise copy the array on first write.
         var junction = TripJunction(location: location, vertex: v, roads: consume roads, taken: taken, approachBearing: 0,
-                                    approachLanes: Lanes.parse(graph.turnLanes(ofArc: a.arc)))
+                                    approachLanes: Lanes.parse(graph.turnLanes(ofArc: a.pointee.arc)))
         junction.ring = ringKind(at: v)
         junction.mergeDividedRoads(approach: &approach)
         junction.order(approach: approach)

@@ -122,12 +122,15 @@ public enum OSRMRouteResponse {
     static func steps(_ steps: [GuidanceStep], _ options: Options) -> JSON {
         var out = JSONWriter(capacity: 512 * steps.count)
         out.beginArray()
-        for step in steps { write(step, options, to: &out) }
+        // Read in place: a `for` over the array copied each step, retaining its dozen strings and arrays.
+        steps.withUnsafeBufferPointer { s in
+            for i in s.indices { write(s[i], options, to: &out) }
+        }
         out.endArray()
         return .fragment(out.bytes())
     }
 
-    static func write(_ step: GuidanceStep, _ options: Options, to out: inout JSONWriter) {
+    static func write(_ step: borrowing GuidanceStep, _ options: Options, to out: inout JSONWriter) {
         let m = step.maneuver
         out.beginObject()
         out.key("geometry")
@@ -156,7 +159,9 @@ public enum OSRMRouteResponse {
         }
         out.key("intersections")
         out.beginArray()
-        for i in step.intersections { write(i, to: &out) }
+        step.intersections.withUnsafeBufferPointer { all in
+            for i in all.indices { write(all[i], to: &out) }
+        }
         out.endArray()
         out.key("weight"); out.number(step.weight, decimals: 1)
         out.key("duration"); out.number(step.duration, decimals: 1)
@@ -164,7 +169,7 @@ public enum OSRMRouteResponse {
         out.endObject()
     }
 
-    static func write(_ i: Intersection, to out: inout JSONWriter) {
+    static func write(_ i: borrowing Intersection, to out: inout JSONWriter) {
         out.beginObject()
         if let outIndex = i.outIndex { out.key("out"); out.number(outIndex) }
         if let inIndex = i.inIndex { out.key("in"); out.number(inIndex) }
