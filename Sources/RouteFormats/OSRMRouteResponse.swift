@@ -130,7 +130,7 @@ public enum OSRMRouteResponse {
         return .fragment(out.bytes())
     }
 
-    static func write(_ step: borrowing GuidanceStep, _ options: Options, to out: inout JSONWriter) {
+    @inline(__always) static func write(_ step: borrowing GuidanceStep, _ options: Options, to out: inout JSONWriter) {
         let m = step.maneuver
         out.beginObject()
         out.key("geometry")
@@ -169,7 +169,7 @@ public enum OSRMRouteResponse {
         out.endObject()
     }
 
-    static func write(_ i: borrowing Intersection, to out: inout JSONWriter) {
+    @inline(__always) static func write(_ i: borrowing Intersection, to out: inout JSONWriter) {
         out.beginObject()
         if let outIndex = i.outIndex { out.key("out"); out.number(outIndex) }
         if let inIndex = i.inIndex { out.key("in"); out.number(inIndex) }
