@@ -158,11 +158,15 @@ struct StepAssembly {
     }
 
     func draft(kind: TurnKind, modifier: Modifier, segment k: Int) -> DraftStep {
-        let s = trip.segments[k]
-        return DraftStep(kind: kind, modifier: modifier, signs: s.signs, mode: s.mode,
-                         distance: s.distance, duration: s.duration, weight: s.weight, first: s.coordinates.lowerBound,
-                         last: s.coordinates.upperBound, intersections: [], bearingBefore: 0, bearingAfter: 0,
-                         isSegregated: s.isSegregated)
+        // Read in place: the segment was copied with its signs and lanes.
+        trip.segments.withUnsafeBufferPointer { segments in draft(kind: kind, modifier: modifier, segment: segments.baseAddress! + k) }
+    }
+
+    func draft(kind: TurnKind, modifier: Modifier, segment s: UnsafePointer<TripSegment>) -> DraftStep {
+        return DraftStep(kind: kind, modifier: modifier, signs: s.pointee.signs, mode: s.pointee.mode,
+                         distance: s.pointee.distance, duration: s.pointee.duration, weight: s.pointee.weight, first: s.pointee.coordinates.lowerBound,
+                         last: s.pointee.coordinates.upperBound, intersections: [], bearingBefore: 0, bearingAfter: 0,
+                         isSegregated: s.pointee.isSegregated)
     }
 
     mutating func assemble() {
@@ -174,21 +178,27 @@ struct StepAssembly {
         current.bearingAfter = departBearing
         current.intersections = [Intersection(location: coordinates[0], bearings: [Int(departBearing.rounded()) % 360],
                                               entry: [true], inIndex: nil, outIndex: 0, classes: trip.segments[0].classes)]
-        for (k, (instruction, lanes)) in analyseJunctions().enumerated() {
-            let segment = trip.segments[k + 1]
-            if instruction.kind == .noTurn {
-                current.distance += segment.distance
-                current.duration += segment.duration
-                current.weight += segment.weight
-                current.last = segment.coordinates.upperBound
-                continue
+        // The junctions and segments read in place (each was copied with its arrays and signs).
+        let analyses = analyseJunctions()
+        trip.junctions.withUnsafeBufferPointer { junctions in
+            trip.segments.withUnsafeBufferPointer { segments in
+                for (k, (instruction, lanes)) in analyses.enumerated() {
+                    let segment = segments.baseAddress! + k + 1
+                    if instruction.kind == .noTurn {
+                        current.distance += segment.pointee.distance
+                        current.duration += segment.pointee.duration
+                        current.weight += segment.pointee.weight
+                        current.last = segment.pointee.coordinates.upperBound
+                        continue
+                    }
+                    steps.append(current)
+                    let junction = junctions.baseAddress! + k
+                    current = draft(kind: instruction.kind, modifier: instruction.modifier, segment: segment)
+                    current.bearingBefore = junction.pointee.approachBearing
+                    current.bearingAfter = junction.pointee.roads[junction.pointee.taken].bearing
+                    current.intersections = [Self.intersection(junction, lanes: lanes, classes: segment.pointee.classes)]
+                }
             }
-            steps.append(current)
-            let junction = trip.junctions[k]
-            current = draft(kind: instruction.kind, modifier: instruction.modifier, segment: k + 1)
-            current.bearingBefore = junction.approachBearing
-            current.bearingAfter = junction.takenRoad.bearing
-            current.intersections = [Self.intersection(junction, lanes: lanes, classes: segment.classes)]
         }
         steps.append(current)
         let last = coordinates.count - 1
@@ -209,8 +219,8 @@ struct StepAssembly {
 
     /// A junction as OSRM lists it: every road's bearing (on 15° steps where that keeps them apart), which may be
     /// entered, the approach (`in`) and the road taken (`out`).
-    static func intersection(_ j: TripJunction, lanes: [Lane], classes: ArcClasses) -> Intersection {
-        let count = j.roads.count
+    static func intersection(_ j: UnsafePointer<TripJunction>, lanes: [Lane], classes: ArcClasses) -> Intersection {
+        let count = j.pointee.roads.count
         // Worked out on the stack: a route has an intersection for every junction, and its published bearings and
         // their order were two more arrays each.
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * count) { scratch in
@@ -218,7 +228,7 @@ struct StepAssembly {
             // apart, else the rounded bearings.
             let published = UnsafeMutableBufferPointer(rebasing: scratch[..<count])
             let order = UnsafeMutableBufferPointer(rebasing: scratch[count...])
-            return j.roads.withUnsafeBufferPointer { roads in
+            return j.pointee.roads.withUnsafeBufferPointer { roads in
                 for i in 0..<count { published[i] = Int((Geo.remainder360(roads[i].bearing.rounded() + 7.5)) / 15) }
                 // A handful of roads: distinct by comparing pairs, not by hashing them into a set.
                 let distinct = (0..<count).allSatisfy { i in !published[(i + 1)...].contains(published[i]) }
@@ -235,9 +245,9 @@ struct StepAssembly {
                     }
                 }
                 return Intersection(
-                    location: j.location, bearings: order.map { published[$0] },
-                    entry: order.map { $0 == j.taken || roads[$0].entryAllowed },
-                    inIndex: order.firstIndex(of: 0), outIndex: order.firstIndex(of: j.taken), lanes: lanes, classes: classes)
+                    location: j.pointee.location, bearings: order.map { published[$0] },
+                    entry: order.map { $0 == j.pointee.taken || roads[$0].entryAllowed },
+                    inIndex: order.firstIndex(of: 0), outIndex: order.firstIndex(of: j.pointee.taken), lanes: lanes, classes: classes)
             }
         }
     }
