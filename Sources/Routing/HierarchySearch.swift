@@ -149,11 +149,16 @@ public struct HierarchySearch {
         while forward.parent[Int(a)] != noIndex { a = forward.parent[Int(a)]; upPath.append(a) }
         upPath.reverse()
         var nodes: [UInt32] = [upPath[0]]
-        for k in 1..<upPath.count { unpack(graph, from: upPath[k - 1], to: upPath[k], excluded: excluded, into: &nodes) }
+        // One stack for every edge of the path (one each was an allocation per hierarchy edge).
+        var stack: [(up: Bool, index: UInt32, head: UInt32)] = []
+        stack.reserveCapacity(64)
+        for k in 1..<upPath.count {
+            unpack(graph, from: upPath[k - 1], to: upPath[k], excluded: excluded, into: &nodes, stack: &stack)
+        }
         a = meeting
         while backward.parent[Int(a)] != noIndex {
             let next = backward.parent[Int(a)]
-            unpack(graph, from: a, to: next, excluded: excluded, into: &nodes)
+            unpack(graph, from: a, to: next, excluded: excluded, into: &nodes, stack: &stack)
             a = next
         }
         for k in nodes.indices { nodes[k] = graph.chOriginal[Int(nodes[k])] }
@@ -206,11 +211,13 @@ public struct HierarchySearch {
     }
 
     /// Appends the nodes after `from` up to and including `to` along the hierarchy edge from→to.
-    func unpack(_ graph: RoadGraph, from: UInt32, to: UInt32, excluded: UInt8, into nodes: inout [UInt32]) {
+    /// `stack` is scratch space, empty on return.
+    func unpack(_ graph: RoadGraph, from: UInt32, to: UInt32, excluded: UInt8, into nodes: inout [UInt32],
+                stack: inout [(up: Bool, index: UInt32, head: UInt32)]) {
         // The edge the search used; then each shortcut's halves, straight from edge to edge (second half pushed
         // first, so the first is unpacked first). `head` is where the edge ends.
         guard let top = edge(graph, from, to, excluded: excluded) else { nodes.append(to); return }
-        var stack: [(up: Bool, index: UInt32, head: UInt32)] = [(top.up, top.index, to)]
+        stack.append((top.up, top.index, to))
         while let (up, k, head) = stack.popLast() {
             let s = up ? graph.chUpShortcuts[Int(k)] : graph.chDownShortcuts[Int(k)]
             if s.middle == noIndex { nodes.append(head); continue }
