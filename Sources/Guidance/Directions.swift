@@ -49,7 +49,7 @@ public struct Directions: Sendable {
             var steps = Directions.steps(for: trips[index], waypointNumber: index == route.legs.count - 1 ? nil : index + 1)
             // Worded in place: copying each step to set its text retained its dozen strings and arrays.
             steps.withUnsafeMutableBufferPointer { s in
-                for i in s.indices { s[i].instruction = phrases.instruction(for: s[i]) }
+                for i in s.indices { s[i].instruction = phrases.instruction(at: s.baseAddress! + i) }
             }
             return steps
         }

@@ -163,24 +163,32 @@ public struct PhraseBook: Sendable {
         return ref.isEmpty ? name : ref
     }
 
-    public func instruction(for step: borrowing GuidanceStep) -> String {
+    public func instruction(for step: GuidanceStep) -> String {
+        withUnsafePointer(to: step) { instruction(at: $0) }
+    }
+
+    /// Through a pointer: a step read from its array and passed by value, even `borrowing`, was copied whole.
+    func instruction(at step: UnsafePointer<GuidanceStep>) -> String {
         let base: String
-        if let then = step.following {
+        if let then = step.pointee.following {
             // The step's own maneuver without a road, then the following one onto the road both lead to.
-            var first = copy step
+            var first = step.pointee
             first.name = ""
             first.ref = ""
             first.destinations = ""
             first.exits = ""
-            var second = copy step
+            var second = step.pointee
             second.maneuver.type = then.type
             second.maneuver.modifier = then.modifier
             second.following = nil
-            base = fill(word("linking", "then"), ["first": compile(first), "second": lowercasedFirst(compile(second))])
+            let firstText = withUnsafePointer(to: first) { compile($0) }
+            let secondText = withUnsafePointer(to: second) { compile($0) }
+            base = fill(word("linking", "then"), ["first": firstText, "second": lowercasedFirst(secondText)])
         } else {
             base = compile(step)
         }
-        guard let lanes = lanePhrase(step.lanes), step.maneuver.type != .depart, step.maneuver.type != .arrive else {
+        guard step.pointee.maneuver.type != .depart, step.pointee.maneuver.type != .arrive,
+              let lanes = lanePhrase(step.pointee.lanes) else {
             return base
         }
         return capitalisedFirst(fill(word("lanes", "use"), ["lanes": lanes, "instruction": lowercasedFirst(base)]))
@@ -198,13 +206,13 @@ public struct PhraseBook: Sendable {
     private static let forms = ["waypoint", "stay", "exit_destination", "destination", "exit", "name", "default"]
 
     /// The words of one step, as osrm-text-instructions compiles them.
-    func compile(_ step: borrowing GuidanceStep) -> String {
-        let m = step.maneuver
+    func compile(_ step: UnsafePointer<GuidanceStep>) -> String {
+        let m = step.pointee.maneuver
         var type = m.type.rawValue
         if instructions[type] == nil { type = "turn" }
-        let modifier = (m.type == .arrive ? step.arrivalSide : m.modifier)?.rawValue ?? "default"
+        let modifier = (m.type == .arrive ? step.pointee.arrivalSide : m.modifier)?.rawValue ?? "default"
         let forms: [String: String]
-        if let byMode = modes[step.mode], m.type != .depart, m.type != .arrive {
+        if let byMode = modes[step.pointee.mode], m.type != .depart, m.type != .arrive {
             forms = byMode
         } else {
             let variants = instructions[type] ?? [:]
@@ -214,23 +222,23 @@ public struct PhraseBook: Sendable {
         }
         var prefixes = [""]
         if m.type == .roundabout || m.type == .rotary {
-            let named = step.rotaryName != nil && m.type == .rotary
+            let named = step.pointee.rotaryName != nil && m.type == .rotary
             let numbered = m.exit != nil
             prefixes = (named && numbered ? ["rotary_numbered"] : []) + (named ? ["rotary"] : []) + (numbered ? ["numbered"] : []) + [""]
         }
         // Read in place: `first` copied the intersection with its arrays.
-        let motorway = step.intersections.withUnsafeBufferPointer { !$0.isEmpty && $0[0].classes.contains(.motorway) }
-        let way = wayName(step.name, ref: step.ref, motorway: motorway)
-        let destination = destination(step.destinations)
-        let exit = Self.firstEntry(step.exits)
+        let motorway = step.pointee.intersections.withUnsafeBufferPointer { !$0.isEmpty && $0[0].classes.contains(.motorway) }
+        let way = wayName(step.pointee.name, ref: step.pointee.ref, motorway: motorway)
+        let destination = destination(step.pointee.destinations)
+        let exit = Self.firstEntry(step.pointee.exits)
         // Which of `forms` apply, by bit (a list of them was made for every step).
         var wanted: UInt8 = 1 << 6
-        if m.type == .arrive && step.waypointNumber != nil { wanted |= 1 }
-        if step.staysOn { wanted |= 1 << 1 }
+        if m.type == .arrive && step.pointee.waypointNumber != nil { wanted |= 1 }
+        if step.pointee.staysOn { wanted |= 1 << 1 }
         if !destination.isEmpty && !exit.isEmpty { wanted |= 1 << 2 }
         if !destination.isEmpty { wanted |= 1 << 3 }
         if !exit.isEmpty { wanted |= 1 << 4 }
-        if !way.isEmpty && !step.staysOn { wanted |= 1 << 5 }
+        if !way.isEmpty && !step.pointee.staysOn { wanted |= 1 << 5 }
         var template = ""
         search: for prefix in prefixes {
             func key(_ k: String) -> String { prefix.isEmpty ? k : (k == "default" ? prefix : prefix + "_" + k) }
@@ -239,7 +247,7 @@ public struct PhraseBook: Sendable {
             }
         }
         // The step's values taken out first: a closure that read the step copied it whole.
-        let rotaryName = step.rotaryName ?? "", waypointNumber = step.waypointNumber
+        let rotaryName = step.pointee.rotaryName ?? "", waypointNumber = step.pointee.waypointNumber
         let text = fill(template) { name in
             switch name {
             case "way_name": way

@@ -124,17 +124,18 @@ public enum OSRMRouteResponse {
         out.beginArray()
         // Read in place: a `for` over the array copied each step, retaining its dozen strings and arrays.
         steps.withUnsafeBufferPointer { s in
-            for i in s.indices { write(s[i], options, to: &out) }
+            for i in s.indices { write(s.baseAddress! + i, options, to: &out) }
         }
         out.endArray()
         return .fragment(out.bytes())
     }
 
-    @inline(__always) static func write(_ step: borrowing GuidanceStep, _ options: Options, to out: inout JSONWriter) {
-        let m = step.maneuver
+    /// Through a pointer: a step read from its array and passed by value, even `borrowing`, was copied whole.
+    @inline(__always) static func write(_ step: UnsafePointer<GuidanceStep>, _ options: Options, to out: inout JSONWriter) {
+        let m = step.pointee.maneuver
         out.beginObject()
         out.key("geometry")
-        write(step.coordinates, options.geometries, to: &out)
+        write(step.pointee.coordinates, options.geometries, to: &out)
         out.key("maneuver")
         out.beginObject()
         out.key("bearing_after"); out.number(m.bearingAfter)
@@ -143,56 +144,56 @@ public enum OSRMRouteResponse {
         out.key("type"); out.string(m.type.rawValue)
         if let modifier = m.modifier { out.key("modifier"); out.string(modifier.rawValue) }
         if let exit = m.exit { out.key("exit"); out.number(exit) }
-        out.key("instruction"); out.string(step.instruction)
+        out.key("instruction"); out.string(step.pointee.instruction)
         out.endObject()
-        out.key("mode"); out.string(step.mode)
+        out.key("mode"); out.string(step.pointee.mode)
         out.key("driving_side"); out.string("right")
-        out.key("name"); out.string(step.name)
+        out.key("name"); out.string(step.pointee.name)
         // OSRM writes these only when the road has them.
-        if !step.ref.isEmpty { out.key("ref"); out.string(step.ref) }
-        if !step.pronunciation.isEmpty { out.key("pronunciation"); out.string(step.pronunciation) }
-        if !step.destinations.isEmpty { out.key("destinations"); out.string(step.destinations) }
-        if !step.exits.isEmpty { out.key("exits"); out.string(step.exits) }
-        if let rotary = step.rotaryName {
+        if !step.pointee.ref.isEmpty { out.key("ref"); out.string(step.pointee.ref) }
+        if !step.pointee.pronunciation.isEmpty { out.key("pronunciation"); out.string(step.pointee.pronunciation) }
+        if !step.pointee.destinations.isEmpty { out.key("destinations"); out.string(step.pointee.destinations) }
+        if !step.pointee.exits.isEmpty { out.key("exits"); out.string(step.pointee.exits) }
+        if let rotary = step.pointee.rotaryName {
             out.key("rotary_name"); out.string(rotary)
-            if let spoken = step.rotaryPronunciation, !spoken.isEmpty { out.key("rotary_pronunciation"); out.string(spoken) }
+            if let spoken = step.pointee.rotaryPronunciation, !spoken.isEmpty { out.key("rotary_pronunciation"); out.string(spoken) }
         }
         out.key("intersections")
         out.beginArray()
-        step.intersections.withUnsafeBufferPointer { all in
-            for i in all.indices { write(all[i], to: &out) }
+        step.pointee.intersections.withUnsafeBufferPointer { all in
+            for k in all.indices { write(all.baseAddress! + k, to: &out) }
         }
         out.endArray()
-        out.key("weight"); out.number(step.weight, decimals: 1)
-        out.key("duration"); out.number(step.duration, decimals: 1)
-        out.key("distance"); out.number(step.distance, decimals: 1)
+        out.key("weight"); out.number(step.pointee.weight, decimals: 1)
+        out.key("duration"); out.number(step.pointee.duration, decimals: 1)
+        out.key("distance"); out.number(step.pointee.distance, decimals: 1)
         out.endObject()
     }
 
-    @inline(__always) static func write(_ i: borrowing Intersection, to out: inout JSONWriter) {
+    @inline(__always) static func write(_ i: UnsafePointer<Intersection>, to out: inout JSONWriter) {
         out.beginObject()
-        if let outIndex = i.outIndex { out.key("out"); out.number(outIndex) }
-        if let inIndex = i.inIndex { out.key("in"); out.number(inIndex) }
+        if let outIndex = i.pointee.outIndex { out.key("out"); out.number(outIndex) }
+        if let inIndex = i.pointee.inIndex { out.key("in"); out.number(inIndex) }
         out.key("entry")
         out.beginArray()
-        for entry in i.entry { out.bool(entry) }
+        for entry in i.pointee.entry { out.bool(entry) }
         out.endArray()
         out.key("bearings")
         out.beginArray()
-        for bearing in i.bearings { out.number(bearing) }
+        for bearing in i.pointee.bearings { out.number(bearing) }
         out.endArray()
-        out.key("location"); write(i.location, to: &out)
+        out.key("location"); write(i.pointee.location, to: &out)
         // Written from the table of names (a list of them was made for every intersection).
-        if ArcClasses.names.contains(where: { i.classes.contains($0.0) }) {
+        if ArcClasses.names.contains(where: { i.pointee.classes.contains($0.0) }) {
             out.key("classes")
             out.beginArray()
-            for (flag, name) in ArcClasses.names where i.classes.contains(flag) { out.string(name) }
+            for (flag, name) in ArcClasses.names where i.pointee.classes.contains(flag) { out.string(name) }
             out.endArray()
         }
-        if !i.lanes.isEmpty {
+        if !i.pointee.lanes.isEmpty {
             out.key("lanes")
             out.beginArray()
-            for lane in i.lanes {
+            for lane in i.pointee.lanes {
                 out.beginObject()
                 out.key("indications")
                 out.beginArray()

@@ -42,14 +42,21 @@ extension RouteLeg {
         var time: [String: (seconds: Double, first: Int)] = [:]
         // Runs of stretches along one road are summed without a hash per stretch, in the same order of additions.
         var run: (label: String, total: (seconds: Double, first: Int))?
-        for (k, stretch) in stretches.enumerated() {
-            let label = stretch.name.isEmpty ? stretch.ref : stretch.name
-            guard !label.isEmpty else { continue }
-            if run?.label != label {
-                if let run { time[run.label] = run.total }
-                run = (label, time[label] ?? (0, k))
+        var runLabel = ""
+        // Read in place, and compared with the run's road without taking the label out: a stretch copied, or its
+        // label, was a retain and a release of each string.
+        stretches.withUnsafeBufferPointer { s in
+            for k in s.indices {
+                let named = !s[k].name.isEmpty
+                if !named && s[k].ref.isEmpty { continue }
+                if run == nil || (named ? s[k].name != runLabel : s[k].ref != runLabel) {
+                    let label = named ? s[k].name : s[k].ref
+                    if let run { time[run.label] = run.total }
+                    run = (label, time[label] ?? (0, k))
+                    runLabel = label
+                }
+                run!.total.seconds += s[k].duration
             }
-            run!.total.seconds += stretch.duration
         }
         if let run { time[run.label] = run.total }
         let longest = time.sorted { $0.value.seconds > $1.value.seconds || ($0.value.seconds == $1.value.seconds && $0.value.first < $1.value.first) }
