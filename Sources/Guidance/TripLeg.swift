@@ -89,6 +89,9 @@ public struct TripRoad: Sendable {
     /// Held by the leg (`keptLabels`), not by each road: with no reference counted, a road copies as plain bytes,
     /// and guidance copies roads by the thousand.
     unowned(unsafe) var label: RoadLabel
+    /// The label's identity: roads under one label object need no look at it to know they share a name (loading
+    /// an unowned reference retains it).
+    var labelKey: ObjectIdentifier
     public var roadClass: RoadClass
     var isLink: Bool
     public var classes: ArcClasses
@@ -112,6 +115,16 @@ public struct TripRoad: Sendable {
 
     var priority: Int { RoadPriority.of(roadClass, isLink: isLink) }
     var lowPriority: Bool { roadClass.isLowPriority }
+
+    /// `RoadNames.requiresAnnouncement` between two roads' labels; one label object says no without a look.
+    static func announce(from a: TripRoad, to b: TripRoad) -> Bool {
+        a.labelKey != b.labelKey && RoadNames.requiresAnnouncement(from: a.label, to: b.label)
+    }
+
+    /// `RoadNames.identical` between two roads' labels.
+    static func identical(_ a: TripRoad, _ b: TripRoad) -> Bool {
+        a.labelKey == b.labelKey ? !a.label.isEmpty : RoadNames.identical(a.label, b.label)
+    }
     var isMotorway: Bool { (roadClass == .motorway || roadClass == .trunk) && !isLink }
     var isRamp: Bool { (roadClass == .motorway || roadClass == .trunk) && isLink }
     var onRing: Bool { roundabout || circular }
@@ -386,9 +399,10 @@ struct TripLegReader {
                 // A handful of arcs: a scan finds them faster than a set hashes them.
                 entryAllowed = allowed.contains { graph.arcBase[Int(graph.transitionTargets[$0])] == leaving }
             }
+            let label = label(edge)
             roads.append(TripRoad(
                 bearing: end.bearing, angle: 0, entryAllowed: entryAllowed,
-                label: label(edge), roadClass: roadClass, isLink: isLink,
+                label: label, labelKey: ObjectIdentifier(label), roadClass: roadClass, isLink: isLink,
                 classes: leaving != noIndex ? graph.classes(ofArc: leaving) : (arriving != noIndex ? graph.classes(ofArc: arriving) : []),
                 roundabout: flags.contains(.roundabout), circular: flags.contains(.circular), incomingOnly: leaving == noIndex,
                 oneway: flags.contains(.oneway), laneCount: Int(graph.edgeLanes[edge]), mode: mode(edge),
@@ -525,7 +539,7 @@ struct TripLegReader {
         for i in junction.roads.indices where i != 0 && i != junction.taken {
             let r = junction.roads[i]
             guard !r.incomingOnly, r.priority == approach.priority, r.mode == approach.mode,
-                  RoadNames.identical(r.label, approach.label), !r.onRing else { continue }
+                  TripRoad.identical(r, approach), !r.onRing else { continue }
             guard let next = ahead(from: junction.vertex, along: r) else { continue }
             labels.aheads.append(next)  // before the road refers to it
             junction.roads[i].ahead = next
@@ -674,7 +688,7 @@ extension TripJunction {
                 guard roads[i].oneway && roads[j].oneway, roads[i].incomingOnly != roads[j].incomingOnly,
                       !roads[i].onRing, !roads[j].onRing, roads[i].roadClass == roads[j].roadClass,
                       roads[i].isLink == roads[j].isLink, roads[i].mode == roads[j].mode,
-                      RoadNames.identical(roads[i].label, roads[j].label),
+                      TripRoad.identical(roads[i], roads[j]),
                       Geo.deviation(roads[i].bearing, roads[j].bearing) < 95 else { continue }
                 let a = roads[i], b = roads[j]
                 let (outgoing, incoming) = a.incomingOnly ? (j, i) : (i, j)

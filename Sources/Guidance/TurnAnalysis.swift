@@ -131,7 +131,7 @@ struct TurnAnalysis {
 
     func dev(_ a: Double, _ b: Double) -> Double { Geo.deviation(a, b) }
     func direction(_ i: Int) -> Modifier { i == 0 ? .uturn : Modifier(angle: roads[i].angle) }
-    func announce(_ a: TripRoad, _ b: TripRoad) -> Bool { RoadNames.requiresAnnouncement(from: a.label, to: b.label) }
+    func announce(_ a: TripRoad, _ b: TripRoad) -> Bool { TripRoad.announce(from: a, to: b) }
     var enterableCount: Int { roads.count(where: \.entryAllowed) }
 
     /// OSRM's `findBasicTurnType`: onto a ramp, on along the same name, or a turn.
@@ -177,7 +177,7 @@ struct TurnAnalysis {
         guard !r.label.isEmpty else { return false }
         return roads.indices.contains { j in
             j != index && j >= 1 && dev(roads[j].angle, r.angle) > 155
-                && RoadNames.identical(roads[j].label, r.label) && sameClassification(roads[j], r)
+                && TripRoad.identical(roads[j], r) && sameClassification(roads[j], r)
         }
     }
 
@@ -676,7 +676,7 @@ struct TurnAnalysis {
         if size == 2 && enterable == 1 {
             instructions[1] = obviousInstruction(2, 1, throughStreet: isThroughStreet(1))
         } else if size == 3 {
-            let same = !RoadNames.requiresAnnouncement(from: roads[2].label, to: roads[1].label)
+            let same = !TripRoad.announce(from: roads[2], to: roads[1])
             let named = !roads[1].label.name.isEmpty && !roads[2].label.name.isEmpty
             if enterable == 1 {
                 if roads[1].entryAllowed {
