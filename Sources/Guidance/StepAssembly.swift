@@ -105,7 +105,7 @@ struct StepAssembly {
             trip.segments.withUnsafeBufferPointer { s in
                 instructions.reserveCapacity(j.reduce(0) { $0 + $1.roads.count })
                 for k in j.indices {
-                    obvious.append(TurnAnalysis.analyse(j[k], arrivingClasses: s[k].classes, arrivingMode: s[k].mode,
+                    obvious.append(TurnAnalysis.analyse(j.baseAddress! + k, arrivingClasses: s[k].classes, arrivingMode: s[k].mode,
                                                         appendingTo: &instructions))
                     start.append(instructions.count)
                 }
@@ -268,7 +268,19 @@ struct StepAssembly {
         assignRelativeLocations()
     }
 
-    mutating func removeInvalid() { steps.removeAll(where: \.invalid) }
+    mutating func removeInvalid() {
+        // The valid steps moved forward in order by swaps, the rest dropped from the end: `removeAll(where:)` copied
+        // each step to test it.
+        let kept = steps.withUnsafeMutableBufferPointer { s -> Int in
+            var w = 0
+            for i in s.indices where !s[i].invalid {
+                if i != w { s.swapAt(i, w) }
+                w += 1
+            }
+            return w
+        }
+        if kept < steps.count { steps.removeLast(steps.count - kept) }
+    }
 
     func nextTurn(after i: Int) -> Int { steps.withUnsafeBufferPointer { Self.nextTurn($0, after: i) } }
 
@@ -512,7 +524,13 @@ struct StepAssembly {
     /// the circle fold into it, and a roundabout crossed like a turn is one step.
     mutating func handleRoundabouts() {
         // The kinds read in place: most legs pass no circle, and copying each step to learn so was most of this.
-        let kinds = steps.withUnsafeBufferPointer { s in s.indices.map { s[$0].kind } }
+        let kinds = steps.withUnsafeBufferPointer { s in
+            var kinds: [TurnKind] = []
+            kinds.reserveCapacity(s.count)
+            guard let base = s.baseAddress else { return kinds }
+            for i in 0..<s.count { kinds.append((base + i).pointee.kind) }
+            return kinds
+        }
         guard let firstRing = kinds.firstIndex(where: \.hasRingType) else { return }
         var onRing = !kinds[firstRing].entersRing
         // Which steps belong to a pass round a circle.

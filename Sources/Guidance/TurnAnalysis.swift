@@ -95,11 +95,13 @@ struct TurnAnalysis {
     /// obvious one (0 for none).
     /// `arrivingClasses` and `arrivingMode`: the segment the route arrives on.
     /// Appends the instructions to `instructions` (a leg's are one array), and returns the obvious road.
-    static func analyse(_ junction: TripJunction, arrivingClasses: ArcClasses, arrivingMode: StepMode,
+    /// The junction through a pointer: read from its array and passed by value, it was copied whole.
+    static func analyse(_ junction: UnsafePointer<TripJunction>, arrivingClasses: ArcClasses, arrivingMode: StepMode,
                         appendingTo instructions: inout [TurnInstruction]) -> Int {
-        junction.roads.withUnsafeBufferPointer { roads in
+        let ring = junction.pointee.ring
+        return junction.pointee.roads.withUnsafeBufferPointer { roads in
             withUnsafeTemporaryAllocation(of: TurnInstruction.self, capacity: roads.count) { scratch in
-                var analysis = TurnAnalysis(roads: roads, ring: junction.ring, classes: arrivingClasses, mode: arrivingMode,
+                var analysis = TurnAnalysis(roads: roads, ring: ring, classes: arrivingClasses, mode: arrivingMode,
                                             instructions: scratch)
                 analysis.run()
                 instructions.append(contentsOf: scratch)
