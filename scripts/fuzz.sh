@@ -32,6 +32,8 @@ for flag in 0 1; do
         { printf "\\x0$flag"; cat "$seeds/$graph/current/driving.wfgraph"; } > "$seeds/graph/$graph-$flag"
     done
 done
+# Inputs that once crashed or hung the graph target, kept as seeds (format-dependent: a new format refuses them).
+cp Tests/fuzz-corpus/graph/* "$seeds/graph/" 2>/dev/null || true
 
 mkdir -p "$build/artifacts"
 failed=0

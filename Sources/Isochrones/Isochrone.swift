@@ -104,6 +104,7 @@ public struct IsochroneBuilder {
         let spacing = options.resolution / 2
         var xs: [Double] = [], ys: [Double] = [], cumulative: [Double] = []
         var arcs: [(arc: UInt32, reversed: Bool)] = []
+        var edgeSamples: [(point: (Double, Double), cost: Double)] = []
         for e in 0..<graph.edgeCount {
             let shape = graph.shapeRange(ofEdge: e)
             let p0 = projection.project(graph.shapePoint(shape.lowerBound))
@@ -132,6 +133,10 @@ public struct IsochroneBuilder {
             let length = cumulative[cumulative.count - 1]
             let pieces = max(1, Int((length / spacing).rounded(.up)))
             var segment = 1
+            // Outside the box only reached points and their unreached neighbours along the edge are kept: the rest
+            // cannot share a kept triangle with a reached point, and a damaged graph's edge thousands of kilometres
+            // long gave the triangulation a quarter of a million points on one line (quadratic in CGAL).
+            edgeSamples.removeAll(keepingCapacity: true)
             for k in 1..<pieces {
                 let s = length * Double(k) / Double(pieces)
                 while segment < cumulative.count - 1 && cumulative[segment] < s { segment += 1 }
@@ -143,7 +148,13 @@ public struct IsochroneBuilder {
                 for (arc, reversed) in arcs {
                     if let c = search.cost(arc: arc, fraction: reversed ? 1 - along : along, in: graph) { cost = min(cost, Double(c)) }
                 }
-                samples.add(point, cost)
+                edgeSamples.append((point, cost))
+            }
+            for k in edgeSamples.indices {
+                func reached(_ j: Int) -> Bool { j >= 0 && j < edgeSamples.count && edgeSamples[j].cost < unreached }
+                if inBox(edgeSamples[k].point) || reached(k) || reached(k - 1) || reached(k + 1) {
+                    samples.add(edgeSamples[k].point, edgeSamples[k].cost)
+                }
             }
         }
         // Every vertex near the area, reached or not, so that the unreached hold the contours back.
