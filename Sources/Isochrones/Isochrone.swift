@@ -90,6 +90,10 @@ public struct IsochroneBuilder {
         func inBox(_ p: (Double, Double)) -> Bool {
             p.0 >= minX - margin && p.0 <= maxX + margin && p.1 >= minY - margin && p.1 <= maxY + margin
         }
+        let far = max(20_000, 50 * margin)
+        func nearBox(_ p: (Double, Double)) -> Bool {
+            p.0 >= minX - far && p.0 <= maxX + far && p.1 >= minY - far && p.1 <= maxY + far
+        }
 
         // Islands (roads not connected to the main network, which routes snap away from too) are left out unless
         // reached: a footway mapped apart from the streets around it should not punch a hole in a contour.
@@ -133,9 +137,10 @@ public struct IsochroneBuilder {
             let length = cumulative[cumulative.count - 1]
             let pieces = max(1, Int((length / spacing).rounded(.up)))
             var segment = 1
-            // Outside the box only reached points and their unreached neighbours along the edge are kept: the rest
-            // cannot share a kept triangle with a reached point, and a damaged graph's edge thousands of kilometres
-            // long gave the triangulation a quarter of a million points on one line (quadratic in CGAL).
+            // Far outside the box only reached points and their unreached neighbours along the edge are kept: the
+            // rest share no kept triangle with a reached point, and a damaged graph's edge thousands of kilometres
+            // long gave the triangulation a quarter of a million points on one line (quadratic in CGAL). Far: so
+            // far that a real graph's isochrones are as before (its long edges are ferries).
             edgeSamples.removeAll(keepingCapacity: true)
             for k in 1..<pieces {
                 let s = length * Double(k) / Double(pieces)
@@ -152,7 +157,7 @@ public struct IsochroneBuilder {
             }
             for k in edgeSamples.indices {
                 func reached(_ j: Int) -> Bool { j >= 0 && j < edgeSamples.count && edgeSamples[j].cost < unreached }
-                if inBox(edgeSamples[k].point) || reached(k) || reached(k - 1) || reached(k + 1) {
+                if nearBox(edgeSamples[k].point) || reached(k) || reached(k - 1) || reached(k + 1) {
                     samples.add(edgeSamples[k].point, edgeSamples[k].cost)
                 }
             }
