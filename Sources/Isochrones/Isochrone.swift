@@ -135,7 +135,9 @@ public struct IsochroneBuilder {
                 ys.append(p.1)
             }
             let length = cumulative[cumulative.count - 1]
-            let pieces = max(1, Int((length / spacing).rounded(.up)))
+            // At most 1,000 pieces: real edges of up to 500 resolutions (50 km at 100 m) are sampled as before, and a
+            // damaged graph's absurd edges cannot flood the triangulation with points on one line (quadratic in CGAL).
+            let pieces = min(1_000, max(1, Int((length / spacing).rounded(.up))))
             var segment = 1
             // Far outside the box only reached points and their unreached neighbours along the edge are kept: the
             // rest share no kept triangle with a reached point, and a damaged graph's edge thousands of kilometres
