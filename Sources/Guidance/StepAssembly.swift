@@ -524,13 +524,7 @@ struct StepAssembly {
     /// the circle fold into it, and a roundabout crossed like a turn is one step.
     mutating func handleRoundabouts() {
         // The kinds read in place: most legs pass no circle, and copying each step to learn so was most of this.
-        let kinds = steps.withUnsafeBufferPointer { s in
-            var kinds: [TurnKind] = []
-            kinds.reserveCapacity(s.count)
-            guard let base = s.baseAddress else { return kinds }
-            for i in 0..<s.count { kinds.append((base + i).pointee.kind) }
-            return kinds
-        }
+        let kinds = steps.withUnsafeBufferPointer { s in s.indices.map { s[$0].kind } }
         guard let firstRing = kinds.firstIndex(where: \.hasRingType) else { return }
         var onRing = !kinds[firstRing].entersRing
         // Which steps belong to a pass round a circle.

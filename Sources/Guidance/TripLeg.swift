@@ -182,7 +182,6 @@ enum RoadPriority {
         }
     }
 
-
     /// OSRM's road groups: motorway 0, trunk 1, primary to tertiary 2, residential and service 3, unclassified 4,
     /// bike 5, foot 6, else 7.
     static func group(_ p: Int) -> Int {

@@ -91,11 +91,10 @@ struct TurnAnalysis {
         self.instructions = instructions
     }
 
-    /// The instruction for each road, as OSRM's extractor assigns them, and where more than two roads meet the
-    /// obvious one (0 for none).
-    /// `arrivingClasses` and `arrivingMode`: the segment the route arrives on.
-    /// Appends the instructions to `instructions` (a leg's are one array), and returns the obvious road.
-    /// The junction through a pointer: read from its array and passed by value, it was copied whole.
+    /// Appends the instruction for each road, as OSRM's extractor assigns them, to `instructions` (a leg's are one
+    /// array), and returns the obvious road where more than two roads meet (0 for none). `arrivingClasses` and
+    /// `arrivingMode` are the segment the route arrives on. The junction comes through a pointer: read from its
+    /// array and passed by value, it was copied whole.
     static func analyse(_ junction: UnsafePointer<TripJunction>, arrivingClasses: ArcClasses, arrivingMode: StepMode,
                         appendingTo instructions: inout [TurnInstruction]) -> Int {
         let ring = junction.pointee.ring
