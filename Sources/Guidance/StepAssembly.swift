@@ -235,15 +235,7 @@ struct StepAssembly {
                 for i in 0..<count {
                     published[i] = distinct ? published[i] * 15 % 360 : Int(roads[i].bearing.rounded()) % 360
                 }
-                // `stableOrder`, in place.
-                for m in 0..<count {
-                    order[m] = m
-                    var k = m
-                    while k > 0 && published[order[k]] < published[order[k - 1]] {
-                        order.swapAt(k, k - 1)
-                        k -= 1
-                    }
-                }
+                stableOrder(into: order) { published[$0] < published[$1] }
                 return Intersection(
                     location: j.pointee.location, bearings: order.map { published[$0] },
                     entry: order.map { $0 == j.pointee.taken || roads[$0].entryAllowed },

@@ -152,15 +152,21 @@ public struct TripJunction: Sendable {
 /// `0..<count` in the order `less` gives, ties in index order: a stable insertion sort for the handful of roads
 /// at a junction (`sorted` allocated and went through its generic path for each junction).
 func stableOrder(_ count: Int, by less: (Int, Int) -> Bool) -> [Int] {
-    var order = Array(0..<count)
-    for m in order.indices.dropFirst() {
+    var order = [Int](repeating: 0, count: count)
+    order.withUnsafeMutableBufferPointer { stableOrder(into: $0, by: less) }
+    return order
+}
+
+/// `stableOrder` written into `order` (its count is the count ordered), for callers that keep it on the stack.
+@inline(__always) func stableOrder(into order: UnsafeMutableBufferPointer<Int>, by less: (Int, Int) -> Bool) {
+    for m in order.indices {
+        order[m] = m
         var k = m
         while k > 0 && less(order[k], order[k - 1]) {
             order.swapAt(k, k - 1)
             k -= 1
         }
     }
-    return order
 }
 
 /// OSRM's road priority classes (lower is more important); low-priority roads are `RoadClass.isLowPriority`.
