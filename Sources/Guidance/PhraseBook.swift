@@ -29,6 +29,11 @@ public struct PhraseBook: Sendable {
     private let instructions: [String: [String: [String: String]]]
     /// modes[mode][form]: a ferry or train step is worded by its mode.
     private let modes: [String: [String: String]]
+    /// The templates `compile` chooses among, looked up once at load: per maneuver type and modifier (the last
+    /// modifier slot is none), then per mode in `modeNames`, each `templatesPerTable` long by prefix and form. A
+    /// step's dictionary lookups by string were a fifth of its wording.
+    private let templates: [String?]
+    private let modeNames: [String]
 
     nonisolated(unsafe) private static var cache: [String: PhraseBook] = [:]
     private static let lock = NSLock()
@@ -57,7 +62,8 @@ public struct PhraseBook: Sendable {
             }
             var words: [String: [String: String]] = [:]
             for (key, value) in table where key != "modes" { if let section = value as? [String: String] { words[key] = section } }
-            let book = PhraseBook(language: candidate, words: words, instructions: instructions, modes: modes)
+            let book = PhraseBook(language: candidate, words: words, instructions: instructions, modes: modes,
+                                  templates: templateTable(instructions, modes), modeNames: Array(modes.keys))
             cache[language] = book
             return book
         }
@@ -204,27 +210,54 @@ public struct PhraseBook: Sendable {
 
     /// A step's forms of words, most particular first.
     private static let forms = ["waypoint", "stay", "exit_destination", "destination", "exit", "name", "default"]
+    /// Prefixes of a roundabout's or rotary's forms (none first): a step tries those that apply, in this order.
+    private static let prefixes = ["rotary_numbered", "rotary", "numbered", ""]
+    private static let templatesPerTable = prefixes.count * forms.count
+    private static let types = ManeuverType.allCases, modifiers = Modifier.allCases
+    private static let modifierSlots = modifiers.count + 1
+
+    private static func formTemplates(_ forms: [String: String]) -> [String?] {
+        prefixes.flatMap { prefix in
+            Self.forms.map { form in forms[prefix.isEmpty ? form : (form == "default" ? prefix : prefix + "_" + form)] }
+        }
+    }
+
+    /// `templates`: what `compile` read from the instruction table for each type and modifier, and for each mode.
+    private static func templateTable(_ instructions: [String: [String: [String: String]]],
+                                      _ modes: [String: [String: String]]) -> [String?] {
+        var table: [String?] = []
+        for type in types {
+            let variants = instructions[type.rawValue] ?? instructions["turn"] ?? [:]
+            for modifier in modifiers.map(\.rawValue) + ["default"] {
+                // Off the motorway on the side one drives on goes without saying.
+                let omitSide = type == .offRamp && modifier.contains("right")
+                table += formTemplates((omitSide ? nil : variants[modifier]) ?? variants["default"] ?? [:])
+            }
+        }
+        for forms in modes.values { table += formTemplates(forms) }
+        return table
+    }
 
     /// The words of one step, as osrm-text-instructions compiles them.
     func compile(_ step: UnsafePointer<GuidanceStep>) -> String {
         let m = step.pointee.maneuver
-        var type = m.type.rawValue
-        if instructions[type] == nil { type = "turn" }
-        let modifier = (m.type == .arrive ? step.pointee.arrivalSide : m.modifier)?.rawValue ?? "default"
-        let forms: [String: String]
-        if let byMode = modes[step.pointee.mode], m.type != .depart, m.type != .arrive {
-            forms = byMode
+        // The table for the step's mode, else for its type and modifier (an arrival's side is its modifier).
+        let tableStart: Int
+        if m.type != .depart, m.type != .arrive, let k = modeNames.firstIndex(of: step.pointee.mode) {
+            tableStart = (Self.types.count * Self.modifierSlots + k) * Self.templatesPerTable
         } else {
-            let variants = instructions[type] ?? [:]
-            // Off the motorway on the side one drives on goes without saying.
-            let omitSide = m.type == .offRamp && modifier.contains("right")
-            forms = (omitSide ? nil : variants[modifier]) ?? variants["default"] ?? [:]
+            let modifier = m.type == .arrive ? step.pointee.arrivalSide : m.modifier
+            let slot = modifier.flatMap { Self.modifiers.firstIndex(of: $0) } ?? Self.modifierSlots - 1
+            tableStart = (Self.types.firstIndex(of: m.type)! * Self.modifierSlots + slot) * Self.templatesPerTable
         }
-        var prefixes = [""]
+        // Which prefixes apply, by bit in `prefixes` order (the last, none, always).
+        var prefixes: UInt8 = 1 << 3
         if m.type == .roundabout || m.type == .rotary {
             let named = step.pointee.rotaryName != nil && m.type == .rotary
             let numbered = m.exit != nil
-            prefixes = (named && numbered ? ["rotary_numbered"] : []) + (named ? ["rotary"] : []) + (numbered ? ["numbered"] : []) + [""]
+            if named && numbered { prefixes |= 1 }
+            if named { prefixes |= 1 << 1 }
+            if numbered { prefixes |= 1 << 2 }
         }
         // Read in place: `first` copied the intersection with its arrays.
         let motorway = step.pointee.intersections.withUnsafeBufferPointer { !$0.isEmpty && $0[0].classes.contains(.motorway) }
@@ -240,10 +273,9 @@ public struct PhraseBook: Sendable {
         if !exit.isEmpty { wanted |= 1 << 4 }
         if !way.isEmpty && !step.pointee.staysOn { wanted |= 1 << 5 }
         var template = ""
-        search: for prefix in prefixes {
-            func key(_ k: String) -> String { prefix.isEmpty ? k : (k == "default" ? prefix : prefix + "_" + k) }
-            for (k, form) in Self.forms.enumerated() where wanted & (1 << k) != 0 {
-                if let t = forms[key(form)] { template = t; break search }
+        search: for p in 0..<Self.prefixes.count where prefixes & (1 << p) != 0 {
+            for k in 0..<Self.forms.count where wanted & (1 << k) != 0 {
+                if let t = templates[tableStart + p * Self.forms.count + k] { template = t; break search }
             }
         }
         // The step's values taken out first: a closure that read the step copied it whole.

@@ -40,6 +40,8 @@ extension RouteLeg {
     /// from the roads themselves, so it is the same whether or not steps were asked for.
     public var summary: String {
         var time: [String: (seconds: Double, first: Int)] = [:]
+        // Room for a long leg's roads at once: growing the table a few times was a fifth of the summary's work.
+        time.reserveCapacity(min(stretches.count, 64))
         // Runs of stretches along one road are summed without a hash per stretch, in the same order of additions.
         var run: (label: String, total: (seconds: Double, first: Int))?
         var runLabel = ""
