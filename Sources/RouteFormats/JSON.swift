@@ -32,7 +32,8 @@ public enum JSON: Equatable, Sendable {  // not indirect: arrays box the nesting
     /// The UTF-8 text, written straight into bytes (a route with steps is a few thousand values: appending to a
     /// String and formatting each number through `description` was a seventh of a route request).
     public func bytes() -> [UInt8] {
-        var out = JSONText(capacity: 4096)
+        // A route with steps is tens of kilobytes: room for one at once, not four doublings and their copies.
+        var out = JSONText(capacity: 64 * 1024)
         write(to: &out)
         return out.bytes()
     }
@@ -114,6 +115,13 @@ struct JSONText: ~Copyable {
         count += bytes.count
     }
 
+    /// Up to `n` bytes written straight through a pointer by `body`, which returns how many it wrote: one capacity
+    /// check for a run of bytes whose length is bounded in advance.
+    @inline(__always) mutating func append(atMost n: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        reserve(n)
+        count += body(base + count)
+    }
+
     /// Text as it is, unescaped (keys, literals, numbers' text).
     mutating func append(_ text: StaticString) {
         append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
@@ -151,12 +159,63 @@ struct JSONText: ~Copyable {
         append(raw: JSON.format(n))
     }
 
-    /// `value` in decimal, zero-padded to `width` digits (at most 20), written in place: its length from its
-    /// bit length, then two digits at a time from a table (a division per digit, twice, was a route's most
-    /// frequent loop).
+    /// What `append(number: JSON.rounded(value, decimals: decimals))` writes, from the rounded integer itself:
+    /// below 10⁹ that text is its digits with the point put back and the fraction's trailing zeros dropped. One
+    /// pass right to left, two digits at a time (rounding twice, dividing and writing the two parts separately
+    /// took some 300 instructions a number, and a route's steps have thousands).
+    mutating func append(number value: Double, decimals: Int) {
+        guard decimals >= 0 && decimals <= 6 else { append(number: JSON.rounded(value, decimals: decimals)); return }
+        let scale: Double
+        switch decimals {
+        case 0: scale = 1
+        case 1: scale = 10
+        case 2: scale = 100
+        case 3: scale = 1_000
+        case 4: scale = 10_000
+        case 5: scale = 100_000
+        default: scale = 1_000_000
+        }
+        let scaled = (value * scale).rounded()
+        let rounded = scaled / scale
+        guard rounded.isFinite && abs(rounded) < 1e9 else { append(number: rounded); return }
+        var m = UInt64(abs(scaled))  // below 10¹⁵
+        let negative = scaled < 0 && m != 0
+        // At least one digit before the point.
+        var digits = 1, limit: UInt64 = 10
+        while m >= limit { digits += 1; limit &*= 10 }
+        digits = max(digits, decimals + 1)
+        reserve(digits + 2)
+        var p = base + count
+        if negative { p.pointee = UInt8(ascii: "-"); p += 1 }
+        // The digits go to p[1...digits], zero-padded on the left; the whole part then moves left onto p[0...].
+        var i = digits
+        while i >= 2 {
+            let pair = Int(m % 100) * 2
+            m /= 100
+            p[i - 1] = Self.digitPairs.utf8Start[pair]
+            p[i] = Self.digitPairs.utf8Start[pair + 1]
+            i -= 2
+        }
+        if i == 1 { p[1] = UInt8(ascii: "0") + UInt8(m) }
+        let whole = digits - decimals
+        var fraction = decimals
+        while fraction > 0 && p[whole + fraction] == UInt8(ascii: "0") { fraction -= 1 }
+        for k in 0..<whole { p[k] = p[k + 1] }
+        var length = whole
+        if fraction > 0 {
+            p[whole] = UInt8(ascii: ".")
+            length += 1 + fraction
+        }
+        count = p - base + length
+    }
+
+    /// `value` in decimal, zero-padded to `width` digits (at most 20), written in place: its length counted up
+    /// (most values are a few digits; a table of powers cost a lazy global's check per call), then two digits at a
+    /// time from a table (a division per digit, twice, was a route's most frequent loop).
     mutating func append(digits value: UInt64, width: Int = 1) {
-        let estimate = ((64 - (value | 1).leadingZeroBitCount) * 1233) >> 12
-        let length = max(estimate + (value >= Self.powersOfTen[estimate] ? 1 : 0), 1, min(width, 20))
+        var digits = 1, limit: UInt64 = 10
+        while digits < 20 && value >= limit { digits += 1; limit &*= 10 }
+        let length = max(digits, min(width, 20))
         reserve(length)
         var v = value
         var k = count + length
@@ -182,7 +241,6 @@ struct JSONText: ~Copyable {
         count += length
     }
 
-    private static let powersOfTen: [UInt64] = (0..<20).map { (0..<$0).reduce(1) { p, _ in p * 10 } }
     private static let digitPairs: StaticString = """
         0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849\
         5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899
@@ -270,7 +328,7 @@ public struct JSONWriter: ~Copyable {
         text.append(digits: UInt64(value.magnitude))
     }
     /// Rounded as `JSON.number(_:decimals:)` rounds.
-    public mutating func number(_ value: Double, decimals: Int) { number(JSON.rounded(value, decimals: decimals)) }
+    public mutating func number(_ value: Double, decimals: Int) { separate(); text.append(number: value, decimals: decimals) }
     public mutating func bool(_ value: Bool) { separate(); text.append(value ? "true" : "false") }
 
     /// A line as an encoded polyline string.

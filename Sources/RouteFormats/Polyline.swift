@@ -19,22 +19,34 @@ public enum Polyline {
 
     private static func encode(_ coordinates: [Coordinate], precision: Int, forJSON: Bool, to output: inout JSONText) {
         let factor = precision == 6 ? 1e6 : 1e5
-        var previousLatitude = 0, previousLongitude = 0
-        for c in coordinates {
-            let latitude = Int((c.latitude * factor).rounded()), longitude = Int((c.longitude * factor).rounded())
-            append(latitude - previousLatitude, forJSON: forJSON, to: &output)
-            append(longitude - previousLongitude, forJSON: forJSON, to: &output)
-            previousLatitude = latitude
-            previousLongitude = longitude
+        // A value takes at most 13 characters (a 64-bit delta in 5-bit groups), doubled where a backslash is
+        // escaped: room for every point is made once, and the characters are written without a check each.
+        let perValue = forJSON ? 26 : 13
+        output.append(atMost: coordinates.count * 2 * perValue) { start in
+            var end = start
+            var previousLatitude = 0, previousLongitude = 0
+            coordinates.withUnsafeBufferPointer { points in
+                for k in points.indices {
+                    let latitude = Int((points[k].latitude * factor).rounded())
+                    let longitude = Int((points[k].longitude * factor).rounded())
+                    write(latitude &- previousLatitude, forJSON: forJSON, at: &end)
+                    write(longitude &- previousLongitude, forJSON: forJSON, at: &end)
+                    previousLatitude = latitude
+                    previousLongitude = longitude
+                }
+            }
+            return end - start
         }
     }
 
-    private static func append(_ delta: Int, forJSON: Bool, to output: inout JSONText) {
-        var value = delta < 0 ? ~(delta << 1) : delta << 1
+    @inline(__always)
+    private static func write(_ delta: Int, forJSON: Bool, at end: inout UnsafeMutablePointer<UInt8>) {
+        var value = UInt(bitPattern: delta < 0 ? ~(delta << 1) : delta << 1)
         while true {
-            let byte = UInt8(value >= 0x20 ? (0x20 | (value & 0x1f)) + 63 : value + 63)
-            if forJSON && byte == UInt8(ascii: "\\") { output.append(byte) }
-            output.append(byte)
+            let byte = UInt8(truncatingIfNeeded: value >= 0x20 ? (0x20 | (value & 0x1f)) + 63 : value + 63)
+            if forJSON && byte == UInt8(ascii: "\\") { end.pointee = byte; end += 1 }
+            end.pointee = byte
+            end += 1
             guard value >= 0x20 else { return }
             value >>= 5
         }

@@ -61,4 +61,25 @@ import Testing
             }
         }
     }
+
+    /// Rounding to a number of decimals while writing gives the text of the rounded number: coordinates, times and
+    /// distances of every size and sign, halves, values near 10⁹ and beyond, and what is not a number.
+    @Test func roundedNumbersAreWrittenAsTheRoundedValue() {
+        var generator = SystemRandomNumberGenerator()
+        var values: [Double] = [0, -0.0, 0.5, -0.5, 0.05, 0.15, 2.5, -2.5, 1e-7, -4e-7, 0.0000005, -0.0000005, 41.1491375,
+                                -8.6094875, 999_999_999.95, 999_999_999.9999996, 1e9, -1e9, 1e15, 1e20, .nan, .infinity,
+                                -.infinity, 0.1 + 0.2, 1234.5678]
+        values += (0..<3_000).map { k in
+            let magnitude = [1e-6, 1e-2, 1, 200, 1e5, 1e9][k % 6]
+            return Double.random(in: -magnitude...magnitude, using: &generator)
+        }
+        for x in values {
+            for decimals in [0, 1, 2, 5, 6, 7] {
+                var out = JSONWriter()
+                out.number(x, decimals: decimals)
+                #expect(String(decoding: out.bytes(), as: UTF8.self) == JSON.number(x, decimals: decimals).serialized(),
+                        "\(x) to \(decimals) decimals")
+            }
+        }
+    }
 }
