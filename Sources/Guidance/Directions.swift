@@ -84,7 +84,9 @@ public struct Directions: Sendable {
 
     static func steps(for trip: TripLeg, waypointNumber: Int?) -> [GuidanceStep] {
         guard !trip.segments.isEmpty else { return [] }
-        return StepAssembly.steps(for: trip).map { GuidanceStep(draft: $0, trip: trip, waypointNumber: waypointNumber) }
+        // The leg's points, not the leg: a closure that used the leg copied it for every step.
+        let coordinates = trip.coordinates
+        return StepAssembly.steps(for: trip).map { GuidanceStep(draft: $0, coordinates: coordinates, waypointNumber: waypointNumber) }
     }
 }
 
@@ -117,16 +119,17 @@ extension ManeuverType {
 }
 
 extension GuidanceStep {
-    init(draft: DraftStep, trip: TripLeg, waypointNumber: Int?) {
+    /// `coordinates`: the leg's, which the draft's `first...last` index.
+    init(draft: DraftStep, coordinates legCoordinates: [Coordinate], waypointNumber: Int?) {
         let type = ManeuverType(draft)
         let isWaypoint = type == .depart || type == .arrive
         let modifier: Modifier? = isWaypoint && draft.modifier == .uturn ? nil : draft.modifier
-        let location = trip.coordinates[type == .arrive ? draft.last : draft.first]
+        let location = legCoordinates[type == .arrive ? draft.last : draft.first]
         let maneuver = Maneuver(type: type, modifier: modifier, location: location,
                                 bearingBefore: type == .depart ? 0 : Int(draft.bearingBefore.rounded()) % 360,
                                 bearingAfter: type == .arrive ? 0 : Int(draft.bearingAfter.rounded()) % 360,
                                 exit: draft.exit > 0 ? draft.exit : nil)
-        let coordinates = type == .arrive ? [location, location] : Array(trip.coordinates[draft.first...draft.last])
+        let coordinates = type == .arrive ? [location, location] : Array(legCoordinates[draft.first...draft.last])
         self.init(maneuver: maneuver, name: draft.name, ref: draft.label.ref, mode: draft.mode.rawValue, distance: draft.distance,
                   duration: draft.duration, coordinates: coordinates, intersections: draft.intersections)
         pronunciation = draft.label.pronunciation

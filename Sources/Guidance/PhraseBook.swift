@@ -23,17 +23,34 @@ public enum GuidanceError: Error, CustomStringConvertible {
 /// OSRM's clients word it, with our own phrases where a maps app says more (lanes, "then", roundabout turns).
 public struct PhraseBook: Sendable {
     public let language: String
-    /// Flat sections (directions, ordinals, modifiers, sides, units, summary, lanes, counts): key → word or template.
-    private let words: [String: [String: String]]
-    /// instructions[type][modifier or "default"][form].
-    private let instructions: [String: [String: [String: String]]]
-    /// modes[mode][form]: a ferry or train step is worded by its mode.
-    private let modes: [String: [String: String]]
-    /// The templates `compile` chooses among, looked up once at load: per maneuver type and modifier (the last
-    /// modifier slot is none), then per mode in `modeNames`, each `templatesPerTable` long by prefix and form. A
-    /// step's dictionary lookups by string were a fifth of its wording.
-    private let templates: [String?]
-    private let modeNames: [String]
+    /// Shared by the book's copies: a book is copied with each step it words, and four tables were four
+    /// references retained and released each time.
+    private let tables: Tables
+
+    private final class Tables: Sendable {
+        /// Flat sections (directions, ordinals, modifiers, sides, units, summary, lanes, counts): key → word or
+        /// template.
+        let words: [String: [String: String]]
+        /// instructions[type][modifier or "default"][form].
+        let instructions: [String: [String: [String: String]]]
+        /// The templates `compile` chooses among, looked up once at load: per maneuver type and modifier (the last
+        /// modifier slot is none), then per mode in `modeNames`, each `templatesPerTable` long by prefix and form. A
+        /// step's dictionary lookups by string were a fifth of its wording.
+        let templates: [String?]
+        /// The modes worded as such (a ferry or a train step), from the file's `modes`.
+        let modeNames: [String]
+
+        init(words: [String: [String: String]], instructions: [String: [String: [String: String]]],
+             templates: [String?], modeNames: [String]) {
+            self.words = words
+            self.instructions = instructions
+            self.templates = templates
+            self.modeNames = modeNames
+        }
+    }
+
+    private var words: [String: [String: String]] { tables.words }
+    private var instructions: [String: [String: [String: String]]] { tables.instructions }
 
     nonisolated(unsafe) private static var cache: [String: PhraseBook] = [:]
     private static let lock = NSLock()
@@ -62,8 +79,9 @@ public struct PhraseBook: Sendable {
             }
             var words: [String: [String: String]] = [:]
             for (key, value) in table where key != "modes" { if let section = value as? [String: String] { words[key] = section } }
-            let book = PhraseBook(language: candidate, words: words, instructions: instructions, modes: modes,
-                                  templates: templateTable(instructions, modes), modeNames: Array(modes.keys))
+            let book = PhraseBook(language: candidate, tables: Tables(
+                words: words, instructions: instructions, templates: templateTable(instructions, modes),
+                modeNames: Array(modes.keys)))
             cache[language] = book
             return book
         }
@@ -243,7 +261,7 @@ public struct PhraseBook: Sendable {
         let m = step.pointee.maneuver
         // The table for the step's mode, else for its type and modifier (an arrival's side is its modifier).
         let tableStart: Int
-        if m.type != .depart, m.type != .arrive, let k = modeNames.firstIndex(of: step.pointee.mode) {
+        if m.type != .depart, m.type != .arrive, let k = tables.modeNames.firstIndex(of: step.pointee.mode) {
             tableStart = (Self.types.count * Self.modifierSlots + k) * Self.templatesPerTable
         } else {
             let modifier = m.type == .arrive ? step.pointee.arrivalSide : m.modifier
@@ -275,7 +293,7 @@ public struct PhraseBook: Sendable {
         var template = ""
         search: for p in 0..<Self.prefixes.count where prefixes & (1 << p) != 0 {
             for k in 0..<Self.forms.count where wanted & (1 << k) != 0 {
-                if let t = templates[tableStart + p * Self.forms.count + k] { template = t; break search }
+                if let t = tables.templates[tableStart + p * Self.forms.count + k] { template = t; break search }
             }
         }
         // The step's values taken out first: a closure that read the step copied it whole.
