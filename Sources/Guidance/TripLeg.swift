@@ -149,15 +149,9 @@ public struct TripJunction: Sendable {
     var enterable: [TripRoad] { roads.filter(\.entryAllowed) }
 }
 
-/// `0..<count` in the order `less` gives, ties in index order: a stable insertion sort for the handful of roads
-/// at a junction (`sorted` allocated and went through its generic path for each junction).
-func stableOrder(_ count: Int, by less: (Int, Int) -> Bool) -> [Int] {
-    var order = [Int](repeating: 0, count: count)
-    order.withUnsafeMutableBufferPointer { stableOrder(into: $0, by: less) }
-    return order
-}
-
-/// `stableOrder` written into `order` (its count is the count ordered), for callers that keep it on the stack.
+/// `0..<order.count` in the order `less` gives, ties in index order, written into `order` (on the caller's
+/// stack): a stable insertion sort for the handful of roads at a junction (`sorted` allocated and went through
+/// its generic path for each junction).
 @inline(__always) func stableOrder(into order: UnsafeMutableBufferPointer<Int>, by less: (Int, Int) -> Bool) {
     for m in order.indices {
         order[m] = m
@@ -686,36 +680,39 @@ extension TripJunction {
         guard roads.count(where: { $0.oneway && !$0.onRing }) >= 2 else { return }
         while merged {
             merged = false
-            let order = stableOrder(roads.count) { roads[$0].bearing < roads[$1].bearing }
-            for k in order.indices {
-                let i = order[k], j = order[(k + 1) % order.count]
-                // Read in place: copies of the two roads would retain their labels for every pair looked at.
-                guard roads[i].oneway && roads[j].oneway, roads[i].incomingOnly != roads[j].incomingOnly,
-                      !roads[i].onRing, !roads[j].onRing, roads[i].roadClass == roads[j].roadClass,
-                      roads[i].isLink == roads[j].isLink, roads[i].mode == roads[j].mode,
-                      TripRoad.identical(roads[i], roads[j]),
-                      Geo.deviation(roads[i].bearing, roads[j].bearing) < 95 else { continue }
-                let a = roads[i], b = roads[j]
-                let (outgoing, incoming) = a.incomingOnly ? (j, i) : (i, j)
-                // The route's own roads stay: only a road it neither arrived nor left on is dropped (arriving on
-                // one carriageway and leaving on the other is a U-turn, and keeps both).
-                guard incoming != taken, !(incoming == approach && outgoing == taken) else { continue }
-                let mean = Self.meanBearing(a.bearing, b.bearing)
-                roads[outgoing].bearing = mean
-                if incoming == approach {
-                    // Arriving on one carriageway: the road behind is the pair, at their mean bearing.
-                    roads[incoming].bearing = mean
-                    roads[incoming].entryAllowed = roads[outgoing].entryAllowed || roads[incoming].entryAllowed
-                    roads.remove(at: outgoing)
-                    if taken > outgoing { taken -= 1 }
-                    if approach > outgoing { approach -= 1 }
-                } else {
-                    roads.remove(at: incoming)
-                    if taken > incoming { taken -= 1 }
-                    if approach > incoming { approach -= 1 }
+            // The order on the stack: an array of it was an allocation at every junction with a oneway pair.
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: roads.count) { order in
+                stableOrder(into: order) { roads[$0].bearing < roads[$1].bearing }
+                for k in order.indices {
+                    let i = order[k], j = order[(k + 1) % order.count]
+                    // Read in place: copies of the two roads would retain their labels for every pair looked at.
+                    guard roads[i].oneway && roads[j].oneway, roads[i].incomingOnly != roads[j].incomingOnly,
+                          !roads[i].onRing, !roads[j].onRing, roads[i].roadClass == roads[j].roadClass,
+                          roads[i].isLink == roads[j].isLink, roads[i].mode == roads[j].mode,
+                          TripRoad.identical(roads[i], roads[j]),
+                          Geo.deviation(roads[i].bearing, roads[j].bearing) < 95 else { continue }
+                    let a = roads[i], b = roads[j]
+                    let (outgoing, incoming) = a.incomingOnly ? (j, i) : (i, j)
+                    // The route's own roads stay: only a road it neither arrived nor left on is dropped (arriving on
+                    // one carriageway and leaving on the other is a U-turn, and keeps both).
+                    guard incoming != taken, !(incoming == approach && outgoing == taken) else { continue }
+                    let mean = Self.meanBearing(a.bearing, b.bearing)
+                    roads[outgoing].bearing = mean
+                    if incoming == approach {
+                        // Arriving on one carriageway: the road behind is the pair, at their mean bearing.
+                        roads[incoming].bearing = mean
+                        roads[incoming].entryAllowed = roads[outgoing].entryAllowed || roads[incoming].entryAllowed
+                        roads.remove(at: outgoing)
+                        if taken > outgoing { taken -= 1 }
+                        if approach > outgoing { approach -= 1 }
+                    } else {
+                        roads.remove(at: incoming)
+                        if taken > incoming { taken -= 1 }
+                        if approach > incoming { approach -= 1 }
+                    }
+                    merged = true
+                    break
                 }
-                merged = true
-                break
             }
         }
     }
