@@ -603,6 +603,15 @@ struct TurnAnalysis {
         if via.isMotorway { handleFromMotorway() } else { handleFromRamp() }
     }
 
+    /// The first of the motorways straightest on (listing the candidates first was an array per junction).
+    func straightestMotorway() -> Int? {
+        var best: Int?
+        for i in 1..<size where roads[i].isMotorway && dev(roads[i].angle, 180) < 180 {
+            if best == nil || dev(roads[i].angle, 180) < dev(roads[best!].angle, 180) { best = i }
+        }
+        return best
+    }
+
     mutating func handleFromMotorway() {
         let continueAngle: Double
         if let i = (1..<size).first(where: { i in
@@ -610,9 +619,7 @@ struct TurnAnalysis {
             return r.entryAllowed && r.angle != 0 && !r.label.name.isEmpty && !announce(via, r) && r.isMotorway
         }) {
             continueAngle = roads[i].angle
-        } else if let i = (1..<size).filter({ roads[$0].isMotorway && dev(roads[$0].angle, 180) < 180 })
-            .min(by: { dev(roads[$0].angle, 180) < dev(roads[$1].angle, 180) })
-        {
+        } else if let i = straightestMotorway() {
             continueAngle = roads[i].angle
         } else {
             continueAngle = roads[0].angle
