@@ -117,12 +117,14 @@ public struct TripRoad: Sendable {
     var lowPriority: Bool { roadClass.isLowPriority }
 
     /// `RoadNames.requiresAnnouncement` between two roads' labels; one label object says no without a look.
-    static func announce(from a: TripRoad, to b: TripRoad) -> Bool {
+    /// Inlined, as the other small tests of roads are: a road read from a buffer and passed to a call was copied
+    /// to the stack first, a memcpy per argument.
+    @inline(__always) static func announce(from a: TripRoad, to b: TripRoad) -> Bool {
         a.labelKey != b.labelKey && RoadNames.requiresAnnouncement(from: a.label, to: b.label)
     }
 
     /// `RoadNames.identical` between two roads' labels.
-    static func identical(_ a: TripRoad, _ b: TripRoad) -> Bool {
+    @inline(__always) static func identical(_ a: TripRoad, _ b: TripRoad) -> Bool {
         a.labelKey == b.labelKey ? !a.label.isEmpty : RoadNames.identical(a.label, b.label)
     }
     var isMotorway: Bool { (roadClass == .motorway || roadClass == .trunk) && !isLink }

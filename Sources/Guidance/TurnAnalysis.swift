@@ -132,23 +132,23 @@ struct TurnAnalysis {
 
     func dev(_ a: Double, _ b: Double) -> Double { Geo.deviation(a, b) }
     func direction(_ i: Int) -> Modifier { i == 0 ? .uturn : Modifier(angle: roads[i].angle) }
-    func announce(_ a: TripRoad, _ b: TripRoad) -> Bool { TripRoad.announce(from: a, to: b) }
+    @inline(__always) func announce(_ a: TripRoad, _ b: TripRoad) -> Bool { TripRoad.announce(from: a, to: b) }
     var enterableCount: Int { roads.count(where: \.entryAllowed) }
 
     /// OSRM's `findBasicTurnType`: onto a ramp, on along the same name, or a turn.
-    func basicType(_ r: TripRoad) -> TurnKind {
+    @inline(__always) func basicType(_ r: TripRoad) -> TurnKind {
         if !via.isRamp && r.isRamp { return .onRamp }
         if !via.label.name.isEmpty && !r.label.name.isEmpty && !announce(via, r) { return .continueOn }
         return .turn
     }
 
-    func strictlyLess(_ a: TripRoad, _ b: TripRoad) -> Bool {
+    @inline(__always) func strictlyLess(_ a: TripRoad, _ b: TripRoad) -> Bool {
         if !a.lowPriority && b.lowPriority { return false }
         if a.lowPriority && !b.lowPriority { return true }
         return RoadPriority.group(a.priority) > RoadPriority.group(b.priority)
     }
 
-    func isLinkTo(_ link: TripRoad, _ road: TripRoad) -> Bool {
+    @inline(__always) func isLinkTo(_ link: TripRoad, _ road: TripRoad) -> Bool {
         guard link.isLink, !road.isLink, link.roadClass == road.roadClass else { return false }
         switch link.roadClass {
         case .motorway, .trunk, .primary, .secondary, .tertiary: return true
@@ -156,17 +156,17 @@ struct TurnAnalysis {
         }
     }
 
-    func sameClassification(_ a: TripRoad, _ b: TripRoad) -> Bool {
+    @inline(__always) func sameClassification(_ a: TripRoad, _ b: TripRoad) -> Bool {
         a.priority == b.priority && a.lowPriority == b.lowPriority
     }
 
-    func obviousByRoadClass(_ approach: TripRoad, _ candidate: TripRoad, _ compare: TripRoad) -> Bool {
+    @inline(__always) func obviousByRoadClass(_ approach: TripRoad, _ candidate: TripRoad, _ compare: TripRoad) -> Bool {
         let highPriority = 1.75 * Double(candidate.priority) < Double(compare.priority)
         return (highPriority && sameClassification(approach, candidate))
             || (!candidate.lowPriority && !approach.lowPriority && compare.lowPriority)
     }
 
-    func roadHasLowerClass(_ from: TripRoad, _ to: TripRoad, _ compare: TripRoad) -> Bool {
+    @inline(__always) func roadHasLowerClass(_ from: TripRoad, _ to: TripRoad, _ compare: TripRoad) -> Bool {
         (strictlyLess(compare, from) && strictlyLess(compare, to) && compare.laneCount > 0
             && compare.laneCount + 1 < from.laneCount)
             || (isLinkTo(compare, from) && isLinkTo(compare, to))
