@@ -19,11 +19,23 @@ public enum JSON: Equatable, Sendable {  // not indirect: arrays box the nesting
         .number(rounded(value, decimals: decimals))
     }
 
-    /// Exact powers of ten for the decimals the formats use (`pow` was a call per number).
-    private static let scales: [Double] = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000]
+    /// The exact power of ten for the decimals the formats use, 0 to 6 (`pow` was a call per number; a table of
+    /// them, a lazy global's check per number); nil for others.
+    @inline(__always) static func scale(decimals: Int) -> Double? {
+        switch decimals {
+        case 0: 1
+        case 1: 10
+        case 2: 100
+        case 3: 1_000
+        case 4: 10_000
+        case 5: 100_000
+        case 6: 1_000_000
+        default: nil
+        }
+    }
 
     static func rounded(_ value: Double, decimals: Int) -> Double {
-        let scale = decimals >= 0 && decimals < scales.count ? scales[decimals] : pow(10, Double(decimals))
+        let scale = scale(decimals: decimals) ?? pow(10, Double(decimals))
         return (value * scale).rounded() / scale
     }
 
@@ -139,22 +151,10 @@ struct JSONText: ~Copyable {
     mutating func append(number n: Double) {
         guard n.isFinite else { append("null"); return }
         let magnitude = abs(n)
-        if magnitude < 1e9 {
-            let scaled = (magnitude * 1_000_000).rounded()
-            if scaled / 1_000_000 == magnitude {
-                var units = UInt64(scaled)
-                if n < 0 && units != 0 { append(UInt8(ascii: "-")) }
-                var fraction = units % 1_000_000
-                units /= 1_000_000
-                append(digits: units)
-                if fraction != 0 {
-                    var decimals = 6
-                    while fraction % 10 == 0 { fraction /= 10; decimals -= 1 }
-                    append(UInt8(ascii: "."))
-                    append(digits: fraction, width: decimals)
-                }
-                return
-            }
+        if magnitude < 1e9 && (magnitude * 1_000_000).rounded() / 1_000_000 == magnitude {
+            // Six decimals hold it exactly: rounding to them changes nothing.
+            append(number: n, decimals: 6)
+            return
         }
         append(raw: JSON.format(n))
     }
@@ -164,17 +164,7 @@ struct JSONText: ~Copyable {
     /// pass right to left, two digits at a time (rounding twice, dividing and writing the two parts separately
     /// took some 300 instructions a number, and a route's steps have thousands).
     mutating func append(number value: Double, decimals: Int) {
-        guard decimals >= 0 && decimals <= 6 else { append(number: JSON.rounded(value, decimals: decimals)); return }
-        let scale: Double
-        switch decimals {
-        case 0: scale = 1
-        case 1: scale = 10
-        case 2: scale = 100
-        case 3: scale = 1_000
-        case 4: scale = 10_000
-        case 5: scale = 100_000
-        default: scale = 1_000_000
-        }
+        guard let scale = JSON.scale(decimals: decimals) else { append(number: JSON.rounded(value, decimals: decimals)); return }
         let scaled = (value * scale).rounded()
         let rounded = scaled / scale
         guard rounded.isFinite && abs(rounded) < 1e9 else { append(number: rounded); return }
