@@ -220,7 +220,9 @@ extension TripLeg {
         leg.stretches.withUnsafeBufferPointer { stretches in
             guard let first = stretches.baseAddress else { return }
             for k in stretches.indices { segments.append(reader.segment(first + k, language: language)) }
-            for k in 1..<max(1, stretches.count) { junctions.append(reader.junction(from: first + k - 1, to: first + k)) }
+            for k in 1..<max(1, stretches.count) {
+                junctions.append(reader.junction(from: first + k - 1, to: first + k, approachLanes: segments[k - 1].turnLanes))
+            }
         }
         // Connectors inside divided-road junctions, from the junctions at both of their ends. Only short pieces off
         // circles can be one: those are picked reading the segments in place, and only their junctions are copied
@@ -413,7 +415,10 @@ struct TripLegReader {
         return roads
     }
 
-    mutating func junction(from a: UnsafePointer<Stretch>, to b: UnsafePointer<Stretch>) -> TripJunction {
+    /// The junction between two stretches; `approachLanes`: the turn lanes of the first, as its segment read them.
+    mutating func junction(from a: UnsafePointer<Stretch>, to b: UnsafePointer<Stretch>, approachLanes: [[String]])
+        -> TripJunction
+    {
         let v = graph.arcHead[Int(a.pointee.arc)]
         let location = leg.coordinates[a.pointee.coordinates.upperBound]
         let allowed = Int(graph.transitionStart[Int(a.pointee.arc)])..<Int(graph.transitionStart[Int(a.pointee.arc) + 1])
@@ -421,15 +426,18 @@ struct TripLegReader {
         let (outEdge, outReversed) = graph.edge(ofArc: b.pointee.arc)
         var roads = roads(at: v, allowed: allowed)
         var approach = 0, taken = 0
-        for (i, road) in roads.enumerated() {
-            if road.edge == inEdge && road.atEnd != inReversed { approach = i }
-            if road.edge == outEdge && road.atEnd == outReversed { taken = i }
+        // Fields read in place: a road taken out by value is a copy of some hundred bytes.
+        roads.withUnsafeBufferPointer { roads in
+            for i in roads.indices {
+                if roads[i].edge == inEdge && roads[i].atEnd != inReversed { approach = i }
+                if roads[i].edge == outEdge && roads[i].atEnd == outReversed { taken = i }
+            }
         }
         // The road the route takes is open to it whatever the transition table's copies say.
         roads[taken].entryAllowed = true
         // Handed over, not shared: the junction's passes below would otherwise copy the array on first write.
         var junction = TripJunction(location: location, vertex: v, roads: consume roads, taken: taken, approachBearing: 0,
-                                    approachLanes: Lanes.parse(graph.turnLanes(ofArc: a.pointee.arc)))
+                                    approachLanes: approachLanes)
         junction.ring = ringKind(at: v)
         junction.mergeDividedRoads(approach: &approach)
         junction.order(approach: approach)

@@ -27,8 +27,8 @@ public enum Polyline {
             var previousLatitude = 0, previousLongitude = 0
             coordinates.withUnsafeBufferPointer { points in
                 for k in points.indices {
-                    let latitude = Int((points[k].latitude * factor).rounded())
-                    let longitude = Int((points[k].longitude * factor).rounded())
+                    let latitude = roundedToInt(points[k].latitude * factor)
+                    let longitude = roundedToInt(points[k].longitude * factor)
                     write(latitude &- previousLatitude, forJSON: forJSON, at: &end)
                     write(longitude &- previousLongitude, forJSON: forJSON, at: &end)
                     previousLatitude = latitude
@@ -37,6 +37,15 @@ public enum Polyline {
             }
             return end - start
         }
+    }
+
+    /// `Int(x.rounded())`, halves away from zero, without the C library's `round` (a call per value, as much as
+    /// the rest of the encoding): truncate, then step by the fraction, which `x - trunc(x)` gives exactly.
+    @inline(__always)
+    static func roundedToInt(_ x: Double) -> Int {
+        let whole = Int(x)
+        let fraction = x - Double(whole)
+        return fraction >= 0.5 ? whole + 1 : fraction <= -0.5 ? whole - 1 : whole
     }
 
     @inline(__always)

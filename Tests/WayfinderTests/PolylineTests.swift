@@ -82,4 +82,29 @@ import Testing
             }
         }
     }
+
+    /// The encoder rounds each scaled coordinate as `rounded()` does (halves away from zero), at both precisions:
+    /// halves, their neighbours one bit either side, and random points of every sign.
+    @Test func encodedCoordinatesAreRoundedHalfAwayFromZero() throws {
+        var generator = SystemRandomNumberGenerator()
+        for precision in [5, 6] {
+            let factor = precision == 6 ? 1e6 : 1e5
+            var values: [Double] = [0, -0.0, 89.99999, -179.999995]
+            for n in [0.0, 1, 2, 41, 4_114_913, -1, -2, -860_948, 17_999_999] {
+                let half = (n + (n < 0 ? -0.5 : 0.5)) / factor
+                values += [half, half.nextUp, half.nextDown]
+            }
+            values += (0..<2_000).map { _ in Double.random(in: -90...90, using: &generator) }
+            let points = stride(from: 0, to: values.count - 1, by: 1).map {
+                Coordinate(latitude: values[$0], longitude: values[$0 + 1])
+            }
+            let decoded = try #require(Polyline.decode(Polyline.encode(points, precision: precision), precision: precision))
+            #expect(decoded.count == points.count)
+            for (point, back) in zip(points, decoded) {
+                let expected = (Int((point.latitude * factor).rounded()), Int((point.longitude * factor).rounded()))
+                let got = (Int((back.latitude * factor).rounded()), Int((back.longitude * factor).rounded()))
+                #expect(got == expected, "\(point) at precision \(precision)")
+            }
+        }
+    }
 }
