@@ -94,7 +94,8 @@ enum BenchHTTPCommand {
         var distances: [Double] = [], steps: [Double] = []
         var failures = 0
         for pair in pairs {
-            let (status, body) = try client.get(variants[0].path(pair))
+            let (status, bytes) = try client.get(variants[0].path(pair))
+            let body = String(decoding: bytes, as: UTF8.self)
             if status == 200, body.contains("\"code\":\"Ok\"") {
                 routable.append(pair)
                 if let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
@@ -120,8 +121,9 @@ enum BenchHTTPCommand {
                 for pair in routable {
                     let path = variant.path(pair)
                     let start = DispatchTime.now()
-                    let (status, body) = try client.get(path)
+                    let (status, bytes) = try client.get(path)
                     times.append(BenchCommand.milliseconds(since: start))
+                    let body = String(decoding: bytes, as: UTF8.self)
                     if status != 200 || !body.hasPrefix("{\"code\":\"Ok\"") {
                         failures += 1
                         FileHandle.standardError.write(Data("unexpected answer \(status): \(body.prefix(200))\n".utf8))
@@ -164,16 +166,16 @@ enum BenchHTTPCommand {
     }
 }
 
-/// Sends a GET and returns the status and body.
+/// Sends a GET and returns the status and the body's bytes (decoding them is the caller's, after its clock stops).
 protocol RequestClient {
-    mutating func get(_ path: String) throws -> (Int, String)
+    mutating func get(_ path: String) throws -> (Int, [UInt8])
 }
 
 /// The server's request handler called directly: what an answer costs without the sockets.
 struct InProcessClient: RequestClient {
     let service: WayfinderService
 
-    func get(_ target: String) throws -> (Int, String) {
+    func get(_ target: String) throws -> (Int, [UInt8]) {
         let parts = target.split(separator: "?", maxSplits: 1)
         let pairs = parts.count < 2 ? [] : parts[1].split(separator: "&")
         let query = pairs.map { pair -> (key: String, value: String) in
@@ -181,15 +183,18 @@ struct InProcessClient: RequestClient {
             return (key: String(kv[0]), value: kv.count > 1 ? String(kv[1]) : "")
         }
         let response = service.handle(HTTPRequest(path: String(parts[0]), query: query, rawTarget: target))
-        return (response.status, String(decoding: response.body, as: UTF8.self))
+        return (response.status, response.body)
     }
 }
 
 /// A minimal HTTP/1.1 client over one keep-alive connection: GET, then read the head and `Content-Length` bytes.
+/// It reads into one buffer and parses the head byte by byte, so that what it measures is the server's answer
+/// and the socket, not the client's own string handling.
 struct HTTPClient: RequestClient {
     private let socket: Int32
     private let host: String
-    private var buffer: [UInt8] = []
+    /// Bytes received and not yet consumed.
+    private let buffer = ReceiveBuffer()
 
     init(host: String, port: UInt16) throws {
         self.host = host
@@ -209,7 +214,7 @@ struct HTTPClient: RequestClient {
     }
 
     /// Status and body.
-    mutating func get(_ path: String) throws -> (Int, String) {
+    mutating func get(_ path: String) throws -> (Int, [UInt8]) {
         let request = Array("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: keep-alive\r\n\r\n".utf8)
         var sent = 0
         while sent < request.count {
@@ -218,42 +223,96 @@ struct HTTPClient: RequestClient {
             sent += n
         }
         // Head, then the body by its length.
-        var headEnd: Int?
+        var headEnd = 0
         while true {
-            if let end = Self.find([13, 10, 13, 10], in: buffer) { headEnd = end; break }
+            if let end = buffer.headEnd() { headEnd = end; break }
             try receive()
         }
-        let head = String(decoding: buffer[..<headEnd!], as: UTF8.self)
-        let lines = head.split(separator: "\r\n")
-        guard let statusLine = lines.first, statusLine.split(separator: " ").count >= 2,
-              let status = Int(statusLine.split(separator: " ")[1]) else {
-            throw CommandError.badInput("malformed response head: \(head.prefix(200))")
+        let head = UnsafeBufferPointer(start: buffer.bytes, count: headEnd)
+        guard let (status, length) = Self.statusAndLength(head[...]) else {
+            throw CommandError.badInput("malformed response head: \(String(decoding: head.prefix(200), as: UTF8.self))")
         }
-        var length = 0
-        for line in lines.dropFirst() where line.lowercased().hasPrefix("content-length:") {
-            length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) ?? 0
-        }
-        let bodyStart = headEnd! + 4
+        let bodyStart = headEnd + 4
         while buffer.count < bodyStart + length { try receive() }
-        let body = String(decoding: buffer[bodyStart..<bodyStart + length], as: UTF8.self)
-        buffer.removeFirst(bodyStart + length)
+        let body = Array(UnsafeBufferPointer(start: buffer.bytes + bodyStart, count: length))
+        buffer.consume(bodyStart + length)
         return (status, body)
     }
 
-    private mutating func receive() throws {
+    /// Reads what has arrived straight into the buffer's spare room.
+    private func receive() throws {
         // Quick ACKs are not sticky on Linux: set again before every read, as the client does.
         var on: Int32 = 1
         setsockopt(socket, Int32(IPPROTO_TCP), TCP_QUICKACK, &on, socklen_t(MemoryLayout<Int32>.size))
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        let n = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+        let room = buffer.room(atLeast: 1 << 16)
+        let n = recv(socket, room.baseAddress, room.count, 0)
         guard n > 0 else { throw CommandError.badInput(n == 0 ? "the server closed the connection" : "recv: \(String(cString: strerror(errno)))") }
-        buffer.append(contentsOf: chunk[..<n])
+        buffer.count += n
     }
 
-    private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard haystack.count >= needle.count else { return nil }
-        for i in 0...(haystack.count - needle.count) where haystack[i] == needle[0] {
-            if Array(haystack[i..<i + needle.count]) == needle { return i }
+    /// The status code, and `Content-Length` (0 when absent), read from the head's bytes.
+    private static func statusAndLength(_ head: Slice<UnsafeBufferPointer<UInt8>>) -> (Int, Int)? {
+        let lines = head.split(separator: 10, omittingEmptySubsequences: true)
+        guard let statusLine = lines.first else { return nil }
+        let fields = statusLine.split(separator: 32)
+        guard fields.count >= 2, let status = number(fields[1]) else { return nil }
+        let name = Array("content-length:".utf8)
+        for line in lines.dropFirst() where line.count > name.count {
+            guard line.prefix(name.count).map({ $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }) == name else { continue }
+            return (status, number(line.dropFirst(name.count)) ?? 0)
+        }
+        return (status, 0)
+    }
+
+    /// Decimal digits, with the spaces and the carriage return around them ignored.
+    private static func number(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
+        var value = 0, digits = 0
+        for byte in bytes where byte != 32 && byte != 13 {
+            guard byte >= 48 && byte <= 57 else { return nil }
+            value = value * 10 + Int(byte - 48)
+            digits += 1
+        }
+        return digits > 0 ? value : nil
+    }
+}
+
+/// The client's received bytes: one block, read into in place (no zeroed chunk copied in per read).
+final class ReceiveBuffer {
+    private(set) var bytes: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    /// Bytes held, from `bytes`.
+    var count = 0
+
+    init() {
+        capacity = 1 << 20
+        bytes = .allocate(capacity: capacity)
+    }
+
+    deinit { bytes.deallocate() }
+
+    /// Room for at least `size` more bytes after the ones held.
+    func room(atLeast size: Int) -> UnsafeMutableBufferPointer<UInt8> {
+        if capacity - count < size {
+            capacity = max(2 * capacity, count + size)
+            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+            grown.update(from: bytes, count: count)
+            bytes.deallocate()
+            bytes = grown
+        }
+        return UnsafeMutableBufferPointer(start: bytes + count, count: capacity - count)
+    }
+
+    /// Drops the first `n` bytes (an answer read), keeping any that follow.
+    func consume(_ n: Int) {
+        (bytes).update(from: bytes + n, count: count - n)
+        count -= n
+    }
+
+    /// Where the head's closing blank line starts.
+    func headEnd() -> Int? {
+        guard count >= 4 else { return nil }
+        for i in 0...(count - 4) where bytes[i] == 13 && bytes[i + 1] == 10 && bytes[i + 2] == 13 && bytes[i + 3] == 10 {
+            return i
         }
         return nil
     }

@@ -299,4 +299,19 @@ import Testing
         #expect(r.stdout.contains("A*") && r.stdout.contains("Dijkstra") && r.stdout.contains("CH"))
         #expect(r.stdout.components(separatedBy: "same cost 20/20").count == 3, "A* and CH agree with Dijkstra")
     }
+
+    /// The HTTP benchmark starts its own server and reads every answer through its client (a wrong length or a
+    /// misread head would stall or fail it): all three variants report, and no answer is unexpected.
+    @Test func benchHTTPReadsEveryAnswer() throws {
+        for extra in [[], ["--in-process"]] {
+            let r = try Self.run(["bench-http", "--graph", Self.graph.1, "--pairs", "5", "--seed", "3", "--rounds", "1"] + extra)
+            #expect(r.status == 0, "\(extra): \(r.stdout) \(r.stderr)")
+            for variant in ["route steps=true&overview=full", "route steps=false&overview=false", "nearest"] {
+                let line = r.stdout.split(separator: "\n").first { $0.hasPrefix(variant + " ") } ?? ""
+                #expect(line.range(of: #"[1-5] requests +p50 [0-9.]+ ms +p95 [0-9.]+ ms"#, options: .regularExpression) != nil,
+                        "\(extra): \(variant): \(r.stdout)")
+            }
+            #expect(!r.stdout.contains("unexpected"), "\(r.stdout)")
+        }
+    }
 }
