@@ -47,12 +47,13 @@ struct DraftStep {
     var turnAngle: Double {
         // Read in place: a copy of the intersection would retain its arrays.
         guard let inIndex = intersections[0].inIndex, let out = intersections[0].outIndex else { return 180 }
-        return Geo.turnAngle(arriving: Double((intersections[0].bearings[inIndex] + 180) % 360),
-                             leaving: Double(intersections[0].bearings[out]))
+        return Geo.turnAngle(arriving: Double((intersections[0].roads[inIndex].bearing + 180) % 360),
+                             leaving: Double(intersections[0].roads[out].bearing))
     }
 
-    var allowedTurns: Int { intersections[0].entry.count(where: { $0 }) }
-    var noIntermediaryIntersections: Bool { intersections.dropFirst().allSatisfy { $0.bearings.count == 2 } }
+    // Through the stored array: a computed property of the intersection would copy it out of the list first.
+    var allowedTurns: Int { intersections[0].roads.count(where: \.entry) }
+    var noIntermediaryIntersections: Bool { intersections.dropFirst().allSatisfy { $0.roads.count == 2 } }
     var isShortAndUndisturbed: Bool { distance <= 30 && noIntermediaryIntersections }
 
     mutating func invalidate() {
@@ -176,8 +177,8 @@ struct StepAssembly {
         var current = draft(kind: .noTurn, modifier: .uturn, segment: 0)
         current.waypoint = .depart
         current.bearingAfter = departBearing
-        current.intersections = [Intersection(location: coordinates[0], bearings: [Int(departBearing.rounded()) % 360],
-                                              entry: [true], inIndex: nil, outIndex: 0, classes: trip.segments[0].classes)]
+        current.intersections = [Intersection(location: coordinates[0], onlyRoad: Int(departBearing.rounded()) % 360,
+                                              isApproach: false, classes: trip.segments[0].classes)]
         // The junctions and segments read in place (each was copied with its arrays and signs).
         let analyses = analyseJunctions()
         trip.junctions.withUnsafeBufferPointer { junctions in
@@ -212,8 +213,8 @@ struct StepAssembly {
         arrive.last = last
         arrive.isSegregated = false
         arrive.bearingBefore = arriveBearing
-        arrive.intersections = [Intersection(location: coordinates[last], bearings: [(Int(arriveBearing.rounded()) + 180) % 360],
-                                             entry: [true], inIndex: 0, outIndex: nil)]
+        arrive.intersections = [Intersection(location: coordinates[last], onlyRoad: (Int(arriveBearing.rounded()) + 180) % 360,
+                                             isApproach: true)]
         steps.append(arrive)
     }
 
@@ -223,7 +224,10 @@ struct StepAssembly {
         let count = j.pointee.roads.count
         // Worked out on the stack: a route has an intersection for every junction, and its published bearings and
         // their order were two more arrays each.
-        return withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * count) { scratch in
+        var inIndex: Int?
+        var outIndex: Int?
+        // The closures return the roads alone: an intersection returned through them was copied out of them.
+        let ordered: [IntersectionRoad] = withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * count) { scratch in
             // First each road's 15° bucket; then what is published: the buckets' bearings where they keep the roads
             // apart, else the rounded bearings.
             let published = UnsafeMutableBufferPointer(rebasing: scratch[..<count])
@@ -236,12 +240,13 @@ struct StepAssembly {
                     published[i] = distinct ? published[i] * 15 % 360 : Int(roads[i].bearing.rounded()) % 360
                 }
                 stableOrder(into: order) { published[$0] < published[$1] }
-                return Intersection(
-                    location: j.pointee.location, bearings: order.map { published[$0] },
-                    entry: order.map { $0 == j.pointee.taken || roads[$0].entryAllowed },
-                    inIndex: order.firstIndex(of: 0), outIndex: order.firstIndex(of: j.pointee.taken), lanes: lanes, classes: classes)
+                inIndex = order.firstIndex(of: 0)
+                outIndex = order.firstIndex(of: j.pointee.taken)
+                return order.map { IntersectionRoad(bearing: published[$0], entry: $0 == j.pointee.taken || roads[$0].entryAllowed) }
             }
         }
+        return Intersection(location: j.pointee.location, roads: ordered, inIndex: inIndex, outIndex: outIndex,
+                            lanes: lanes, classes: classes)
     }
 
     // MARK: Post-processing
@@ -380,12 +385,12 @@ struct StepAssembly {
 
     static func entryBearing(_ s: DraftStep) -> Double {
         guard let inIndex = s.intersections[0].inIndex else { return s.bearingBefore }
-        return Double((s.intersections[0].bearings[inIndex] + 180) % 360)
+        return Double((s.intersections[0].roads[inIndex].bearing + 180) % 360)
     }
 
     static func exitBearing(_ s: DraftStep) -> Double {
         guard let out = s.intersections[0].outIndex else { return s.bearingAfter }
-        return Double(s.intersections[0].bearings[out])
+        return Double(s.intersections[0].roads[out].bearing)
     }
 
     // MARK: Divided roads
@@ -450,12 +455,12 @@ struct StepAssembly {
     static func hasStraightestTurn(_ s: DraftStep) -> Bool {
         let i = s.intersections[0]
         guard let inIndex = i.inIndex, let out = i.outIndex else { return false }
-        let arriving = Double((i.bearings[inIndex] + 180) % 360)
-        let pathTurn = Geo.turnAngle(arriving: arriving, leaving: Double(i.bearings[out]))
+        let arriving = Double((i.roads[inIndex].bearing + 180) % 360)
+        let pathTurn = Geo.turnAngle(arriving: arriving, leaving: Double(i.roads[out].bearing))
         guard pathTurn >= 125 && pathTurn <= 235 else { return false }
         let pathDeviation = Geo.deviation(pathTurn, 180)
-        let others = i.bearings.indices.filter { $0 != inIndex && $0 != out && i.entry[$0] }
-            .map { Geo.deviation(Geo.turnAngle(arriving: arriving, leaving: Double(i.bearings[$0])), 180) }
+        let others = i.roads.indices.filter { $0 != inIndex && $0 != out && i.roads[$0].entry }
+            .map { Geo.deviation(Geo.turnAngle(arriving: arriving, leaving: Double(i.roads[$0].bearing)), 180) }
         guard let straightest = others.min() else { return true }
         return abs(pathDeviation - straightest) <= 10 || pathDeviation <= straightest
     }
@@ -477,9 +482,8 @@ struct StepAssembly {
             next.first = steps[0].first
             next.bearingBefore = 0
             let i = next.intersections[0]
-            let out = i.outIndex.map { i.bearings[$0] } ?? Int(next.bearingAfter.rounded()) % 360
-            next.intersections[0] = Intersection(location: i.location, bearings: [out], entry: [true], inIndex: nil, outIndex: 0,
-                                                 classes: i.classes)
+            let out = i.outIndex.map { i.roads[$0].bearing } ?? Int(next.bearingAfter.rounded()) % 360
+            next.intersections[0] = Intersection(location: i.location, onlyRoad: out, isApproach: false, classes: i.classes)
             steps[0] = next
             steps.remove(at: 1)
         }
@@ -503,8 +507,8 @@ struct StepAssembly {
             arrive.weight = 0
             arrive.bearingBefore = steps[n - 2].bearingBefore
             arrive.intersections[0] = Intersection(location: arrive.intersections[0].location,
-                                                   bearings: [(Int(arrive.bearingBefore.rounded()) + 180) % 360],
-                                                   entry: [true], inIndex: 0, outIndex: nil)
+                                                   onlyRoad: (Int(arrive.bearingBefore.rounded()) + 180) % 360,
+                                                   isApproach: true)
             steps.remove(at: n - 2)
             steps[steps.count - 1] = arrive
         }

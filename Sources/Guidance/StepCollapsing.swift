@@ -214,7 +214,7 @@ extension StepAssembly {
 
     static func doubleChoiceless(_ c: DraftStep, _ n: DraftStep) -> Bool {
         guard preconditions(c, n) else { return false }
-        return n.allowedTurns == 1 && c.intersections.count == 2 && c.intersections[1].entry.count(where: { $0 }) == 1
+        return n.allowedTurns == 1 && c.intersections.count == 2 && c.intersections[1].roads.count(where: \.entry) == 1
             && c.distance < 1.5 * Self.collapseDistance
     }
 
@@ -222,7 +222,7 @@ extension StepAssembly {
     mutating func handleSliproad(_ i: Int) {
         var next = nextTurn(after: i)
         // Traffic lights on the slip road are no junction.
-        while next < steps.count - 1, steps[next].kind == .suppressed, steps[next].intersections[0].bearings.count == 2,
+        while next < steps.count - 1, steps[next].kind == .suppressed, steps[next].intersections[0].roads.count == 2,
               steps[next].allowedTurns == 1
         {
             suppress(next, into: i)

@@ -67,14 +67,37 @@ public struct Lane: Sendable, Equatable {
 /// from the approach, which one the route came in on and goes out on, the lanes, and the classes of the road out.
 public struct Intersection: Sendable {
     public var location: Coordinate
-    public var bearings: [Int]
-    public var entry: [Bool]
+    /// The roads in order of bearing: one array, not a list of bearings and a list of entries (a route makes one
+    /// for every junction it passes).
+    public var roads: [IntersectionRoad]
     public var inIndex: Int?
     public var outIndex: Int?
     public var lanes: [Lane] = []
     public var classes: ArcClasses = []
-    /// How many roads meet there (for collapsing: an intersection of two roads is no choice).
-    var isChoiceless: Bool { entry.count(where: { $0 }) <= 1 }
+
+    /// OSRM's `bearings`: each road's bearing leaving the junction, degrees clockwise from north.
+    public var bearings: [Int] { roads.map(\.bearing) }
+    /// OSRM's `entry`: whether each road may be taken from the approach.
+    public var entry: [Bool] { roads.map(\.entry) }
+}
+
+extension Intersection {
+    /// A junction with one road: where a route departs or arrives, or a step that starts it over.
+    init(location: Coordinate, onlyRoad bearing: Int, isApproach: Bool, classes: ArcClasses = []) {
+        self.init(location: location, roads: [IntersectionRoad(bearing: bearing, entry: true)],
+                  inIndex: isApproach ? 0 : nil, outIndex: isApproach ? nil : 0, classes: classes)
+    }
+}
+
+/// One road at an intersection: its bearing leaving the junction and whether the route could turn into it.
+public struct IntersectionRoad: Sendable, Equatable {
+    public var bearing: Int
+    public var entry: Bool
+
+    public init(bearing: Int, entry: Bool) {
+        self.bearing = bearing
+        self.entry = entry
+    }
 }
 
 /// A second maneuver said together with a step's own.

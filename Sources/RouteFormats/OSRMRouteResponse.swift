@@ -176,11 +176,11 @@ public enum OSRMRouteResponse {
         if let inIndex = i.pointee.inIndex { out.key("in"); out.number(inIndex) }
         out.key("entry")
         out.beginArray()
-        for entry in i.pointee.entry { out.bool(entry) }
+        for road in i.pointee.roads { out.bool(road.entry) }
         out.endArray()
         out.key("bearings")
         out.beginArray()
-        for bearing in i.pointee.bearings { out.number(bearing) }
+        for road in i.pointee.roads { out.number(road.bearing) }
         out.endArray()
         out.key("location"); write(i.pointee.location, to: &out)
         // Written from the table of names (a list of them was made for every intersection).
