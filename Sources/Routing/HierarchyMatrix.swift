@@ -20,14 +20,15 @@ public struct HierarchyMatrix: @unchecked Sendable {
     private let bucketAtStart: [Bool]
     /// Targets by the arcs they lie on, for the cells within one arc.
     private let targetsOnArc: [UInt32: [(target: Int, endpoint: SearchEndpoint)]]
-    /// Over vertices: targets pinned to one direction of their road, whose cells the plain search gives.
-    private let pinnedTargets: [Int]
+    /// Targets whose cells the plain search gives: over vertices, those pinned to one direction of their road;
+    /// and those with a label too large for a bucket.
+    private let plainTargets: [Int]
     private let scratch: TableScratch
     private let excluded: UInt8
 
     /// 16 bytes, so a scan reads half as much: target-side labels fit 32 bits (weights and durations are
-    /// milliseconds of the part of a path above the target, clamped past 24 days; lengths in metres to the
-    /// centimetre as floats).
+    /// milliseconds of the part of a path above the target; lengths in metres to the centimetre as floats). A
+    /// label past 24 days is not put in a bucket: its target's cells come from a plain search instead.
     struct BucketEntry {
         var target: UInt32
         var weight: Int32, duration: Int32
@@ -52,8 +53,9 @@ public struct HierarchyMatrix: @unchecked Sendable {
         let overVertices = graph.hierarchyOverVertices
         // Each thread takes every k-th target and keeps its own entries; they are merged and sorted after.
         let workers = max(1, min(threads, targets.count / 16))
-        let parts = parallelMap(workers, threads: workers, pool: scratch.upward) { side, worker -> [Labelled] in
+        let parts = parallelMap(workers, threads: workers, pool: scratch.upward) { side, worker -> (entries: [Labelled], far: [Int]) in
             var entries: [Labelled] = []
+            var far: [Int] = []
             for j in stride(from: worker, to: targetEndpoints.count, by: workers) {
                 var starts: [UpwardSearch.Start] = []
                 for t in targetEndpoints[j] {
@@ -72,6 +74,10 @@ public struct HierarchyMatrix: @unchecked Sendable {
                     for copy in copies[t.arc] ?? [] { var s = start; s.node = graph.hierarchyNode(of: copy); starts.append(s) }
                 }
                 side.run(graph, starts: starts, upward: false, excluded: excluded) { node, label, atStart in
+                    guard Int64(Int32.min)...Int64(Int32.max) ~= label.weight, Int64(Int32.min)...Int64(Int32.max) ~= label.duration else {
+                        if far.last != j { far.append(j) }
+                        return
+                    }
                     // Over vertices, two starting labels meeting is a path from the source arc onto the target's.
                     entries.append(Labelled(node: node, atStart: atStart && !overVertices,
                                             entry: BucketEntry(target: UInt32(j), weight: Int32(clamping: label.weight),
@@ -79,9 +85,9 @@ public struct HierarchyMatrix: @unchecked Sendable {
                                                                length: Float(label.length))))
                 }
             }
-            return entries
+            return (entries, far)
         }
-        var entries = Array(parts.joined())
+        var entries = Array(parts.map(\.entries).joined())
         entries.sort { $0.node < $1.node || ($0.node == $1.node && $0.entry.target < $1.entry.target) }
         let nodes = graph.hierarchyNodeCount
         var starts = [UInt32](repeating: 0, count: nodes + 1)
@@ -91,7 +97,8 @@ public struct HierarchyMatrix: @unchecked Sendable {
         buckets = entries.map(\.entry)
         bucketAtStart = entries.map(\.atStart)
         targetsOnArc = graph.targetsByArc(targetEndpoints)
-        pinnedTargets = overVertices ? targetEndpoints.indices.filter { !graph.endpointsFree(targetEndpoints[$0], excluded: excluded) } : []
+        let pinned = overVertices ? targetEndpoints.indices.filter { !graph.endpointsFree(targetEndpoints[$0], excluded: excluded) } : []
+        plainTargets = Array(Set(pinned + parts.flatMap(\.far))).sorted()
     }
 
     private struct Labelled {
@@ -139,7 +146,7 @@ public struct HierarchyMatrix: @unchecked Sendable {
         // Cells the buckets cannot give: travel within one arc, a target behind the source on the same arc, and
         // over vertices, endpoints pinned to one direction (see `endpointsFree`).
         var needsPlainSearch = graph.hierarchyOverVertices && !graph.endpointsFree(sourceEndpoints, excluded: excluded)
-            ? Array(0..<n) : pinnedTargets
+            ? Array(0..<n) : plainTargets
         for s in sourceEndpoints {
             for (j, t) in targetsOnArc[s.arc] ?? [] {
                 if let cell = graph.cellWithinArc(from: s, to: t) {

@@ -139,7 +139,8 @@ public struct HierarchySearch {
                 }
             }
         }
-        guard best != Int64.max else { return nil }
+        // A leg past 2³² − 1 ms is not found, as in every search (see `SearchResult.cost`).
+        guard best < Int64(UInt32.max) else { return nil }
         if meeting == noIndex, let direct {
             return SearchResult(cost: direct.cost, path: [direct.arc], in: graph, settled: settled)
         }
@@ -168,9 +169,9 @@ public struct HierarchySearch {
             guard let arcs = arcs(through: nodes, graph, sources: sources, targets: targets, excluded: excluded) else {
                 return plain.shortestPath(in: graph, from: sources, to: targets, heuristic: NoHeuristic(), excluding: excluding)
             }
-            return SearchResult(cost: UInt32(clamping: best), path: arcs, in: graph, settled: settled)
+            return SearchResult(cost: UInt32(best), path: arcs, in: graph, settled: settled)
         }
-        return SearchResult(cost: UInt32(clamping: best), path: nodes, in: graph, settled: settled)
+        return SearchResult(cost: UInt32(best), path: nodes, in: graph, settled: settled)
     }
 
     /// A path of vertices as arcs, from the source arc whose start label the path began with to the target arc

@@ -28,7 +28,8 @@ public struct GreatCircleHeuristic: SearchHeuristic {
 
     public func estimate(fromVertex v: UInt32) -> UInt32 {
         let point = Coordinate(fixedLatitude: latitudes[Int(v)], fixedLongitude: longitudes[Int(v)])
-        return UInt32((Geo.distance(point, target) * millisecondsPerMetre).rounded(.down))
+        // Capped, not trapped, past 49 days: a smaller estimate is still a lower bound.
+        return UInt32(min((Geo.distance(point, target) * millisecondsPerMetre).rounded(.down), Double(UInt32.max - 1)))
     }
 }
 
@@ -48,7 +49,8 @@ public struct SearchEndpoint: Sendable {
 }
 
 public struct SearchResult: Sendable {
-    /// Milliseconds.
+    /// Milliseconds, below 2³² − 1 (49.7 days): every search drops a path that would cost more, so such a leg is
+    /// not found (`NoRoute`); totals over several legs are 64-bit (`Route.weight`).
     public var cost: UInt32
     /// The arcs travelled, first (source) to last (target); duplicated arcs already mapped to their originals.
     public var arcs: [UInt32]
@@ -116,13 +118,13 @@ public struct PathSearch {
                 distance[a] = s.cost
                 parent[a] = noIndex
                 estimate[a] = heuristic.estimate(fromVertex: arcHead[a])
-                heap.push(Int64(s.cost &+ estimate[a]), s.arc)
+                heap.push(Int64(s.cost) + Int64(estimate[a]), s.arc)
             }
             while let (key, arc) = heap.pop() {
                 if key >= Int64(best) { break }
                 let a = Int(arc)
                 let d = distance[a]
-                if Int64(d &+ estimate[a]) != key { continue }  // stale entry: the arc was reached more cheaply since
+                if Int64(d) + Int64(estimate[a]) != key { continue }  // stale entry: the arc was reached more cheaply since
                 settled += 1
                 // A request's CPU budget (the server's) ends a search that would run on.
                 if settled & 0x3FFF == 0 && WorkBudget.exceeded() { best = .max; break }
@@ -130,13 +132,17 @@ public struct PathSearch {
                     let b = next[i]
                     if classes[Int(b)] & excluded != 0 { continue }
                     let base = arcBase[Int(b)]
-                    let dt = d &+ turn[i]
+                    // A path past 2³² − 1 ms (49 days) is not a leg (see `SearchResult.cost`): it is dropped, never
+                    // wrapped round to a small cost.
+                    let (dt, turnOverflow) = d.addingReportingOverflow(turn[i])
+                    if turnOverflow { continue }
                     for t in targets where t.arc == base {
-                        let candidate = dt &+ t.cost
-                        if candidate < best { best = candidate; bestPredecessor = arc; bestTarget = b }
+                        let (candidate, overflow) = dt.addingReportingOverflow(t.cost)
+                        if !overflow && candidate < best { best = candidate; bestPredecessor = arc; bestTarget = b }
                     }
-                    var nd = dt &+ arcWeight[Int(b)]
-                    if let penalties, let extra = penalties[base] { nd &+= extra }
+                    var (nd, overflow) = dt.addingReportingOverflow(arcWeight[Int(b)])
+                    if let penalties, let extra = penalties[base], !overflow { (nd, overflow) = nd.addingReportingOverflow(extra) }
+                    if overflow || nd == .max { continue }
                     let bi = Int(b)
                     if reached.insertIfAbsent(bi) {
                         estimate[bi] = heuristic.estimate(fromVertex: arcHead[bi])
@@ -145,7 +151,7 @@ public struct PathSearch {
                     }
                     distance[bi] = nd
                     parent[bi] = arc
-                    heap.push(Int64(nd &+ estimate[bi]), b)
+                    heap.push(Int64(nd) + Int64(estimate[bi]), b)
                 }
             }
         }}}

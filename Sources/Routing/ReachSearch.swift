@@ -86,11 +86,13 @@ public struct ReachSearch {
             for i in Int(start[a])..<Int(start[a + 1]) {
                 let b = Int(next[i])
                 if classes[b] & excluded != 0 { continue }
-                let entry = d &+ metric.cost(ofTurn: turn[i])
+                // Past 2³² − 1 the arc is out of reach (every limit is far below): dropped, never wrapped round.
+                let (entry, overflow) = d.addingReportingOverflow(metric.cost(ofTurn: turn[i]))
+                if overflow { continue }
                 label(b)
                 if entry < atTail[b] { atTail[b] = entry }
-                let arrival = entry &+ metric.cost(ofArc: b, in: graph)
-                if arrival < atHead[b] {
+                let (arrival, arcOverflow) = entry.addingReportingOverflow(metric.cost(ofArc: b, in: graph))
+                if !arcOverflow && arrival < atHead[b] {
                     atHead[b] = arrival
                     heap.push(Int64(arrival), UInt32(b))
                 }

@@ -4,24 +4,25 @@ import RoadGraph
 /// (a sorted-insertion priority list of tuples, no heuristic, no early target bookkeeping beyond the definition).
 /// Tests and benchmarks compare every faster search with it.
 public enum ReferenceDijkstra {
-    /// Minimum cost in milliseconds from any source to any target, or nil if none is reachable.
+    /// Minimum cost in milliseconds from any source to any target, or nil if none is reachable or the cheapest
+    /// costs 2³² − 1 or more (a leg no search returns; see `SearchResult.cost`). Sums are 64-bit, so nothing wraps.
     /// With `excluding`, arcs of those classes are left out (the endpoints' own arcs must not have them).
     public static func cost(in graph: RoadGraph, from sources: [SearchEndpoint], to targets: [SearchEndpoint],
-                            excluding: ArcClasses = []) -> UInt32? {
-        var best: UInt32? = nil
-        func offer(_ c: UInt32) { if best == nil || c < best! { best = c } }
+                            excluding: ArcClasses = []) -> UInt64? {
+        var best: UInt64? = nil
+        func offer(_ c: UInt64) { if best == nil || c < best! { best = c } }
         for s in sources {
             for t in targets where t.arc == s.arc && t.fraction >= s.fraction {
                 // Travel within one arc: the target's cost-from-tail minus the source's already-travelled part.
-                offer(t.cost - (graph.arcWeight[Int(s.arc)] - s.cost))
+                offer(UInt64(t.cost) - (UInt64(graph.arcWeight[Int(s.arc)]) - UInt64(s.cost)))
             }
         }
-        var dist = [UInt32: UInt32]()
+        var dist = [UInt32: UInt64]()
         var done = Set<UInt32>()
         var queue = BinaryHeap()
-        for s in sources where dist[s.arc].map({ s.cost < $0 }) ?? true {
-            dist[s.arc] = s.cost
-            queue.insert((s.cost, s.arc))
+        for s in sources where dist[s.arc].map({ UInt64(s.cost) < $0 }) ?? true {
+            dist[s.arc] = UInt64(s.cost)
+            queue.insert((UInt64(s.cost), s.arc))
         }
         while let (d, arc) = queue.extractMin() {
             if let b = best, d >= b { break }
@@ -31,16 +32,16 @@ public enum ReferenceDijkstra {
             for i in range {
                 let nextArc = graph.transitionTargets[i]
                 if !graph.classes(ofArc: nextArc).intersection(excluding).isEmpty { continue }
-                let turned = d + graph.transitionWeight[i]
-                for t in targets where graph.arcBase[Int(nextArc)] == t.arc { offer(turned + t.cost) }
-                let nd = turned + graph.arcWeight[Int(nextArc)]
+                let turned = d + UInt64(graph.transitionWeight[i])
+                for t in targets where graph.arcBase[Int(nextArc)] == t.arc { offer(turned + UInt64(t.cost)) }
+                let nd = turned + UInt64(graph.arcWeight[Int(nextArc)])
                 if dist[nextArc].map({ nd < $0 }) ?? true {
                     dist[nextArc] = nd
                     queue.insert((nd, nextArc))
                 }
             }
         }
-        return best
+        return best.flatMap { $0 < UInt64(UInt32.max) ? $0 : nil }
     }
 
     /// The cheapest cost (ReachMetric: milliseconds of travel, or centimetres) from a snapped point to every vertex
@@ -51,15 +52,15 @@ public enum ReferenceDijkstra {
             metric == .duration ? graph.arcDuration[Int(a)]
                 : graph.arcCentimetres(Int(a))
         }
-        var dist = [UInt32: UInt32]()
+        var dist = [UInt32: UInt64]()
         var done = Set<UInt32>()
         var queue = BinaryHeap()
         for (arc, reversed) in graph.arcs(at: snap) {
             let f = snap.fraction(alongArcReversed: reversed)
             let c = arcCost(arc) - partialWeight(arcCost(arc), f)
-            if dist[arc].map({ c < $0 }) ?? true {
-                dist[arc] = c
-                queue.insert((c, arc))
+            if dist[arc].map({ UInt64(c) < $0 }) ?? true {
+                dist[arc] = UInt64(c)
+                queue.insert((UInt64(c), arc))
             }
         }
         var vertices = [UInt32: UInt32]()
@@ -68,10 +69,10 @@ public enum ReferenceDijkstra {
             if done.contains(arc) { continue }
             done.insert(arc)
             let head = graph.arcHead[Int(arc)]
-            vertices[head] = min(vertices[head] ?? .max, d)
+            vertices[head] = min(vertices[head] ?? .max, UInt32(d))  // d ≤ limit
             for i in Int(graph.transitionStart[Int(arc)])..<Int(graph.transitionStart[Int(arc) + 1]) {
                 let next = graph.transitionTargets[i]
-                let nd = d + (metric == .duration ? graph.transitionWeight[i] : 0) + arcCost(next)
+                let nd = d + UInt64(metric == .duration ? graph.transitionWeight[i] : 0) + UInt64(arcCost(next))
                 if dist[next].map({ nd < $0 }) ?? true {
                     dist[next] = nd
                     queue.insert((nd, next))
@@ -82,8 +83,8 @@ public enum ReferenceDijkstra {
     }
 
     struct BinaryHeap {
-        var items: [(UInt32, UInt32)] = []
-        mutating func insert(_ item: (UInt32, UInt32)) {
+        var items: [(UInt64, UInt32)] = []
+        mutating func insert(_ item: (UInt64, UInt32)) {
             items.append(item)
             var i = items.count - 1
             while i > 0, items[(i - 1) / 2].0 > items[i].0 {
@@ -91,7 +92,7 @@ public enum ReferenceDijkstra {
                 i = (i - 1) / 2
             }
         }
-        mutating func extractMin() -> (UInt32, UInt32)? {
+        mutating func extractMin() -> (UInt64, UInt32)? {
             guard !items.isEmpty else { return nil }
             items.swapAt(0, items.count - 1)
             let top = items.removeLast()

@@ -25,8 +25,9 @@ public struct Stretch: Sendable {
 public struct RouteLeg: Sendable {
     public var source: Snap
     public var target: Snap
-    /// What the search minimised (travel time with the profile's penalties), milliseconds: its exact cost.
-    public var weight: UInt32
+    /// What the search minimised (travel time with the profile's penalties), milliseconds: its exact cost. One
+    /// search's cost fits 32 bits; the leg is 64 so that a walk appended to it, and any total of legs, cannot wrap.
+    public var weight: UInt64
     public var distance: Double
     /// Seconds of travel, without the penalties.
     public var duration: Double
@@ -73,7 +74,7 @@ public struct Route: Sendable {
     public var waypoints: [Snap]
     public var distance: Double { legs.reduce(0) { $0 + $1.distance } }
     public var duration: Double { legs.reduce(0) { $0 + $1.duration } }
-    public var weight: UInt32 { legs.reduce(0) { $0 + $1.weight } }
+    public var weight: UInt64 { legs.reduce(0) { $0 + $1.weight } }
     /// The classes of the roads the route uses (tolls, motorways, ferries…), as a maps app's route summary says.
     public var classes: ArcClasses { legs.reduce([]) { $0.union($1.stretches.reduce([]) { $0.union($1.classes) }) } }
 
@@ -276,7 +277,7 @@ public struct Router {
     private func assembleLeg(_ result: SearchResult, source: Snap, target: Snap) -> RouteLeg {
         // The travelled part of each arc, with its exact share of the cost and of the time: the turn onto it,
         // then its part.
-        struct Piece { var arc: UInt32; var from: Double; var to: Double; var weight: UInt32; var duration: UInt32; var turn: UInt32 }
+        struct Piece { var arc: UInt32; var from: Double; var to: Double; var weight: UInt64; var duration: UInt64; var turn: UInt32 }
         var pieces: [Piece] = []
         let last = result.arcs.count - 1
         // Fractions are clamped so that a graph whose stored lengths disagree with its shapes (a damaged file
@@ -291,14 +292,14 @@ public struct Router {
             let to = i == last ? target.fraction(alongArcReversed: reversed) : 1
             let turn = result.turns[i]
             pieces.append(Piece(arc: arc, from: from, to: to,
-                                weight: part(graph.arcWeight[Int(arc)], from, to) + turn,
-                                duration: part(graph.arcDuration[Int(arc)], from, to) + turn, turn: turn))
+                                weight: UInt64(part(graph.arcWeight[Int(arc)], from, to)) + UInt64(turn),
+                                duration: UInt64(part(graph.arcDuration[Int(arc)], from, to)) + UInt64(turn), turn: turn))
         }
         // A point snapped exactly onto a junction leaves an empty piece of the neighbouring road: drop it (the time
         // of a turn onto a dropped last piece stays with the piece before).
         // (Coordinates are stored to 1e-7 degrees, so "exactly" means within a few centimetres.)
         func isEmpty(_ p: Piece) -> Bool {
-            p.weight == p.turn && (p.to - p.from) * Double(graph.edgeLength[graph.edge(ofArc: p.arc).edge]) < 0.05
+            p.weight == UInt64(p.turn) && (p.to - p.from) * Double(graph.edgeLength[graph.edge(ofArc: p.arc).edge]) < 0.05
         }
         if pieces.count > 1, isEmpty(pieces[0]) { pieces.removeFirst() }
         if pieces.count > 1, isEmpty(pieces[pieces.count - 1]) {

@@ -95,16 +95,24 @@ public struct TableSearch {
                 if graph.arcClasses[Int(b)] & excluded != 0 { continue }
                 let base = graph.arcBase[Int(b)]
                 let arcLength = Double(graph.edgeLength[graph.edge(ofArc: base).edge])
-                let turned = d &+ graph.transitionWeight[i], turnedTime = tt &+ graph.transitionWeight[i]
+                // A path past 2³² − 1 ms is no cell (see `SearchResult.cost`): dropped, never wrapped round.
+                let (turned, overflow) = d.addingReportingOverflow(graph.transitionWeight[i])
+                if overflow { continue }
+                let turnedTime = UInt32(clamping: UInt64(tt) + UInt64(graph.transitionWeight[i]))
                 if let onArc = targetsOnArc[base] {
-                    for (t, e) in onArc { offer(t, turned &+ e.cost, turnedTime &+ graph.targetDuration(e), l + arcLength * e.fraction) }
+                    for (t, e) in onArc {
+                        let (weight, overflow) = turned.addingReportingOverflow(e.cost)
+                        if overflow || weight == .max { continue }
+                        offer(t, weight, UInt32(clamping: UInt64(turnedTime) + UInt64(graph.targetDuration(e))), l + arcLength * e.fraction)
+                    }
                 }
-                let nd = turned &+ graph.arcWeight[Int(b)]
+                let (nd, arcOverflow) = turned.addingReportingOverflow(graph.arcWeight[Int(b)])
+                if arcOverflow || nd == .max { continue }
                 let bi = Int(b)
                 if reached.contains(bi) && nd >= cost[bi] { continue }
                 reached.insert(bi)
                 cost[bi] = nd
-                time[bi] = turnedTime &+ graph.arcDuration[Int(b)]
+                time[bi] = UInt32(clamping: UInt64(turnedTime) + UInt64(graph.arcDuration[Int(b)]))
                 length[bi] = l + arcLength
                 heap.push(Int64(nd), b)
             }

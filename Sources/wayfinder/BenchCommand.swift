@@ -66,10 +66,10 @@ enum BenchCommand {
         if !router.excluding.isEmpty { print("excluding \(router.excluding.names.joined(separator: ","))") }
         var algorithms: [SearchAlgorithm] = [.dijkstra, .astar]
         if graph.hasHierarchy { algorithms.append(.ch) }
-        var results: [SearchAlgorithm: (times: [Double], settled: [Int], costs: [UInt32?])] = [:]
+        var results: [SearchAlgorithm: (times: [Double], settled: [Int], costs: [UInt64?])] = [:]
         for algorithm in algorithms {
             let count = algorithm == .ch ? queries : baselineQueries
-            var times: [Double] = [], settled: [Int] = [], costs: [UInt32?] = []
+            var times: [Double] = [], settled: [Int] = [], costs: [UInt64?] = []
             for pair in pairs.prefix(count) {
                 let start = DispatchTime.now()
                 let route = try? router.route(pair, algorithm: algorithm)
