@@ -26,22 +26,28 @@ public final class Engine: @unchecked Sendable {
     var refusedIdentity: GraphIdentity?? = .none
     private var swappingNow = false
 
-    /// Loads the current generation of a graph directory: the graphs of `modes` (mapped and verified now) and the
-    /// place index (opened on first use).
-    public init(directory path: String, modes: [TravelMode] = TravelMode.allCases, limits: EngineLimits = EngineLimits())
-        throws
+    /// Graphs are read into memory of their own rather than mapped (see `MappedFile`), so that a file written in
+    /// place cannot change them under a request: what a long-running server wants.
+    let privateCopies: Bool
+
+    /// Loads the current generation of a graph directory: the graphs of `modes` (mapped, or with `privateCopies`
+    /// read, and verified now) and the place index (opened on first use).
+    public init(directory path: String, modes: [TravelMode] = TravelMode.allCases, limits: EngineLimits = EngineLimits(),
+                privateCopies: Bool = false) throws
     {
         let directory = GraphDirectory(path)
         self.directory = directory
         self.modes = modes
         self.limits = limits
+        self.privateCopies = privateCopies
         let identity = directory.identity(modes: modes)
-        loaded = try GraphSet.load(directory, modes: modes)
+        loaded = try GraphSet.load(directory, modes: modes, privateCopies: privateCopies)
         loadedIdentity = identity
     }
 
     public init(graphs: [TravelMode: RoadGraph], geocoder: Geocoder? = nil, limits: EngineLimits = EngineLimits()) {
         directory = nil
+        privateCopies = false
         modes = Array(graphs.keys)
         self.limits = limits
         loaded = GraphSet(generation: nil, graphs: graphs, geocoder: geocoder)
@@ -112,7 +118,7 @@ public final class GraphSet: @unchecked Sendable {
     }
 
     /// Maps the current generation's graphs. A generation replaced while it is being opened is opened again.
-    static func load(_ directory: GraphDirectory, modes: [TravelMode]) throws -> GraphSet {
+    static func load(_ directory: GraphDirectory, modes: [TravelMode], privateCopies: Bool) throws -> GraphSet {
         var attempt = 0
         while true {
             let generation = try directory.current()
@@ -123,7 +129,7 @@ public final class GraphSet: @unchecked Sendable {
                     guard FileManager.default.fileExists(atPath: path) else {
                         throw GraphDirectoryError.noGraph(directory.path)
                     }
-                    graphs[mode] = try RoadGraph(contentsOf: path)
+                    graphs[mode] = try RoadGraph(contentsOf: path, privateCopy: privateCopies)
                 }
                 return GraphSet(generation: generation, graphs: graphs, geocoder: nil)
             } catch {

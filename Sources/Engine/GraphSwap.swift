@@ -25,7 +25,7 @@ extension Engine {
             isSwapping = true
             defer { isSwapping = false }
             do {
-                let set = try GraphSet.load(directory, modes: modes)
+                let set = try GraphSet.load(directory, modes: modes, privateCopies: privateCopies)
                 // Opened now, while its file is certainly there: the next import removes this generation's files,
                 // and an open index keeps working on a removed file.
                 _ = set.hasPlaceIndex

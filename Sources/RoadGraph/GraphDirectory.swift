@@ -49,13 +49,18 @@ public struct GraphDirectory: Sendable {
     }
 
     /// Which files the current generation's graphs are: nil when there is no graph. An import's rename of `current`,
-    /// a symlinked directory pointed elsewhere, or graph files replaced in place all change it.
+    /// a symlinked directory pointed elsewhere, or any mode's file replaced, overwritten or truncated in place all
+    /// change it.
     public func identity(modes: [TravelMode]) -> GraphIdentity? {
-        guard let generation = try? current(), let mode = modes.first else { return nil }
-        var status = stat()
-        guard stat(generation.graphPath(for: mode), &status) == 0 else { return nil }
-        return GraphIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino),
-                             modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec))
+        guard let generation = try? current(), !modes.isEmpty else { return nil }
+        var files: [GraphIdentity.File] = []
+        for mode in modes {
+            var status = stat()
+            guard stat(generation.graphPath(for: mode), &status) == 0 else { return nil }
+            files.append(GraphIdentity.File(device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int64(status.st_size),
+                                            modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)))
+        }
+        return GraphIdentity(files: files)
     }
 
     static func isGenerationName(_ name: String) -> Bool {
@@ -70,11 +75,16 @@ public struct GraphDirectory: Sendable {
     }
 }
 
-/// A graph file as the file system knows it: a new import is a new file, whatever its name.
+/// The graph files as the file system knows them: a new import is a new file, whatever its name, and a file
+/// written in place has a new size or time.
 public struct GraphIdentity: Equatable, Sendable {
-    public var device: UInt64
-    public var inode: UInt64
-    public var modified: Int64
+    public struct File: Equatable, Sendable {
+        public var device: UInt64
+        public var inode: UInt64
+        public var size: Int64
+        public var modified: Int64
+    }
+    public var files: [File]
 }
 
 /// One complete import inside a graph directory.

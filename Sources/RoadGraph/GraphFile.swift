@@ -134,7 +134,11 @@ public final class MappedFile: @unchecked Sendable {
     public let base: UnsafeRawPointer
     public let size: Int
 
-    public init(path: String) throws {
+    /// Maps the file, or with `privateCopy` reads it into memory of its own. A mapping shares the file's pages, so
+    /// the file overwritten or truncated in place (`cp new.wfgraph generation-1/`) changes or removes them under
+    /// the searches: a trap, or SIGBUS. A long-running server takes the copy; the checksum pass reads every byte at
+    /// load anyway, so it costs one copy of the bytes, and the page cache is let go after.
+    public init(path: String, privateCopy: Bool = false) throws {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw GraphFileError.cannotOpen(path) }
         defer { close(fd) }
@@ -142,10 +146,29 @@ public final class MappedFile: @unchecked Sendable {
         guard fstat(fd, &info) == 0 else { throw GraphFileError.cannotOpen(path) }
         size = Int(info.st_size)
         guard size >= GraphFormat.headerSize else { throw GraphFileError.notAGraph(path) }
-        guard let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else {
-            throw GraphFileError.cannotOpen(path)
+        guard privateCopy else {
+            guard let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else {
+                throw GraphFileError.cannotOpen(path)
+            }
+            base = UnsafeRawPointer(mapped)
+            return
         }
-        base = UnsafeRawPointer(mapped)
+        guard let memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), memory != MAP_FAILED
+        else { throw GraphFileError.cannotOpen("memory for \(path)") }
+        var done = 0
+        while done < size {
+            let n = pread(fd, memory + done, min(size - done, 1 << 26), off_t(done))
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                munmap(memory, size)
+                // Shorter than a moment ago: it is being written; the watch tries again when it changes.
+                throw GraphFileError.corrupt("\(path) shrank while it was read: it is being written")
+            }
+            done += n
+        }
+        mprotect(memory, size, PROT_READ)
+        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)
+        base = UnsafeRawPointer(memory)
     }
 
     /// A copy of `bytes` in memory of its own, mapped like a file (what the fuzzer loads: no file per input).
@@ -181,8 +204,9 @@ struct GraphFileSections {
 
 extension RoadGraph {
     /// Maps a graph file. Throws for anything that is not a complete graph of this format version.
-    public init(contentsOf path: String) throws {
-        try self.init(mapping: try MappedFile(path: path), path: path)
+    /// `privateCopy`: see `MappedFile.init(path:privateCopy:)`.
+    public init(contentsOf path: String, privateCopy: Bool = false) throws {
+        try self.init(mapping: try MappedFile(path: path, privateCopy: privateCopy), path: path)
     }
 
     /// A graph whose file is already mapped; `path` names it in errors.

@@ -139,12 +139,14 @@ extension EngineLimits {
 
 /// The engine over `--graph <dir>`, with the graphs of `modes` loaded (and verified) now and the place index on
 /// first use; every failure becomes a one-line message.
-func openEngine(_ args: Arguments, modes: [TravelMode] = TravelMode.allCases, limits: EngineLimits? = nil) throws -> Engine {
+func openEngine(_ args: Arguments, modes: [TravelMode] = TravelMode.allCases, limits: EngineLimits? = nil,
+                privateCopies: Bool = false) throws -> Engine {
     guard let directory = args["--graph"] else {
         throw CommandError.usage("--graph is required (a directory made by wayfinder import)")
     }
     do {
-        return try Engine(directory: directory, modes: modes, limits: limits ?? EngineLimits.commandLine.configured(by: args))
+        return try Engine(directory: directory, modes: modes, limits: limits ?? EngineLimits.commandLine.configured(by: args),
+                          privateCopies: privateCopies)
     } catch let error as CommandError {
         throw error
     } catch {

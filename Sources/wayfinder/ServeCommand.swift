@@ -106,7 +106,8 @@ enum ServeCommand {
         // Listening already, so probes see 503 rather than a refused connection while the graphs are verified.
         let engine: Engine
         do {
-            engine = try openEngine(args, limits: limits)
+            // Copies, not mappings: an operator's `cp` over a served file must not pull pages from under a search.
+            engine = try openEngine(args, limits: limits, privateCopies: true)
         } catch {
             server.stop(grace: 0)
             throw error

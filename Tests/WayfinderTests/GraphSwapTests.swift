@@ -136,6 +136,61 @@ import Testing
         #expect(server.stderr.components(separatedBy: "refusing the new graph").count == 2, "\(server.stderr)")
     }
 
+    /// An operator's `cp` over a served graph file, a truncation and a replacement, under load (issue 27): the server
+    /// keeps running and answering. It used to trap (SegmentGrid) or die of SIGBUS, its pages changed or gone.
+    @Test func graphFilesWrittenInPlaceUnderLoadDoNotStopTheServer() throws {
+        let directory = try TemporaryDirectory()
+        let (a, b, url) = try Self.maps(in: directory.path)
+        let graph = directory.path + "/g", other = directory.path + "/other"
+        try Self.importGraph(a, graph)
+        try Self.importGraph(b, other)
+        let server = try ServerTests.Server(extra: ["--watch", "0.2"], graph: graph, quiet: false)
+        defer { _ = server.stop() }
+        let routeURL = url(server.base)
+        let served = try graphFile(graph, .driving)
+        let replacement = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try graphFile(other, .driving))))
+
+        let stopLoad = Locked(false), answered = Locked(0), failed = Locked(0)
+        let group = startClients(2) { _ in
+            let deadline = Date().addingTimeInterval(60)
+            for _ in 0..<20_000 where !stopLoad.value && Date() < deadline {
+                switch Self.routeDistance(routeURL) {
+                case .success: answered.mutate { $0 += 1 }
+                case .failure: failed.mutate { $0 += 1 }
+                }
+            }
+        }
+        func settle() { let start = answered.value; _ = Self.wait(10) { answered.value >= start + 20 } }
+        _ = Self.wait(20) { answered.value >= 20 }
+        // `cp other.wfgraph served.wfgraph`: the same inode truncated, then written in pieces.
+        let fd = open(served, O_WRONLY | O_TRUNC)
+        #expect(fd >= 0)
+        for start in stride(from: 0, to: replacement.count, by: 4096) {
+            _ = replacement[start..<min(start + 4096, replacement.count)].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if start % (16 * 4096) == 0 { usleep(10_000) }
+        }
+        close(fd)
+        settle()
+        // Truncated to half, then to nothing.
+        #expect(truncate(served, off_t(replacement.count / 2)) == 0)
+        settle()
+        #expect(truncate(served, 0) == 0)
+        settle()
+        // Replaced by another file under the same name.
+        try Data(replacement).write(to: URL(fileURLWithPath: served + ".new"))
+        #expect(rename(served + ".new", served) == 0)
+        settle()
+        stopLoad.mutate { $0 = true }
+        group.wait()
+
+        #expect(kill(server.pid, 0) == 0, "the server is still running: \(server.stderr)")
+        #expect(answered.value > 100, "\(answered.value) answered, \(failed.value) failed")
+        #expect(try Self.health(server).status == 200)
+        #expect(server.stderr.contains("refusing the new graph"), "the truncated file was refused: \(server.stderr)")
+        // The last file is a whole graph (B's driving graph beside A's walking one): it is served.
+        #expect(Self.wait(10) { abs(((try? Self.routeDistance(routeURL).get()) ?? 0) - 170) < 5 }, "\(server.stderr)")
+    }
+
     @Test func hangupSwapsWhenWatchingIsOff() throws {
         let directory = try TemporaryDirectory()
         let (a, b, url) = try Self.maps(in: directory.path)
