@@ -27,7 +27,7 @@ enum FuzzTarget: String, CaseIterable {
     case graph
     /// OSM XML: read and built into both modes' graphs.
     case osmxml
-    /// GPX tracks, as `wayfinder match` reads them.
+    /// GPX tracks with their times, as `wayfinder match` reads them, and the time parser alone.
     case gpx
 
     func run(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -77,6 +77,8 @@ enum FuzzTarget: String, CaseIterable {
             _ = try? GraphImporter.buildInMemory(osmXML: Array(bytes))
         case .gpx:
             _ = try? GPXTrace.read(Data(bytes))
+            _ = try? GPXTrace.read(Data(bytes), maxPoints: 2)  // the limit met while reading
+            _ = GPXTrace.seconds(String(decoding: bytes.prefix(64), as: UTF8.self))
         }
     }
 

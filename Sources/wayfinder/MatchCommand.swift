@@ -34,7 +34,8 @@ enum MatchCommand {
         guard args.positional.count == 1 else { throw CommandError.usage("match needs one trace file (GPX or CSV)") }
         let path = args.positional[0]
         guard let data = FileManager.default.contents(atPath: path) else { throw CommandError.badInput("cannot read \(path)") }
-        let points = try readTrace(data, name: path)
+        let limits = try EngineLimits.commandLine.configured(by: args)
+        let points = try readTrace(data, name: path, maxPoints: limits.maxTracePoints)
         var query = MatchQuery(mode: mode, points: points.map(\.coordinate))
         if points.allSatisfy({ $0.time != nil }) { query.timestamps = points.map { $0.time! } }
         else if points.contains(where: { $0.time != nil }) {
@@ -52,7 +53,7 @@ enum MatchCommand {
         query.tidy = args.has("--tidy")
         query.excluding = try RouteCommand.exclusion(args)
         query.directions = DirectionsOptions(language: args["--language"] ?? "en", units: try args.choice("--units", default: .metric))
-        let engine = try openEngine(args, modes: [mode])
+        let engine = try openEngine(args, modes: [mode], limits: limits)
         let answer: MatchAnswer
         do { answer = try engine.match(query) } catch let error as EngineError {
             if format == "json" { print(OSRMRouteResponse.error(code: error.code, message: error.message).serialized()) }
@@ -101,15 +102,18 @@ enum MatchCommand {
     }
 
     /// A GPX file, or CSV lines of lat,lon[,seconds].
-    static func readTrace(_ data: Data, name: String) throws -> [GPXTrace.Point] {
-        let text = String(decoding: data.prefix(4096), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.hasPrefix("<") {
-            do { return try GPXTrace.read(data) } catch { throw CommandError.badInput("\(name): \(error)") }
+    /// At most `maxPoints`: a GPX file is refused as its reader meets one too many, not after it is all read.
+    static func readTrace(_ data: Data, name: String, maxPoints: Int = .max) throws -> [GPXTrace.Point] {
+        if GPXTrace.looksLikeXML(data) {
+            do { return try GPXTrace.read(data, maxPoints: maxPoints) } catch { throw CommandError.badInput("\(name): \(error)") }
         }
         var points: [GPXTrace.Point] = []
         for (n, line) in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty || trimmed.hasPrefix("#") || (n == 0 && trimmed.lowercased().hasPrefix("lat")) { continue }
+            guard points.count < maxPoints else {
+                throw CommandError.badInput("\(name): more than \(maxPoints) points (--max-trace-points)")
+            }
             let fields = trimmed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             guard fields.count >= 2, let c = try? parseCoordinate(fields[0] + "," + fields[1]) else {
                 throw CommandError.badInput("\(name) line \(n + 1): expected lat,lon[,seconds]")

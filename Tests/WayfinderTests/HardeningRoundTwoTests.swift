@@ -3,6 +3,7 @@ import Foundation
 import GraphImport
 import HTTPService
 import RoadGraph
+import RouteFormats
 import Routing
 import Testing
 
@@ -67,5 +68,73 @@ import Testing
         let weight = try #require(answer["weight"] as? Double)
         #expect(weight > Double(UInt32.max) / 1000)
         #expect(abs(weight - Double(route.weight) / 1000) < 0.2)
+    }
+
+    // MARK: Traces
+
+    /// A GPX file is refused at its limit while it is read: past the limit this one is not even XML, and the error
+    /// is the limit's, not the parser's. (A 150,000-point trace took 26 s to be refused.)
+    @Test func gpxPointsAreCountedWhileReading() throws {
+        var text = "<?xml version=\"1.0\"?><gpx><trk><trkseg>"
+        for k in 0..<11 { text += "<trkpt lat=\"60.1\(k)\" lon=\"24.9\"><time>2024-05-01T12:00:0\(k % 10)Z</time></trkpt>" }
+        text += "<trkpt lat=<<<"
+        #expect(throws: GPXTrace.Failure.self) { try GPXTrace.read(Data(text.utf8), maxPoints: 10) }
+        do { _ = try GPXTrace.read(Data(text.utf8), maxPoints: 10) } catch {
+            #expect("\(error)".contains("more than 10 track points"), "\(error)")
+        }
+        // Waypoints over the limit count only when there is no track.
+        let waypoints = "<gpx>" + String(repeating: "<wpt lat=\"1\" lon=\"2\"/>", count: 5)
+        #expect(try GPXTrace.read(Data((waypoints + "<trk><trkseg><trkpt lat=\"3\" lon=\"4\"/></trkseg></trk></gpx>").utf8), maxPoints: 3).count == 1)
+        #expect(throws: GPXTrace.Failure.self) { try GPXTrace.read(Data((waypoints + "</gpx>").utf8), maxPoints: 3) }
+    }
+
+    /// GPX times are read by a small parser, checked against Foundation's on random times in every form GPX uses.
+    @Test func gpxTimesAgreeWithFoundation() throws {
+        var random = SplitMix64(seed: 27)
+        let plain = ISO8601DateFormatter()
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        for _ in 0..<2_000 {
+            let instant = Double(random.next() % 4_000_000_000) - 500_000_000
+            let date = Date(timeIntervalSince1970: instant)
+            let zoned = ISO8601DateFormatter()
+            zoned.timeZone = TimeZone(secondsFromGMT: (Int(random.next() % 49) - 24) * 1800)!
+            for (text, formatter) in [(plain.string(from: date), plain), (zoned.string(from: date), zoned)] {
+                #expect(GPXTrace.seconds(text) == formatter.date(from: text)?.timeIntervalSince1970, "\(text)")
+            }
+            let milli = Date(timeIntervalSince1970: instant + Double(random.next() % 1000) / 1000)
+            let text = fractional.string(from: milli)
+            let expected = try #require(fractional.date(from: text)).timeIntervalSince1970
+            #expect(abs((GPXTrace.seconds(text) ?? .nan) - expected) < 1e-6, "\(text)")
+        }
+        for bad in ["", "2024", "2024-02-30T00:00:00Z", "2023-02-29T00:00:00Z", "2024-05-01T25:00:00Z", "2024-05-01 12:00",
+                    "2024-05-01T12:00:00Zjunk", "2024-05-01T12:00:00+25:00", "0x10", "2024-05-01T12:00:00."] {
+            #expect(GPXTrace.seconds(bad) == nil, "\(bad)")
+        }
+        #expect(GPXTrace.seconds("2024-05-01T12:00:00") == GPXTrace.seconds("2024-05-01T12:00:00Z"), "GPX times are UTC")
+    }
+
+    /// A GPX file with a UTF-8 byte-order mark, or in UTF-16 either way round, is GPX, not CSV (it was read as CSV
+    /// and failed with "expected lat,lon").
+    @Test(arguments: ["utf8-bom", "utf16le", "utf16be", "utf16le-no-bom"])
+    func gpxFilesInOtherEncodingsAreRead(encoding: String) throws {
+        let xml = "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\"><trk><trkseg>"
+            + "<trkpt lat=\"60.1699\" lon=\"24.9384\"/><trkpt lat=\"60.1705\" lon=\"24.9400\"/>"
+            + "<trkpt lat=\"60.1712\" lon=\"24.9420\"/></trkseg></trk></gpx>\n"
+        var bytes: [UInt8]
+        switch encoding {
+        case "utf8-bom": bytes = [0xEF, 0xBB, 0xBF] + Array(xml.utf8)
+        case "utf16le": bytes = [0xFF, 0xFE] + xml.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        case "utf16be": bytes = [0xFE, 0xFF] + xml.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        default: bytes = xml.replacingOccurrences(of: "<?xml version=\"1.0\"?>\n", with: "").utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        }
+        #expect(GPXTrace.looksLikeXML(Data(bytes)))
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/trace.gpx"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let run = try Self.run(["match", "--graph", CommandLineTests.graph.1, "--mode", "walking", path])
+        // Without a mark, expat tells UTF-16 by its first bytes, as XML's appendix F describes.
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("3 of 3 fixes matched"), "\(run.stdout)")
     }
 }
