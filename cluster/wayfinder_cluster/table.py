@@ -212,16 +212,49 @@ def block_rows_for(sources: int, destinations: int, workers: int, block_cells: i
     return max(1, min(by_memory, by_balance))
 
 
-def _prepare_output(output: str) -> str:
-    """The output must be absent or an empty directory: nothing the table did not write is ever replaced. Parts
-    go to a sibling directory that becomes `output` by one rename when every block is in."""
-    output = os.path.abspath(output)
-    if os.path.exists(output):
-        if not os.path.isdir(output) or os.listdir(output):
-            raise TableError(f"{output} exists and is not an empty directory: refusing to write over it")
+def check_output(output: str) -> str:
+    """Where the dataset will go, checked before anything is computed; returns that directory's absolute path.
+
+    The output must be absent or an empty directory: nothing the table did not write is ever replaced. A link to a
+    directory stands for that directory; a link to nothing is refused, since the dataset can be renamed neither
+    onto the link nor through it. Missing parents are created, so the nearest existing one must be a directory
+    this process can write into."""
+    path = os.path.abspath(output)
+    if os.path.islink(path):
+        target = os.path.realpath(path)
+        if not os.path.isdir(target):
+            what = "is not a directory" if os.path.lexists(target) else "does not exist"
+            raise TableError(f"{path} is a symbolic link to {target}, which {what}: give an absent or empty directory")
+        path = target
+    if os.path.lexists(path):
+        if not os.path.isdir(path):
+            raise TableError(f"{path} exists and is not an empty directory: refusing to write over it")
+        try:
+            entries = os.listdir(path)
+        except OSError as e:
+            raise TableError(f"cannot read {path}: {e.strerror}")
+        if entries:
+            raise TableError(f"{path} exists and is not an empty directory: refusing to write over it")
+    parent = os.path.dirname(path)
+    while not os.path.lexists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise TableError(f"cannot create {path}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise TableError(f"cannot create {path}: {parent} is not writable")
+    return path
+
+
+def _prepare_output(output: str) -> tuple[str, str]:
+    """(the output directory, its staging directory): parts go to a sibling directory that becomes the output by
+    one rename when every block is in."""
+    output = check_output(output)
     staging = f"{output}.incomplete-{uuid.uuid4().hex[:8]}"
-    os.makedirs(staging)
-    return staging
+    try:
+        os.makedirs(staging)
+    except OSError as e:
+        raise TableError(f"cannot create {staging}: {e.strerror}")
+    return output, staging
 
 
 def distributed_table(client, options: TableOptions, sources: Sequence[str] | str, output: str,
@@ -235,7 +268,12 @@ def distributed_table(client, options: TableOptions, sources: Sequence[str] | st
     `wayfinder matrix` reads them. With `parts_on_workers`, workers write the parts straight into `output`'s
     staging directory, which must then be on storage they all see; otherwise parts travel back to the client."""
     started = time.monotonic()
-    staging = _prepare_output(output)
+    # Checked before the staging directory exists: a bad value must leave nothing behind.
+    if block_rows is not None and block_rows < 1:
+        raise TableError(f"block_rows must be at least 1, not {block_rows!r}")
+    if options.threads < 1:
+        raise TableError(f"threads must be at least 1, not {options.threads!r}")
+    output, staging = _prepare_output(output)
     try:
         source_text = _points_text(sources)
         destination_text = None if destinations is None else _points_text(destinations)
@@ -280,11 +318,11 @@ def distributed_table(client, options: TableOptions, sources: Sequence[str] | st
                 os.remove(os.path.join(staging, leftover))
         if os.path.isdir(output):
             os.rmdir(output)  # empty, checked above
-        os.rename(staging, os.path.abspath(output))
+        os.rename(staging, output)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return TableResult(output=os.path.abspath(output), sources=len(source_points),
+    return TableResult(output=output, sources=len(source_points),
                        destinations=len(destination_points), blocks=len(results), block_rows=rows,
                        seconds=time.monotonic() - started, unreachable=summary["unreachable_cells"],
                        warnings=warnings)
