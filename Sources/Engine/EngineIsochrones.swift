@@ -56,7 +56,7 @@ extension Engine {
         try Self.checkExclusion(query.excluding, mode: query.mode)
         var filter = WaypointFilter(excluding: query.excluding)
         filter.radius = query.snapRadius ?? limits.defaultSnapRadius
-        guard let snap = graph.snap(query.point, maxDistance: filter.radius!, filter: filter) else {
+        guard let snap = try withinBudget({ graph.snap(query.point, maxDistance: filter.radius!, filter: filter) }) else {
             throw EngineError(.noSegment, "no road usable by \(query.mode.rawValue)"
                 + (filter.radius!.isFinite ? " within \(Int(filter.radius!)) m" : "") + " of \(query.point)")
         }

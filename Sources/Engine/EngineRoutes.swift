@@ -37,8 +37,13 @@ extension Engine {
 
     public func route(_ query: RouteQuery) throws -> RouteAnswer { try route(query, maxWaypoints: limits.maxRouteWaypoints) }
 
-    /// A route with its own limit on points: a trip's route is as long as the trip may be.
+    /// A route with its own limit on points: a trip's route is as long as the trip may be. One budget covers the
+    /// route and the walk at its end.
     func route(_ query: RouteQuery, maxWaypoints: Int) throws -> RouteAnswer {
+        try withinBudget { try planRoute(query, maxWaypoints: maxWaypoints) }
+    }
+
+    private func planRoute(_ query: RouteQuery, maxWaypoints: Int) throws -> RouteAnswer {
         let set = current
         let graph = try graph(set, query.mode)
         guard query.points.count >= 2 else { throw EngineError(.invalidQuery, "a route needs at least two points") }
@@ -124,7 +129,7 @@ extension Engine {
             throw EngineError(.invalidValue, "number must be from 1 to \(limits.maxNearestResults)")
         }
         let limit = radius ?? limits.defaultSnapRadius
-        let snaps = graph.nearestRoads(to: point, count: count, maxDistance: limit)
+        let snaps = try withinBudget { graph.nearestRoads(to: point, count: count, maxDistance: limit) }
         guard !snaps.isEmpty else {
             throw EngineError(.noSegment, "no road usable by \(mode.rawValue)"
                 + (limit.isFinite ? " within \(Int(limit)) m" : "") + " of \(point)")

@@ -110,7 +110,8 @@ extension Engine {
         }
         // Only the points the table uses are snapped.
         let used = Set(query.sources + query.destinations)
-        let snaps = graph.snapPoints(query.points, maxDistance: radius, filters: filters)
+        // Within the budget: a point far from every road is the dearest part of snapping.
+        let snaps = try withinBudget { graph.snapPoints(query.points, maxDistance: radius, filters: filters) }
         let unsnapped = query.points.indices.filter { used.contains($0) && snaps[$0] == nil }
         if let first = unsnapped.first, !query.unsnappedPointsAreNull {
             throw EngineError.from(.noSegment(index: first, coordinate: query.points[first],

@@ -41,7 +41,12 @@ public struct TripAnswer: Sendable {
 }
 
 extension Engine {
+    /// One budget for the whole trip: its table, its order and its routes.
     public func trip(_ query: TripQuery) throws -> TripAnswer {
+        try withinBudget { try solveTrip(query) }
+    }
+
+    private func solveTrip(_ query: TripQuery) throws -> TripAnswer {
         let graph = try graph(current, query.mode)
         let n = query.points.count
         guard n >= 2 else { throw EngineError(.invalidQuery, "a trip needs at least two points") }

@@ -8,7 +8,12 @@ import RouteFormats
 struct OSRMService {
     let engine: Engine
 
+    /// One CPU budget for the whole request: its snapping, searches and answer alike (see `WorkBudget.run`).
     func handle(_ request: OSRMRequest) throws -> HTTPResponse {
+        try engine.withinBudget { try answer(request) }
+    }
+
+    private func answer(_ request: OSRMRequest) throws -> HTTPResponse {
         switch request.service {
         case "route":
             let (query, options) = try request.routeQuery()

@@ -282,6 +282,11 @@ public struct RoadGraph: @unchecked Sendable {
     public let chDownLength: UnsafeBufferPointer<Float>, chDownDuration: UnsafeBufferPointer<UInt32>
     public let chUpShortcuts: UnsafeBufferPointer<HierarchyShortcut>, chDownShortcuts: UnsafeBufferPointer<HierarchyShortcut>
     public let chVertexCost: UnsafeBufferPointer<UInt32>, chArcTail: UnsafeBufferPointer<UInt32>
+    /// The grid's cells that hold a segment, grouped by blocks of `SegmentGrid.blockSide`² cells (`occupiedBlocks`
+    /// names each block's first cell there), and half the longest diagonal of a cell in metres: what snapping a
+    /// point far from every road searches instead of every cell (`nearestSegment`). Worked out at load.
+    public let occupiedCells: [UInt32], occupiedBlocks: [(row: UInt32, column: UInt32, first: UInt32)]
+    public let halfCellDiagonal: Double
 
     /// The most a single turn may cost (a sanity bound checked at load, so that sums of weights cannot overflow).
     public static let maxTurnWeight: UInt32 = 600_000
@@ -357,6 +362,13 @@ public struct RoadGraph: @unchecked Sendable {
         edgeEnds = try sections.buffer(.edgeEnds)
         gridCellStart = try sections.buffer(.gridCellStart)
         gridSegments = try sections.buffer(.gridSegments)
+        let grid = metadata.grid
+        let cells = min(Int(grid.rows) * Int(grid.columns), max(0, gridCellStart.count - 1))
+        (occupiedCells, occupiedBlocks) = SegmentGrid.occupied(gridCellStart, cells: cells, columns: max(1, Int(grid.columns)))
+        let top = grid.originLatitude + Double(grid.rows) * grid.cellHeight
+        let nearestToEquator = grid.originLatitude <= 0 && top >= 0 ? 0 : min(abs(grid.originLatitude), abs(top))
+        let widest = grid.cellWidth * cos(min(90, nearestToEquator) * Double.pi / 180)
+        halfCellDiagonal = (grid.cellHeight * grid.cellHeight + widest * widest).squareRoot() * Geo.earthRadius * Double.pi / 180 / 2
         chNode = try sections.buffer(.chNode)
         chOriginal = try sections.buffer(.chOriginal)
         chUpStart = try sections.buffer(.chUpStart)

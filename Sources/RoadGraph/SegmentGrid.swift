@@ -66,6 +66,29 @@ public enum SegmentGrid {
     }
 }
 
+extension SegmentGrid {
+    /// Side of a block of cells, in cells, for searching the non-empty cells of a grid (see `nearestSegment`).
+    static let blockSide = 16
+
+    /// The non-empty cells of a grid, block by block, and each block with its first cell in that list.
+    static func occupied(_ cellStart: UnsafeBufferPointer<UInt32>, cells: Int, columns: Int)
+        -> ([UInt32], [(row: UInt32, column: UInt32, first: UInt32)])
+    {
+        var byBlock: [(block: Int, cell: UInt32)] = []
+        let blockColumns = (columns + blockSide - 1) / blockSide
+        for cell in 0..<cells where cellStart[cell + 1] > cellStart[cell] {
+            let r = cell / columns, c = cell % columns
+            byBlock.append(((r / blockSide) * blockColumns + c / blockSide, UInt32(cell)))
+        }
+        byBlock.sort { $0.block < $1.block || ($0.block == $1.block && $0.cell < $1.cell) }
+        var blocks: [(row: UInt32, column: UInt32, first: UInt32)] = []
+        for (k, entry) in byBlock.enumerated() where k == 0 || byBlock[k - 1].block != entry.block {
+            blocks.append((UInt32(entry.block / blockColumns), UInt32(entry.block % blockColumns), UInt32(k)))
+        }
+        return (byBlock.map(\.cell), blocks)
+    }
+}
+
 extension GridGeometry {
     @inlinable func row(_ latitude: Double) -> Int { Int(((latitude - originLatitude) / cellHeight).rounded(.down)) }
     @inlinable func column(_ longitude: Double) -> Int {
@@ -97,61 +120,158 @@ extension RoadGraph {
     public func nearestSegment(to point: Coordinate, maxDistance: Double,
                                accept: (Int) -> Bool = { _ in true }) -> SegmentHit?
     {
+        var nearest = NearestHit()
+        searchGrid(around: point, maxDistance: maxDistance, accept: accept, into: &nearest)
+        return nearest.hit
+    }
+
+    /// The nearest segments of up to `count` different keys (`key` of a segment's shape index, such as its edge),
+    /// nearest first, each key with its nearest segment: one search, where asking `nearestSegment` again with the
+    /// keys found excluded searched afresh each time.
+    public func nearestSegments(to point: Coordinate, count: Int, maxDistance: Double, key: @escaping (Int) -> Int,
+                                accept: (Int) -> Bool = { _ in true }) -> [SegmentHit]
+    {
+        guard count > 0 else { return [] }
+        var nearest = NearestHits(count: count, key: key)
+        searchGrid(around: point, maxDistance: maxDistance, accept: accept, into: &nearest)
+        return nearest.hits.map(\.hit)
+    }
+
+    /// Offers segments to `collector` nearest first, near enough: rings of cells are walked outward from the
+    /// point's cell until nothing nearer than `collector.bound` can lie beyond. A point far from every road (at
+    /// sea, or on another continent) would walk every cell of the grid that way, empty ones included; once the
+    /// rings have cost as many cells as the grid has non-empty ones, the search turns to those alone, in the
+    /// order of a lower bound of their distance. Both stop when the request's CPU budget is spent (the caller then
+    /// answers with the budget's error).
+    func searchGrid<C: HitCollector>(around point: Coordinate, maxDistance: Double, accept: (Int) -> Bool,
+                                     into collector: inout C)
+    {
         let grid = metadata.grid
-        guard gridSegments.count > 0, point.isValid else { return nil }
+        guard gridSegments.count > 0, point.isValid else { return }
         let rows = Int(grid.rows), columns = Int(grid.columns)
         // Clamp far-away points so the ring arithmetic stays small; the distance check still rejects them.
         let r0 = grid.rowIndex(point.latitude), c0 = grid.columnIndex(point.longitude)
+        // A cell's narrowest side, here or at the grid's edge farthest from the equator, whichever is narrower: a
+        // point far south of the grid would otherwise take the grid's cells for wider than they are.
+        let polewardEdge = max(abs(grid.originLatitude), abs(grid.originLatitude + Double(rows) * grid.cellHeight))
         let cellSide = min(grid.cellHeight * SegmentGrid.metresPerDegree,
-                           grid.cellWidth * SegmentGrid.metresPerDegree * cos(point.latitude * Double.pi / 180))
-        var best: SegmentHit?
-        let distanceToGrid = BoundingBox(
-            minLatitude: grid.originLatitude, minLongitude: grid.originLongitude,
-            maxLatitude: grid.originLatitude + Double(rows) * grid.cellHeight,
-            maxLongitude: grid.originLongitude + Double(columns) * grid.cellWidth
-        ).contains(point) ? 0 : Geo.distance(point, clampedToGrid(point))
-        if distanceToGrid > maxDistance { return nil }
+                           grid.cellWidth * SegmentGrid.metresPerDegree
+                               * min(cos(point.latitude * Double.pi / 180), cos(min(90, polewardEdge) * Double.pi / 180)))
+        // Past the radius from the whole grid, nothing to look at. (A lower bound: the clamped point is not the
+        // grid's nearest on a sphere, and overestimated a far point's distance by kilometres.)
+        if WorkBudget.exceeded() { return }
+        let gridCentre = Coordinate(latitude: grid.originLatitude + Double(rows) * grid.cellHeight / 2,
+                                    longitude: grid.originLongitude + Double(columns) * grid.cellWidth / 2)
+        let halfGridDiagonal = halfCellDiagonal * Double(max(rows, columns))
+        if Geo.distanceLowerBound(point, gridCentre, cosLatitudeA: cos(point.latitude * (Double.pi / 180))) - halfGridDiagonal
+            > maxDistance { return }
         let maxRing = max(rows, columns) + 1
         // Worked out once, each as `project` and `distance` would (bit for bit the same answers).
         let cosLatitude = cos(point.latitude * Double.pi / 180), cosForDistance = cos(point.latitude * (Double.pi / 180))
+        func scan(_ cell: Int) {
+            for k in Int(gridCellStart[cell])..<Int(gridCellStart[cell + 1]) {
+                let s = Int(gridSegments[k])
+                let (fraction, position) = Geo.project(point, ontoSegmentFrom: shapePoint(s),
+                                                       to: shapePoint(s + 1), cosLatitude: cosLatitude)
+                // Most candidates are far from the nearest found so far: a bound without trigonometry
+                // rules them out (the same answer; their haversines were most of the time snapping took).
+                let bound = Geo.distanceLowerBound(point, position, cosLatitudeA: cosForDistance)
+                if bound > maxDistance || bound >= collector.bound { continue }
+                let d = Geo.distance(point, position, cosLatitudeA: cosForDistance)
+                if d <= maxDistance, d < collector.bound, accept(s) {
+                    collector.offer(SegmentHit(segment: s, fraction: fraction, position: position, distance: d))
+                }
+            }
+        }
+        let affordable = max(1024, 4 * occupiedBlocks.count)
+        var visited = 0
         var ring = 0
         while ring <= maxRing {
             // Everything in this ring or beyond is at least this far away.
             let ringBound = Double(max(0, ring - 1)) * cellSide
-            if let hit = best, hit.distance <= ringBound { break }
-            if ringBound > maxDistance { break }
+            if collector.bound <= ringBound || ringBound > maxDistance { return }
             for r in (r0 - ring)...(r0 + ring) where r >= 0 && r < rows {
                 let onEdgeRow = r == r0 - ring || r == r0 + ring
                 var c = c0 - ring
                 while c <= c0 + ring {
                     if c >= 0 && c < columns {
-                        let cell = r * columns + c
-                        for k in Int(gridCellStart[cell])..<Int(gridCellStart[cell + 1]) {
-                            let s = Int(gridSegments[k])
-                            let (fraction, position) = Geo.project(point, ontoSegmentFrom: shapePoint(s),
-                                                                   to: shapePoint(s + 1), cosLatitude: cosLatitude)
-                            // Most candidates are far from the nearest found so far: a bound without trigonometry
-                            // rules them out (the same answer; their haversines were most of the time snapping took).
-                            let bound = Geo.distanceLowerBound(point, position, cosLatitudeA: cosForDistance)
-                            if bound > maxDistance || bound >= (best?.distance ?? .infinity) { continue }
-                            let d = Geo.distance(point, position, cosLatitudeA: cosForDistance)
-                            if d <= maxDistance, d < (best?.distance ?? .infinity), accept(s) {
-                                best = SegmentHit(segment: s, fraction: fraction, position: position, distance: d)
-                            }
-                        }
+                        scan(r * columns + c)
+                        visited += 1
+                        if visited & 0xFFF == 0 && WorkBudget.exceeded() { return }
                     }
                     c += onEdgeRow || ring == 0 ? 1 : 2 * ring  // interior rows: only the two border cells
                 }
             }
             ring += 1
+            if visited > affordable { break }
         }
-        return best
+        if ring > maxRing { return }
+        // The non-empty cells, by blocks nearest first by a lower bound from their centres (a heap: usually only the
+        // first few are taken before the bound rules out the rest), and within a block by the same bound per cell.
+        let halfDiagonal = halfCellDiagonal, side = Double(SegmentGrid.blockSide)
+        func lowerBound(row: Double, column: Double, halfDiagonal: Double) -> Double {
+            let centre = Coordinate(latitude: grid.originLatitude + row * grid.cellHeight,
+                                    longitude: grid.originLongitude + column * grid.cellWidth)
+            return Geo.distanceLowerBound(point, centre, cosLatitudeA: cosForDistance) - halfDiagonal
+        }
+        var blocks = SearchHeap()
+        for (k, block) in occupiedBlocks.enumerated() {
+            let bound = lowerBound(row: (Double(block.row) + 0.5) * side, column: (Double(block.column) + 0.5) * side,
+                                   halfDiagonal: halfDiagonal * side)
+            // Centimetres as the key: rounded down, still a lower bound.
+            if bound <= maxDistance { blocks.push(Int64(max(0, bound * 100).rounded(.down)), UInt32(k)) }
+        }
+        var taken = 0
+        while let (key, k) = blocks.pop() {
+            if Double(key) / 100 >= collector.bound { return }
+            let end = Int(k) + 1 < occupiedBlocks.count ? Int(occupiedBlocks[Int(k) + 1].first) : occupiedCells.count
+            for i in Int(occupiedBlocks[Int(k)].first)..<end {
+                let cell = Int(occupiedCells[i])
+                let bound = lowerBound(row: Double(cell / columns) + 0.5, column: Double(cell % columns) + 0.5, halfDiagonal: halfDiagonal)
+                if bound < min(collector.bound, maxDistance) { scan(cell) }
+            }
+            taken += 1
+            if taken & 0x3F == 0 && WorkBudget.exceeded() { return }
+        }
+    }
+}
+
+/// What a grid search keeps of the segments it is offered: `bound` is the distance past which no segment is wanted.
+protocol HitCollector {
+    var bound: Double { get }
+    mutating func offer(_ hit: SegmentHit)
+}
+
+/// The nearest segment.
+struct NearestHit: HitCollector {
+    var hit: SegmentHit?
+    var bound: Double { hit?.distance ?? .infinity }
+    mutating func offer(_ hit: SegmentHit) { self.hit = hit }
+}
+
+/// The nearest segment of each of the `count` nearest keys.
+struct NearestHits<Key: Hashable>: HitCollector {
+    let count: Int
+    let key: (Int) -> Key
+    /// Nearest first, one per key.
+    private(set) var hits: [(key: Key, hit: SegmentHit)] = []
+
+    init(count: Int, key: @escaping (Int) -> Key) {
+        self.count = count
+        self.key = key
     }
 
-    private func clampedToGrid(_ p: Coordinate) -> Coordinate {
-        let g = metadata.grid
-        return Coordinate(
-            latitude: min(max(p.latitude, g.originLatitude), g.originLatitude + Double(g.rows) * g.cellHeight),
-            longitude: min(max(p.longitude, g.originLongitude), g.originLongitude + Double(g.columns) * g.cellWidth))
+    var bound: Double { hits.count == count ? hits[hits.count - 1].hit.distance : .infinity }
+
+    mutating func offer(_ hit: SegmentHit) {
+        let k = key(hit.segment)
+        if let i = hits.firstIndex(where: { $0.key == k }) {
+            guard hit.distance < hits[i].hit.distance else { return }
+            hits.remove(at: i)
+        } else if hits.count == count {
+            hits.removeLast()
+        }
+        let at = hits.firstIndex { $0.hit.distance > hit.distance } ?? hits.count
+        hits.insert((k, hit), at: at)
     }
 }

@@ -36,11 +36,16 @@ public enum WorkBudget {
     }
 
     /// Runs `body` with at most `milliseconds` of this thread's CPU time for the loops that check (nil: no cap).
+    /// Within another `run`, the earlier end stands: a request's parts (snapping, a table, a route) share the
+    /// request's budget rather than each getting a fresh one.
     public static func run<T>(milliseconds: Double?, _ body: () throws -> T) rethrows -> T {
         let s = state
         let saved = (s.limit, s.exceededFlag)
-        if let milliseconds { s.limit = threadCPUTime() + UInt64(max(0, milliseconds) * 1_000_000) } else { s.limit = 0 }
-        s.exceededFlag = false
+        if let milliseconds {
+            let end = threadCPUTime() + UInt64(max(0, min(milliseconds, 1e12)) * 1_000_000)
+            s.limit = saved.0 != 0 ? min(saved.0, end) : end
+        }
+        s.exceededFlag = saved.1
         defer { (s.limit, s.exceededFlag) = saved }
         return try body()
     }

@@ -121,18 +121,9 @@ extension RoadGraph {
 
     /// Up to `count` roads nearest to the point, one snap per edge, nearest first (OSRM's `nearest` service).
     public func nearestRoads(to point: Coordinate, count: Int, maxDistance: Double = RoadGraph.defaultSnapDistance) -> [Snap] {
-        var found: [Snap] = []
-        var excluded = Set<Int>()
-        while found.count < count,
-              let hit = nearestSegment(to: point, maxDistance: maxDistance, accept: {
-                  !excluded.contains(self.edge(ofSegmentStartingAt: $0)) && self.matches($0, WaypointFilter())
-              })
-        {
-            let snap = makeSnap(point, hit, WaypointFilter())
-            excluded.insert(snap.edge)
-            found.append(snap)
-        }
-        return found
+        nearestSegments(to: point, count: count, maxDistance: maxDistance, key: { self.edge(ofSegmentStartingAt: $0) },
+                        accept: { self.matches($0, WaypointFilter()) })
+            .map { makeSnap(point, $0, WaypointFilter()) }
     }
 
     /// Whether a route may start or end on a segment in a direction the filter allows: never on a ferry or train,

@@ -137,4 +137,64 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("3 of 3 fixes matched"), "\(run.stdout)")
     }
+
+    // MARK: Snapping far from every road
+
+    /// The nearest segment by brute force over every segment: the oracle of the grid search.
+    static func bruteNearest(_ graph: RoadGraph, _ point: Coordinate, count: Int) -> [(edge: Int, distance: Double)] {
+        var best: [Int: Double] = [:]
+        let cosLatitude = cos(point.latitude * Double.pi / 180)
+        for s in Set(graph.gridSegments.map(Int.init)) {
+            let (_, position) = Geo.project(point, ontoSegmentFrom: graph.shapePoint(s), to: graph.shapePoint(s + 1), cosLatitude: cosLatitude)
+            let d = Geo.distance(point, position, cosLatitudeA: cos(point.latitude * (Double.pi / 180)))
+            let e = graph.edge(ofSegmentStartingAt: s)
+            if d < best[e] ?? .infinity { best[e] = d }
+        }
+        return best.sorted { $0.value < $1.value }.prefix(count).map { ($0.key, $0.value) }
+    }
+
+    /// Points far from every road made the grid search visit every cell (58 s of CPU for a 1,000-point table at
+    /// sea); past a few rings it now searches the non-empty cells, nearest first. The answers are the brute-force
+    /// nearest, near and far, for one segment and for the ten nearest roads.
+    @Test func farPointsSnapToTheTrueNearestRoads() throws {
+        let graph = try RoadGraph(contentsOf: try graphFile(CommandLineTests.graph.1, .walking))
+        let b = graph.metadata.bounds
+        var random = SplitMix64(seed: 4)
+        func uniform(_ low: Double, _ high: Double) -> Double { low + (high - low) * Double(random.next() >> 11) / Double(1 << 53) }
+        var points: [Coordinate] = []
+        for _ in 0..<20 { points.append(Coordinate(latitude: uniform(b.minLatitude, b.maxLatitude), longitude: uniform(b.minLongitude, b.maxLongitude))) }
+        for _ in 0..<20 { points.append(Coordinate(latitude: uniform(b.minLatitude - 0.3, b.maxLatitude + 0.3), longitude: uniform(b.minLongitude - 0.6, b.maxLongitude + 0.6))) }
+        for _ in 0..<20 { points.append(Coordinate(latitude: uniform(-80, 80), longitude: uniform(-180, 180))) }
+        for point in points {
+            let oracle = Self.bruteNearest(graph, point, count: 10)
+            let hit = try #require(graph.nearestSegment(to: point, maxDistance: .infinity))
+            #expect(abs(hit.distance - oracle[0].distance) < 1e-6, "\(point): \(hit.distance) m against \(oracle[0].distance) m")
+            let roads = graph.nearestSegments(to: point, count: 10, maxDistance: .infinity, key: { graph.edge(ofSegmentStartingAt: $0) })
+            #expect(roads.map(\.distance).elementsEqual(oracle.map(\.distance)) { abs($0 - $1) < 1e-6 }, "\(point)")
+            // Within a radius too: nothing beyond it, everything within it.
+            let radius = oracle[4].distance
+            let near = graph.nearestSegments(to: point, count: 10, maxDistance: radius, key: { graph.edge(ofSegmentStartingAt: $0) })
+            #expect(near.count == oracle.filter { $0.distance <= radius }.count, "\(point) within \(radius) m")
+        }
+    }
+
+    /// The same far points through the server's budget: a 200-point table and a 100-point trip at sea, 50 far
+    /// points in a route, and 100 nearest roads at sea are answered, not refused, and snapping is counted in the
+    /// budget (a point at sea under a 1 ms budget is refused).
+    @Test func snappingFarPointsStaysWithinTheBudget() throws {
+        let engine = try Engine(directory: CommandLineTests.graph.1, limits: .server)
+        var random = SplitMix64(seed: 5)
+        func sea() -> Coordinate {
+            Coordinate(latitude: 40 + Double(random.next() % 1000) / 1000, longitude: -30 + Double(random.next() % 1000) / 1000)
+        }
+        let table = try engine.table(TableQuery(mode: .driving, points: (0..<200).map { _ in sea() }))
+        #expect(try table.rows(0..<200).count == 200)
+        #expect(try engine.trip(TripQuery(mode: .walking, points: (0..<100).map { _ in sea() })).trips.count >= 1)
+        #expect(try engine.route(RouteQuery(mode: .driving, points: (0..<50).map { _ in sea() })).route.legs.count == 49)
+        #expect(try engine.nearest(mode: .walking, point: sea(), count: 100).1.count == 100)
+        var tight = EngineLimits.server
+        tight.maxComputeMilliseconds = 0.001
+        let hurried = try Engine(directory: CommandLineTests.graph.1, limits: tight)
+        #expect(throws: EngineError.self) { try hurried.table(TableQuery(mode: .driving, points: (0..<200).map { _ in sea() })) }
+    }
 }
