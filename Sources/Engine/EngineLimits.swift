@@ -12,6 +12,9 @@ public struct EngineLimits: Sendable {
     public var maxTripPoints = 100
     /// Most points in a trace to match (OSRM's `--max-matching-size`).
     public var maxTracePoints = 100
+    /// Largest `radiuses` entry of a trace to match, metres (OSRM's `--max-matching-radius`); nil for none. A fix's
+    /// radius sets how far its candidate roads are looked for, so this bounds the candidate search.
+    public var maxMatchingRadius: Double?
     /// Isochrones: most contours in one request, and the largest limits (Mapbox's isochrone API's own limits).
     public var maxContours = 4
     public var maxContourMinutes = 60.0
@@ -32,6 +35,7 @@ public struct EngineLimits: Sendable {
         var limits = EngineLimits()
         limits.defaultSnapRadius = .infinity
         limits.maxComputeMilliseconds = 2000
+        limits.maxMatchingRadius = 1000
         return limits
     }
 }

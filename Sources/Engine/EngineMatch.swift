@@ -64,6 +64,10 @@ extension Engine {
             guard accuracies.allSatisfy({ $0.map { $0.isFinite && $0 > 0 } ?? true }) else {
                 throw EngineError(.invalidValue, "a radius must be a positive number of metres")
             }
+            // OSRM's answer to a radius over `--max-matching-radius`.
+            if let most = limits.maxMatchingRadius, accuracies.contains(where: { ($0 ?? 0) > most }) {
+                throw EngineError(.tooBig, "Radius search size is too large for map matching (at most \(JSONNumber.format(most)) m, --max-matching-radius).")
+            }
         }
         try Self.checkExclusion(query.excluding, mode: query.mode)
         let trace = query.points.indices.map { i in
@@ -77,7 +81,8 @@ extension Engine {
         do {
             result = try withinBudget { try set.matchers[query.mode]!.with { try $0.match(trace, options: options) } }
         } catch MapMatcher.Failure.noCandidates {
-            throw EngineError(.noMatch, "no road usable by \(query.mode.rawValue) near any point of the trace")
+            // OSRM's code and words for it.
+            throw EngineError(.noSegment, "Could not find a matching segment for any coordinate.")
         }
         let matchings = try result.matchings.map { m -> MatchAnswer.Matched in
             let route = Route(mode: query.mode, legs: m.legs, waypoints: m.points.map(\.snap))

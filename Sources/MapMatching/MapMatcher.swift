@@ -105,12 +105,15 @@ public struct MapMatcher {
         }
         // Candidates per fix.
         let candidates: [[Candidate]] = kept.map { i in
+            if WorkBudget.exceeded() { return [] }  // the caller answers with the budget's error
             let p = trace[i]
             let sigma = p.accuracy ?? options.defaultAccuracy
             let radius = max(options.minimumSearchRadius, options.searchDeviations * sigma)
             var found: [Candidate] = []
             for snap in graph.nearestRoads(to: p.coordinate, count: options.maxCandidates, maxDistance: radius) {
                 let emission = -0.5 * (snap.distance / sigma) * (snap.distance / sigma)
+                // A radius so small that the road's distance is beyond any chance (1e-300 m): not a candidate.
+                guard emission.isFinite else { continue }
                 for (arc, reversed) in graph.arcs(at: snap) where graph.classes(ofArc: arc).isDisjoint(with: options.excluding) {
                     var directed = snap
                     directed.allowsForward = !reversed
@@ -142,6 +145,8 @@ public struct MapMatcher {
         for (k, i) in kept.enumerated() {
             let here = candidates[k]
             if here.isEmpty { continue }
+            // Each fix runs a length search per candidate of the fix before: once the budget is spent, none.
+            if WorkBudget.exceeded() { break }
             if let previous = chain.last {
                 let gap = (trace[i].time ?? 0) - (trace[kept[previous]].time ?? 0)
                 if options.splitGaps, trace[i].time != nil, gap > options.maxGap { closePart() }

@@ -197,4 +197,28 @@ import Testing
         let hurried = try Engine(directory: CommandLineTests.graph.1, limits: tight)
         #expect(throws: EngineError.self) { try hurried.table(TableQuery(mode: .driving, points: (0..<200).map { _ in sea() })) }
     }
+
+    // MARK: Match radiuses
+
+    /// `radiuses=1e300` made the candidate search unbounded (4.5 s for 100 points) and `1e-300` answered single
+    /// fixes with confidence 1. Past `--max-matching-radius` a request is refused as OSRM refuses it; a radius too
+    /// small for any road is no candidate (OSRM: NoSegment).
+    @Test func matchRadiusesAreBounded() throws {
+        let engine = try Engine(directory: CommandLineTests.graph.1, limits: .server)
+        let trace = [Coordinate(latitude: 60.1699, longitude: 24.9384), Coordinate(latitude: 60.1705, longitude: 24.9400),
+                     Coordinate(latitude: 60.1712, longitude: 24.9420)]
+        var huge = MatchQuery(mode: .walking, points: trace)
+        huge.accuracies = [1e300, 1e300, 1e300]
+        do { _ = try engine.match(huge); Issue.record("a radius of 1e300 m was accepted") } catch let error as EngineError {
+            #expect(error.code == "TooBig" && error.message.contains("Radius search size is too large"), "\(error)")
+        }
+        var tiny = MatchQuery(mode: .walking, points: trace)
+        tiny.accuracies = [1e-300, 1e-300, 1e-300]
+        do { _ = try engine.match(tiny); Issue.record("a radius of 1e-300 m matched") } catch let error as EngineError {
+            #expect(error.code == "NoSegment", "\(error)")
+        }
+        var usual = MatchQuery(mode: .walking, points: trace)
+        usual.accuracies = [10, 10, 10]
+        #expect(try engine.match(usual).matchings.count == 1)
+    }
 }
