@@ -161,6 +161,19 @@ public final class HTTPServer: @unchecked Sendable {
         return result
     }
 
+    /// Answers a request refused at its head, with the connection closed after it, and logs it.
+    func refuse(_ response: HTTPResponse, _ connection: OpaquePointer, method: String, target: String) -> MHD_Result {
+        var response = response
+        response.headers.append(("Connection", "close"))
+        _ = queue(response, on: connection)
+        if options.log {
+            let line = "\(Self.loggable(method)) \(Self.loggable(target)) \(response.status) refused\n"
+            FileHandle.standardError.write(Data(line.utf8))
+        }
+        // Yes: with an answer queued at the first call, the library sends it and closes; no would drop it unsent.
+        return .YES
+    }
+
     func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
         // libmicrohttpd copies the body (MUST_COPY) and never writes through the pointer: reading it in place
         // spares a copy of the whole answer that making the array mutable would take.
@@ -192,8 +205,13 @@ public final class HTTPServer: @unchecked Sendable {
 /// One request on a connection: its target as sent, and whether its head has been handled.
 final class RequestContext {
     let target: String
+    /// Bytes of the target as libmicrohttpd saw it, up to a NUL if the client sent one.
+    let rawLength: Int
     var headReceived = false
-    init(target: String) { self.target = target }
+    init(target: String, rawLength: Int) {
+        self.target = target
+        self.rawLength = rawLength
+    }
 }
 
 /// The server's open connections, for the request-head deadline and for counting requests in progress.
@@ -262,7 +280,7 @@ private func logTarget(context: UnsafeMutableRawPointer?, uri: UnsafePointer<CCh
     -> UnsafeMutableRawPointer?
 {
     let target = uri.map { String(cString: $0) } ?? ""
-    return Unmanaged.passRetained(RequestContext(target: target)).toOpaque()
+    return Unmanaged.passRetained(RequestContext(target: target, rawLength: uri.map { strlen($0) } ?? 0)).toOpaque()
 }
 
 /// The access handler. The first call of a request only says "go on" (answering on the second keeps the
@@ -273,12 +291,25 @@ private func handleRequest(context: UnsafeMutableRawPointer?, connection: Opaque
                            state: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> MHD_Result
 {
     guard let server = server(context), let connection, let url, let method, let state else { return .NO }
-    if state.pointee == nil { state.pointee = Unmanaged.passRetained(RequestContext(target: String(cString: url))).toOpaque() }
+    if state.pointee == nil {
+        state.pointee = Unmanaged.passRetained(RequestContext(target: String(cString: url), rawLength: strlen(url))).toOpaque()
+    }
     let request = Unmanaged<RequestContext>.fromOpaque(state.pointee!).takeUnretainedValue()
     let methodName = String(cString: method)
     if !request.headReceived {
         request.headReceived = true
         server.connections.headReceived(record(of: connection))
+        // Framing the library lets through, answered before any body is read; libmicrohttpd then closes the
+        // connection, so nothing after this request's head is read as another request.
+        var message: UnsafePointer<CChar>?
+        let status = wf_mhd_framing_error(connection, url, version, request.rawLength, &message)
+        if status != 0 || request.target.contains("%00") {
+            let why = status != 0 ? message.map { String(cString: $0) } ?? "" : "the target holds a NUL byte (%00)"
+            let code = status == 501 ? "NotImplemented" : "InvalidUrl"
+            return server.refuse(HTTPResponse.json(JSON.object([("code", .string(code)), ("message", .string(why))]),
+                                                   status: status == 0 ? 400 : Int(status)),
+                                 connection, method: methodName, target: request.target)
+        }
         if methodName == "GET" || methodName == "HEAD" { return .YES }
     }
     if let uploadSize, uploadSize.pointee > 0 {

@@ -221,4 +221,54 @@ import Testing
         usual.accuracies = [10, 10, 10]
         #expect(try engine.match(usual).matchings.count == 1)
     }
+
+    // MARK: HTTP framing
+
+    /// Sends `text` on a new connection and reads until the server closes it (or 5 s pass): every answer sent.
+    static func exchange(_ port: Int, _ text: String) throws -> String {
+        let fd = try RawHTTP.connect(port: port, timeout: 5)
+        defer { close(fd) }
+        #expect(RawHTTP.send(fd, text))
+        var data = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            data += buffer[0..<n]
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// What libmicrohttpd 0.9.75 let through: two Content-Length headers (the rest of the body became a second,
+    /// smuggled request), an unknown Transfer-Encoding (no answer until the timeout), HTTP/1.1 without Host, and
+    /// a NUL in the target (the URL was cut there and answered 200).
+    @Test func requestFramingIsCheckedAtTheHead() throws {
+        let server = try ServerTests.Server(quiet: false)
+        defer { _ = server.stop() }
+        let path = "/nearest/v1/driving/24.9384,60.1699"
+        let smuggled = "GET /smuggled HTTP/1.1\r\nHost: a\r\n\r\n"
+        let twoLengths = try Self.exchange(server.port, "GET \(path) HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\n"
+            + "Content-Length: \(smuggled.utf8.count)\r\n\r\n" + smuggled)
+        #expect(twoLengths.hasPrefix("HTTP/1.1 400") && twoLengths.components(separatedBy: "HTTP/1.1 ").count == 2, "\(twoLengths)")
+        let both = try Self.exchange(server.port, "GET \(path) HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n"
+            + "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+        #expect(both.hasPrefix("HTTP/1.1 400"), "\(both)")
+        let started = Date()
+        let gzip = try Self.exchange(server.port, "GET \(path) HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip\r\n\r\nxyz")
+        #expect(gzip.hasPrefix("HTTP/1.1 501") && Date().timeIntervalSince(started) < 4, "\(gzip)")
+        let noHost = try Self.exchange(server.port, "GET \(path) HTTP/1.1\r\nConnection: close\r\n\r\n")
+        #expect(noHost.hasPrefix("HTTP/1.1 400") && noHost.contains("Host"), "\(noHost)")
+        let twoHosts = try Self.exchange(server.port, "GET \(path) HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n")
+        #expect(twoHosts.hasPrefix("HTTP/1.1 400"), "\(twoHosts)")
+        let old = try Self.exchange(server.port, "GET \(path) HTTP/1.0\r\n\r\n")
+        #expect(old.hasPrefix("HTTP/1.0 200") || old.hasPrefix("HTTP/1.1 200"), "HTTP/1.0 needs no Host: \(old)")
+        for target in ["\(path)%00junk", "\(path)?number=1%00", "\(path)\u{0}junk", "\(path)?number=1\u{0}0"] {
+            let answer = try Self.exchange(server.port, "GET \(target) HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+            #expect(answer.hasPrefix("HTTP/1.1 400") && answer.contains("NUL"), "\(target.debugDescription): \(answer)")
+        }
+        let fine = try Self.exchange(server.port, "GET \(path)?number=2 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+        #expect(fine.hasPrefix("HTTP/1.1 200"), "\(fine)")
+        usleep(200_000)
+        #expect(!server.stderr.contains("/smuggled"), "the body after a conflicting length was not read as a request")
+    }
 }
