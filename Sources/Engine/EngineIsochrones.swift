@@ -37,9 +37,8 @@ extension Engine {
         }
         let (most, unit) = query.metric == .duration ? (limits.maxContourMinutes * 60, "minutes") : (limits.maxContourMeters, "metres")
         for limit in query.limits {
-            guard limit.isFinite, limit > 0 else {
-                throw EngineError(.invalidValue, "a contour's limit must be above zero")
-            }
+            guard !limit.isNaN else { throw EngineError(.invalidValue, "a contour's limit must be a number") }
+            guard limit > 0 else { throw EngineError(.invalidValue, "a contour's limit must be above zero") }
             guard limit <= most else {
                 let shown = query.metric == .duration ? most / 60 : most
                 throw EngineError(.tooBig, "a contour may reach at most \(JSONNumber.format(shown)) \(unit)")
@@ -66,8 +65,16 @@ extension Engine {
         options.denoise = query.denoise
         options.generalize = query.generalize
         options.excluding = query.excluding
+        options.maxPoints = limits.maxIsochronePoints
         let isochrone = try withinBudget {
-            set.isochroneBuilders[query.mode]!.with { $0.build(from: origin, options: options) }
+            do {
+                return try set.isochroneBuilders[query.mode]!.with { try $0.build(from: origin, options: options) }
+            } catch IsochroneError.tooBig(let points) {
+                throw EngineError(.tooBig, "the isochrone needs more than \(limits.maxIsochronePoints) points (\(points) so far): "
+                    + "use a coarser resolution or smaller contours")
+            } catch IsochroneError.outOfTime {
+                throw EngineError.timeout(limits.maxComputeMilliseconds ?? 0)
+            }
         }
         return (graph, isochrone)
     }

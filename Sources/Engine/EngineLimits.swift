@@ -19,6 +19,9 @@ public struct EngineLimits: Sendable {
     public var maxContours = 4
     public var maxContourMinutes = 60.0
     public var maxContourMeters = 100_000.0
+    /// Most points an isochrone may triangulate (the reached roads sampled every half resolution): some 0.3 s of
+    /// triangulation, against 4.5 s and 47 MB of answer for 100 km on foot at a 20 m resolution.
+    public var maxIsochronePoints = 300_000
     /// Longest free-text place query, in UTF-8 bytes, and most words in it.
     public var maxQueryLength = 512
     public var maxQueryWords = 32

@@ -69,7 +69,7 @@ enum FuzzTarget: String, CaseIterable {
             // Isochrones and matching read the same arrays by other paths.
             if let origin = graph.snap(points[0])?.nearest {
                 var builder = IsochroneBuilder(graph: graph)
-                _ = builder.build(from: origin, options: IsochroneOptions(metric: .duration, limits: [600], resolution: 100))
+                _ = try? builder.build(from: origin, options: IsochroneOptions(metric: .duration, limits: [600], resolution: 100))
             }
             var matcher = MapMatcher(graph: graph)
             _ = try? matcher.match(points.map { TracePoint(coordinate: $0) }, options: MatchOptions())

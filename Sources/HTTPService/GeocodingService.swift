@@ -21,7 +21,7 @@ struct GeocodingService {
             let places = try engine.geocode(q, near: near, limit: Int(limit), language: language)
             return .json(PlaceFormats.geocodeJSON(places, query: q))
         case "/reverse":
-            guard let lat = request.argument("lat").flatMap(Double.init), let lon = request.argument("lon").flatMap(Double.init) else {
+            guard let lat = request.argument("lat").flatMap({ Double(decimal: $0) }), let lon = request.argument("lon").flatMap({ Double(decimal: $0) }) else {
                 throw EngineError(.invalidQuery, "reverse needs lat= and lon=")
             }
             let point = try OSRMRequest.checked(Coordinate(latitude: lat, longitude: lon))

@@ -73,7 +73,7 @@ public struct OSRMRequest {
         }
         return try text.split(separator: ";", omittingEmptySubsequences: false).map { pair in
             let numbers = pair.split(separator: ",", omittingEmptySubsequences: false)
-            guard numbers.count == 2, let lon = Double(numbers[0]), let lat = Double(numbers[1]) else {
+            guard numbers.count == 2, let lon = Double(decimal: numbers[0]), let lat = Double(decimal: numbers[1]) else {
                 throw EngineError(.invalidURL, "'\(pair)' is not a coordinate: expected lon,lat")
             }
             return try checked(Coordinate(latitude: lat, longitude: lon))
@@ -189,14 +189,14 @@ public struct OSRMRequest {
         var query = MatchQuery(mode: mode, points: coordinates)
         if let text = options["timestamps"] {
             query.timestamps = try text.split(separator: ";", omittingEmptySubsequences: false).map {
-                guard let t = Double($0), t.isFinite else { throw EngineError(.invalidValue, "timestamp '\($0)' is not a number of seconds") }
+                guard let t = Double(decimal: $0), t.isFinite else { throw EngineError(.invalidValue, "timestamp '\($0)' is not a number of seconds") }
                 return t
             }
         }
         if let items = try perCoordinate("radiuses") {
             query.accuracies = try items.map { r in
                 if r.isEmpty { return nil }
-                guard let metres = Double(r), metres.isFinite, metres > 0 else {
+                guard let metres = Double(decimal: r), metres.isFinite, metres > 0 else {
                     throw EngineError(.invalidValue, "radius '\(r)' must be a positive number of metres")
                 }
                 return metres
@@ -264,13 +264,13 @@ public struct OSRMRequest {
         default: throw EngineError(.invalidQuery, "give contours_minutes or contours_meters, not both")
         }
         let values = try list.split(separator: ",", omittingEmptySubsequences: false).map { item -> Double in
-            guard let n = Double(item), n.isFinite else { throw EngineError(.invalidValue, "'\(item)' is not a number of \(metric == .duration ? "minutes" : "metres")") }
+            guard let n = Double(decimal: item) else { throw EngineError(.invalidValue, "'\(item)' is not a number of \(metric == .duration ? "minutes" : "metres")") }
             return metric == .duration ? n * 60 : n
         }
         var query = IsochroneQuery(mode: mode, point: coordinates[0], metric: metric, limits: values)
         func number(_ key: String) throws -> Double? {
             guard let text = options[key] else { return nil }
-            guard let n = Double(text), n.isFinite else { throw EngineError(.invalidValue, "\(key) must be a number") }
+            guard let n = Double(decimal: text), n.isFinite else { throw EngineError(.invalidValue, "\(key) must be a number") }
             return n
         }
         query.denoise = try number("denoise") ?? 1
@@ -316,13 +316,13 @@ public struct OSRMRequest {
         return try coordinates.indices.map { i in
             var filter = WaypointFilter()
             if let r = radiuses?[i], !r.isEmpty, r != "unlimited" {
-                guard let metres = Double(r), metres >= 0, metres.isFinite else {
+                guard let metres = Double(decimal: r), metres >= 0, metres.isFinite else {
                     throw EngineError(.invalidValue, "radius '\(r)' must be a non-negative number or 'unlimited'")
                 }
                 filter.radius = metres
             }
             if let b = bearings?[i], !b.isEmpty {
-                let parts = b.split(separator: ",").compactMap { Double($0) }
+                let parts = b.split(separator: ",").compactMap { Double(decimal: $0) }
                 guard parts.count == 2, (0...360).contains(parts[0]), (0...180).contains(parts[1]) else {
                     throw EngineError(.invalidValue, "bearing '\(b)' must be value,range with value 0-360 and range 0-180")
                 }

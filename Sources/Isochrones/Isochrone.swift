@@ -17,6 +17,9 @@ public struct IsochroneOptions: Sendable {
     /// Douglas–Peucker tolerance applied to each ring, metres (0: the exact contour).
     public var generalize: Double = 0
     public var excluding: ArcClasses = []
+    /// The most points the triangulation may take: past it the isochrone is refused (`IsochroneError.tooBig`)
+    /// before any is triangulated. Points grow with the reached area over the resolution squared.
+    public var maxPoints = Int.max
 
     public init(metric: ReachMetric, limits: [Double], resolution: Double) {
         self.metric = metric
@@ -26,6 +29,13 @@ public struct IsochroneOptions: Sendable {
 
     /// Default resolutions: finer on foot, where streets are denser and a contour is a few hundred metres across.
     public static func defaultResolution(for mode: TravelMode) -> Double { mode == .walking ? 150 : 300 }
+}
+
+public enum IsochroneError: Error, Equatable {
+    /// More points to triangulate than `IsochroneOptions.maxPoints` (the count when the sampling stopped).
+    case tooBig(points: Int)
+    /// The request's CPU budget ran out (see `WorkBudget`).
+    case outOfTime
 }
 
 /// One contour: the ground reachable within `limit`, as polygons (each an outer ring, then its holes; rings
@@ -60,7 +70,14 @@ public struct IsochroneBuilder {
 
     public init(graph: RoadGraph) { self.graph = graph }
 
-    public mutating func build(from origin: Snap, options: IsochroneOptions) -> Isochrone {
+    /// Large requests give their memory back to the system when done (see `wf_delaunay_release_memory`).
+    public mutating func build(from origin: Snap, options: IsochroneOptions) throws -> Isochrone {
+        var samplesTaken = 0
+        defer { if samplesTaken > 50_000 { wf_delaunay_release_memory() } }
+        return try build(from: origin, options: options, samplesTaken: &samplesTaken)
+    }
+
+    private mutating func build(from origin: Snap, options: IsochroneOptions, samplesTaken: inout Int) throws -> Isochrone {
         let unit = options.metric == .duration ? 1000.0 : 100.0  // milliseconds / centimetres per second / metre
         let limits = options.limits.map { $0 * unit }
         let top = limits.max() ?? 0
@@ -69,6 +86,7 @@ public struct IsochroneBuilder {
         let searchLimit = UInt32(min(Double(UInt32.max / 2), (top * 2).rounded(.up)))
         search.run(in: graph, from: graph.reachStarts(origin), metric: options.metric, limit: searchLimit,
                    excluding: options.excluding)
+        if WorkBudget.wasExceeded || WorkBudget.exceeded() { throw IsochroneError.outOfTime }
         // Not reached at all (an island, a road beyond twice the top limit): no cost to interpolate towards.
         let unreached = Double.infinity
         if copies == nil { copies = graph.arcCopies() }
@@ -110,6 +128,11 @@ public struct IsochroneBuilder {
         var arcs: [(arc: UInt32, reversed: Bool)] = []
         var edgeSamples: [(point: (Double, Double), cost: Double)] = []
         for e in 0..<graph.edgeCount {
+            if e & 0x3FF == 0 {
+                samplesTaken = samples.count
+                if samples.count > options.maxPoints { throw IsochroneError.tooBig(points: samples.count) }
+                if WorkBudget.exceeded() { throw IsochroneError.outOfTime }
+            }
             let shape = graph.shapeRange(ofEdge: e)
             let p0 = projection.project(graph.shapePoint(shape.lowerBound))
             let p1 = projection.project(graph.shapePoint(shape.upperBound - 1))
@@ -172,9 +195,14 @@ public struct IsochroneBuilder {
             if cost == nil && !onMainNetwork(v) { continue }
             samples.add(p, cost ?? unreached)
         }
+        samplesTaken = samples.count
+        // Checked before the triangulation, which cannot be stopped once begun.
+        if samples.count > options.maxPoints { throw IsochroneError.tooBig(points: samples.count) }
+        if WorkBudget.exceeded() { throw IsochroneError.outOfTime }
         let mesh = Mesh(samples: samples, maxEdge: options.resolution)
         var contours: [Contour] = []
         for (k, limit) in limits.enumerated() {
+            if WorkBudget.exceeded() { throw IsochroneError.outOfTime }
             var polygons = mesh.contour(at: limit)
             if options.denoise > 0, let largest = polygons.map({ abs(Mesh.area($0[0])) }).max() {
                 polygons.removeAll { abs(Mesh.area($0[0])) < options.denoise * largest }
@@ -191,7 +219,10 @@ public struct IsochroneBuilder {
                          points: samples.count, triangles: mesh.triangleCount)
     }
 
-    /// Douglas–Peucker on a closed ring (kept closed, and at least a triangle).
+    /// Douglas–Peucker on a closed ring (kept closed, and at least a triangle). Where the tolerance would leave
+    /// less than a triangle, the ring's simplest form is kept: the first point, the one farthest from it, and the
+    /// one farthest from the line between those two, in ring order. (Keeping the whole ring then made a larger
+    /// tolerance give more points than a smaller one.)
     static func simplifyRing(_ ring: [Coordinate], tolerance: Double) -> [Coordinate] {
         guard ring.count > 4 else { return ring }
         // Split at the point farthest from the first, so that both halves are open lines.
@@ -199,7 +230,16 @@ public struct IsochroneBuilder {
         let first = Geo.douglasPeucker(Array(ring[0...far]), tolerance: tolerance)
         let second = Geo.douglasPeucker(Array(ring[far...]), tolerance: tolerance)
         let result = first + second.dropFirst()
-        return result.count >= 4 ? result : ring
+        if result.count >= 4 { return result }
+        let projection = LocalProjection(origin: ring[0])
+        let a = projection.project(ring[0]), b = projection.project(ring[far])
+        func offLine(_ k: Int) -> Double {
+            let p = projection.project(ring[k])
+            return abs((b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0))
+        }
+        let candidates = ring.indices.dropFirst().dropLast().filter { $0 != far }
+        guard let third = candidates.max(by: { offLine($0) < offLine($1) }), offLine(third) > 0 else { return ring }
+        return [0, far, third].sorted().map { ring[$0] } + [ring[0]]
     }
 }
 

@@ -122,7 +122,8 @@ extension EngineLimits {
 
     /// The options that change a limit, for the commands that take them.
     static let options: Set<String> = ["--max-waypoints", "--max-table-size", "--max-query-length", "--max-query-words",
-                                       "--max-trip-size", "--max-trace-points", "--max-matching-radius"]
+                                       "--max-trip-size", "--max-trace-points", "--max-matching-radius",
+                                       "--max-isochrone-points"]
 
     /// These limits with any of `options` the command line sets.
     func configured(by args: Arguments) throws -> EngineLimits {
@@ -133,6 +134,7 @@ extension EngineLimits {
         limits.maxTracePoints = try args.integer("--max-trace-points", default: maxTracePoints, range: 2...10_000_000)
         limits.maxQueryLength = try args.integer("--max-query-length", default: maxQueryLength, range: 1...1_000_000)
         limits.maxQueryWords = try args.integer("--max-query-words", default: maxQueryWords, range: 1...100_000)
+        limits.maxIsochronePoints = try args.integer("--max-isochrone-points", default: maxIsochronePoints, range: 1_000...100_000_000)
         if let text = args["--max-matching-radius"] {
             if text == "unlimited" { limits.maxMatchingRadius = nil } else {
                 guard let metres = Double(text), metres.isFinite, metres > 0, metres <= 1e7 else {

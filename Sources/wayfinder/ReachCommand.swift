@@ -28,7 +28,7 @@ enum ReachCommand {
         let args = try Arguments(raw, flags: ["--help"],
                                  options: ["--graph", "--mode", "--minutes", "--meters", "--format", "--polygons",
                                            "--resolution", "--denoise", "--generalize", "--exclude", "--radius",
-                                           "--colors"])
+                                           "--colors", "--max-isochrone-points"])
         if args.has("--help") { print(help); return .ok }
         let mode = try args.mode()
         guard args.positional.count == 1 else { throw CommandError.usage("reach needs one point (lat,lon or a place name)") }
@@ -40,7 +40,7 @@ enum ReachCommand {
         default: throw CommandError.usage("reach needs --minutes or --meters (one of them)")
         }
         let values = try text.split(separator: ",", omittingEmptySubsequences: false).map { item -> Double in
-            guard let n = Double(item.trimmingCharacters(in: .whitespaces)) else {
+            guard let n = Double(decimal: item.trimmingCharacters(in: .whitespaces)) else {
                 throw CommandError.usage("'\(item)' is not a number (--minutes 5,10,15)")
             }
             return n
@@ -58,7 +58,7 @@ enum ReachCommand {
         if let place = point.place { FileHandle.standardError.write(Data("'\(args.positional[0])': \(place.name) (\(point.coordinate))\n".utf8)) }
         var query = IsochroneQuery(mode: mode, point: point.coordinate, metric: metric,
                                    limits: values.map { metric == .duration ? $0 * 60 : $0 })
-        if let r = args["--resolution"] { guard let v = Double(r) else { throw CommandError.usage("--resolution must be metres") }; query.resolution = v }
+        if let r = args["--resolution"] { guard let v = Double(decimal: r) else { throw CommandError.usage("--resolution must be metres") }; query.resolution = v }
         query.denoise = try args.decimal("--denoise", default: 1, range: 0...1)
         query.generalize = try args.decimal("--generalize", default: 0, range: 0...10_000)
         query.excluding = try RouteCommand.exclusion(args)

@@ -27,6 +27,7 @@ enum ServeCommand {
       --max-trip-size N       most coordinates in a trip request (default 100)
       --max-trace-points N    most coordinates in a match request (default 100)
       --max-matching-radius M largest radius of a match request, metres (default 1000; unlimited: none)
+      --max-isochrone-points N most points an isochrone may triangulate (default 300000)
       --max-waypoints N       most coordinates in a route request (default 50)
       --max-query-length N    longest place query in bytes (default 512)
       --max-query-words N     most words in a place query (default 32)
@@ -46,7 +47,7 @@ enum ServeCommand {
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help", "--quiet"],
                                  options: ["--graph", "--host", "--port", "--threads", "--max-table-size", "--max-trip-size", "--max-trace-points",
-                                           "--max-matching-radius",
+                                           "--max-matching-radius", "--max-isochrone-points",
                                            "--max-waypoints", "--max-url-length", "--timeout", "--max-query-length",
                                            "--max-query-words", "--max-compute-ms", "--header-timeout",
                                            "--max-connections", "--max-connections-per-client", "--cors", "--grace",

@@ -271,4 +271,64 @@ import Testing
         usleep(200_000)
         #expect(!server.stderr.contains("/smuggled"), "the body after a conflicting length was not read as a request")
     }
+
+    // MARK: Isochrones
+
+    /// 100 km on foot at a 20 m resolution took 4.5 s of CPU and 47 MB of answer, outside the budget. The points to
+    /// triangulate are now bounded (`--max-isochrone-points`) and counted before the triangulation.
+    @Test func isochronesAreBoundedByTheirPoints() throws {
+        var limits = EngineLimits.server
+        limits.maxIsochronePoints = 5_000
+        let engine = try Engine(directory: CommandLineTests.graph.1, limits: limits)
+        var query = IsochroneQuery(mode: .walking, point: Coordinate(latitude: 60.1699, longitude: 24.9384), metric: .distance,
+                                   limits: [100_000, 99_999, 99_998, 99_997])
+        query.resolution = 20
+        query.denoise = 0
+        do { _ = try engine.isochrone(query); Issue.record("an isochrone over its points was answered") } catch let error as EngineError {
+            #expect(error.code == "TooBig" && error.message.contains("5000 points"), "\(error)")
+        }
+        let small = IsochroneQuery(mode: .walking, point: Coordinate(latitude: 60.1699, longitude: 24.9384), metric: .duration, limits: [300])
+        #expect(try engine.isochrone(small).isochrone.points <= 5_000)
+    }
+
+    /// `generalize` past a ring's size kept the whole ring (4,569 → 2,651 → 1,626 → 1,918 → 4,569 points as it
+    /// rose): now a ring keeps its simplest valid form, a triangle, and never more points than at a smaller one.
+    @Test func generalizingNeverGrowsARing() throws {
+        let engine = try Engine(directory: CommandLineTests.graph.1)
+        var counts: [Int] = []
+        for tolerance in [0.0, 10, 100, 1_000, 1_000_000] {
+            var query = IsochroneQuery(mode: .walking, point: Coordinate(latitude: 60.1699, longitude: 24.9384), metric: .duration,
+                                       limits: [600, 900])
+            query.denoise = 0
+            query.generalize = tolerance
+            let rings = try engine.isochrone(query).isochrone.contours.flatMap { $0.polygons.flatMap { $0 } }
+            #expect(rings.allSatisfy { $0.count >= 4 && $0.first == $0.last }, "closed rings of a triangle or more")
+            if tolerance == 1_000_000 { #expect(rings.allSatisfy { $0.count == 4 }, "\(rings.map(\.count))") }
+            counts.append(rings.reduce(0) { $0 + $1.count })
+        }
+        #expect(counts == counts.sorted(by: >), "\(counts)")
+    }
+
+    /// `contours_minutes=1e308` and `--minutes nan` said "must be above zero"; `0x10` was read as 16 minutes.
+    @Test func isochroneLimitsAreDecimalNumbersWithClearErrors() throws {
+        let engine = try Engine(directory: CommandLineTests.graph.1, limits: .server)
+        func answer(_ minutes: String) -> EngineError? {
+            do {
+                let request = try OSRMRequest(target: "/isochrone/v1/walking/24.9384,60.1699?contours_minutes=\(minutes)")
+                _ = try engine.isochrone(try request.isochroneQuery().0)
+                return nil
+            } catch { return error as? EngineError }
+        }
+        #expect(answer("1e308").map { $0.code == "TooBig" && $0.message.contains("60 minutes") } == true)
+        #expect(answer("0x10").map { $0.code == "InvalidValue" && $0.message.contains("not a number") } == true)
+        #expect(answer("nan").map { $0.code == "InvalidValue" && $0.message.contains("not a number") } == true)
+        #expect(answer("-5").map { $0.message.contains("above zero") } == true)
+        #expect(answer("5") == nil)
+        let run = try Self.run(["reach", "--graph", CommandLineTests.graph.1, "--minutes", "nan", "60.1699,24.9384"])
+        #expect(run.status != 0 && run.stderr.contains("not a number") && !run.stderr.contains("above zero"), "\(run.stderr)")
+        for text in ["0x10", "inf", "nan", "1e", "--5", "1.2.3", "", "e5", "."] { #expect(Double(decimal: text) == nil, "\(text)") }
+        for (text, value) in [("16", 16.0), ("-2.5", -2.5), ("1e3", 1000), ("+.5", 0.5), ("5.", 5), ("2E-2", 0.02)] {
+            #expect(Double(decimal: text) == value, "\(text)")
+        }
+    }
 }

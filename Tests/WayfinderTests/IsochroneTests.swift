@@ -99,7 +99,7 @@ import Testing
         var options = IsochroneOptions(metric: metric, limits: limits,
                                        resolution: resolution ?? IsochroneOptions.defaultResolution(for: graph.mode))
         options.denoise = 0
-        let isochrone = builder.build(from: origin, options: options)
+        let isochrone = try builder.build(from: origin, options: options)
         let unit = metric == .duration ? 1000.0 : 100.0
         let oracle = ReferenceDijkstra.vertexCosts(in: graph, from: origin, metric: metric,
                                                    limit: UInt32(limits.max()! * unit))
@@ -187,7 +187,7 @@ import Testing
             var options = IsochroneOptions(metric: .duration, limits: [3600], resolution: 100)
             options.denoise = 0
             let origin = try #require(graph.snap(start)?.nearest)
-            let isochrone = builder.build(from: origin, options: options)
+            let isochrone = try builder.build(from: origin, options: options)
             let index = PolygonIndex(isochrone.contours[0].polygons)
             #expect(index.locate(start).inside, "\(graph.mode): the start is inside")
             #expect(!index.locate(far).inside, "\(graph.mode): the road it may not use carries no ground")
@@ -218,7 +218,7 @@ import Testing
         var builder = IsochroneBuilder(graph: walking)
         var options = IsochroneOptions(metric: .duration, limits: [3600], resolution: 50)
         options.denoise = 0
-        let isochrone = builder.build(from: try #require(walking.snap(map.position("a"))?.nearest), options: options)
+        let isochrone = try builder.build(from: try #require(walking.snap(map.position("a"))?.nearest), options: options)
         let polygons = isochrone.contours[0].polygons
         #expect(!polygons.isEmpty)
         func signedArea(_ ring: [Coordinate]) -> Double {
