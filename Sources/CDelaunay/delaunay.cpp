@@ -7,8 +7,6 @@
 #include <CGAL/Triangulation_face_base_with_info_2.h>
 #include <CGAL/Triangulation_vertex_base_with_info_2.h>
 
-#include <malloc.h>
-
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -70,5 +68,3 @@ extern "C" int wf_delaunay_with_neighbours(const double *xy, int32_t count, int3
 }
 
 extern "C" void wf_delaunay_free(int32_t *triangles) { std::free(triangles); }
-
-extern "C" void wf_delaunay_release_memory(void) { malloc_trim(0); }

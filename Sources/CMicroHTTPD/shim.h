@@ -2,6 +2,7 @@
 // wrappers fix the argument lists Wayfinder uses.
 #include <stdarg.h>
 #include <stdint.h>
+#include <malloc.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
@@ -48,6 +49,10 @@ static inline void *wf_mhd_socket_context(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return info ? info->socket_context : NULL;
 }
+
+/// Gives the heap's free memory back to the system (glibc's malloc_trim): what a large request allocated (a
+/// triangulation, a table) otherwise stays with the process, in the arena of the thread that computed it.
+static inline void wf_release_free_memory(void) { malloc_trim(0); }
 
 typedef struct {
     int content_lengths, differing_lengths, transfer_encodings, chunked, hosts;

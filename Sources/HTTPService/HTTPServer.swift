@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import RoadGraph
 import RouteFormats
 
 public struct HTTPRequest: Sendable {
@@ -79,9 +80,12 @@ public struct HTTPServerOptions: Sendable {
     public init() {}
 }
 
-/// A libmicrohttpd daemon with a thread pool (epoll), calling one Swift handler for every request; the handler
-/// runs on the pool's threads in parallel. Only GET and HEAD are served. A watchdog closes connections whose
-/// request head does not arrive in time, and `stop` lets requests in progress finish.
+/// A libmicrohttpd daemon with a thread pool (epoll) for the connections, calling one Swift handler for every
+/// request on `threads` workers of its own: a request's connection is suspended while a worker computes its
+/// answer. (Computed on the connection's polling thread, a long request held up every other connection that thread
+/// served: a keep-alive client's trivial request waited behind another client's table.) Only GET and HEAD are
+/// served. A watchdog closes connections whose request head does not arrive in time, and `stop` lets requests in
+/// progress finish.
 public final class HTTPServer: @unchecked Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
     let handler: Handler
@@ -90,10 +94,12 @@ public final class HTTPServer: @unchecked Sendable {
     public private(set) var port: Int = 0
     let connections = ConnectionWatch()
     private var watchdog: DispatchSourceTimer?
+    let workers: WorkerPool
 
     public init(handler: @escaping Handler, options: HTTPServerOptions = HTTPServerOptions()) {
         self.handler = handler
         self.options = options
+        workers = WorkerPool(threads: max(1, options.threads))
     }
 
     public func start() throws {
@@ -105,7 +111,7 @@ public final class HTTPServer: @unchecked Sendable {
             throw HTTPServerError.invalidHost(host)
         }
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue
-            | MHD_USE_ITC.rawValue
+            | MHD_USE_ITC.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         let context = Unmanaged.passUnretained(self).toOpaque()
         daemon = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
@@ -130,6 +136,9 @@ public final class HTTPServer: @unchecked Sendable {
         _ = MHD_quiesce_daemon(daemon)
         let deadline = Date().addingTimeInterval(grace)
         while connections.requestsInProgress > 0 && Date() < deadline { usleep(10_000) }
+        // libmicrohttpd must not be stopped with a connection suspended: the workers' requests end first (each is
+        // bounded by its CPU budget).
+        workers.waitUntilIdle()
         watchdog?.cancel()
         watchdog = nil
         MHD_stop_daemon(daemon)
@@ -138,27 +147,48 @@ public final class HTTPServer: @unchecked Sendable {
 
     deinit { stop() }
 
-    func respond(_ connection: OpaquePointer, method: String, path: String, target: String) -> MHD_Result {
-        let started = DispatchTime.now()
+    /// The request's second call: its connection is suspended and a worker computes the answer; resumed, the
+    /// connection calls again and the answer is queued.
+    func respond(_ connection: OpaquePointer, method: String, path: String, context: RequestContext) -> MHD_Result {
+        if let response = context.response {
+            context.response = nil
+            let result = queue(response, on: connection)
+            log(method: method, target: context.target, status: response.status, since: context.started)
+            return result
+        }
+        context.started = DispatchTime.now()
+        guard method == "GET" || method == "HEAD" else {
+            var response = HTTPResponse.json(#"{"code":"InvalidQuery","message":"only GET and HEAD are supported"}"#, status: 405)
+            response.headers.append(("Allow", "GET, HEAD"))
+            let result = queue(response, on: connection)
+            log(method: method, target: context.target, status: 405, since: context.started)
+            return result
+        }
+        // The arguments are read here, on the connection's thread, before it is suspended.
         var arguments: [(key: String, value: String)] = []
         withUnsafeMutablePointer(to: &arguments) { pointer in
             _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectArgument, pointer)
         }
-        let request = HTTPRequest(method: method, path: path, query: arguments, rawTarget: target)
-        var response: HTTPResponse
-        if method == "GET" || method == "HEAD" {
-            response = handler(request)
-        } else {
-            response = .json(#"{"code":"InvalidQuery","message":"only GET and HEAD are supported"}"#, status: 405)
-            response.headers.append(("Allow", "GET, HEAD"))
+        let request = HTTPRequest(method: method, path: path, query: arguments, rawTarget: context.target)
+        MHD_suspend_connection(connection)
+        let handler = handler
+        // The connection is an opaque pointer that libmicrohttpd keeps valid while it is suspended.
+        nonisolated(unsafe) let suspended = connection
+        workers.submit {
+            let cpu = WorkBudget.threadCPUTime()
+            context.response = handler(request)
+            MHD_resume_connection(suspended)
+            // After a long request its memory goes back (a ms or two, against its 50 or more).
+            if WorkBudget.threadCPUTime() - cpu > 50_000_000 { wf_release_free_memory() }
         }
-        let result = queue(response, on: connection)
-        if options.log {
-            let ms = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6
-            let line = String(format: "%@ %@ %d %.2f ms\n", Self.loggable(method), Self.loggable(target), response.status, ms)
-            FileHandle.standardError.write(Data(line.utf8))
-        }
-        return result
+        return .YES
+    }
+
+    private func log(method: String, target: String, status: Int, since started: DispatchTime) {
+        guard options.log else { return }
+        let ms = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6
+        let line = String(format: "%@ %@ %d %.2f ms\n", Self.loggable(method), Self.loggable(target), status, ms)
+        FileHandle.standardError.write(Data(line.utf8))
     }
 
     /// Answers a request refused at its head, with the connection closed after it, and logs it.
@@ -203,8 +233,12 @@ public final class HTTPServer: @unchecked Sendable {
 }
 
 /// One request on a connection: its target as sent, and whether its head has been handled.
-final class RequestContext {
+final class RequestContext: @unchecked Sendable {
     let target: String
+    /// The answer a worker computed (written before the connection is resumed, read after), and when the request
+    /// was taken up, for the log.
+    var response: HTTPResponse?
+    var started = DispatchTime.now()
     /// Bytes of the target as libmicrohttpd saw it, up to a NUL if the client sent one.
     let rawLength: Int
     var headReceived = false
@@ -316,7 +350,7 @@ private func handleRequest(context: UnsafeMutableRawPointer?, connection: Opaque
         uploadSize.pointee = 0
         return .YES
     }
-    return server.respond(connection, method: methodName, path: String(cString: url), target: request.target)
+    return server.respond(connection, method: methodName, path: String(cString: url), context: request)
 }
 
 private func requestCompleted(context: UnsafeMutableRawPointer?, connection: OpaquePointer?,
@@ -353,4 +387,49 @@ private func collectArgument(context: UnsafeMutableRawPointer?, kind: MHD_ValueK
     let arguments = context.assumingMemoryBound(to: [(key: String, value: String)].self)
     arguments.pointee.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
     return .YES
+}
+
+/// A fixed number of threads taking work in order: where requests are computed, apart from the threads that
+/// poll the connections.
+final class WorkerPool: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var queue: [() -> Void] = []
+    private var busy = 0
+
+    /// The threads keep the pool for as long as the process runs (a process serves once).
+    init(threads: Int) {
+        for k in 0..<threads {
+            let thread = Thread { self.work() }
+            thread.name = "wayfinder-worker-\(k)"
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+    }
+
+    func submit(_ job: @escaping () -> Void) {
+        condition.withLock {
+            queue.append(job)
+            condition.signal()
+        }
+    }
+
+    /// Returns once no job is queued or running.
+    func waitUntilIdle() {
+        condition.withLock { while !queue.isEmpty || busy > 0 { condition.wait() } }
+    }
+
+    private func work() {
+        while true {
+            let job: () -> Void = condition.withLock {
+                while queue.isEmpty { condition.wait() }
+                busy += 1
+                return queue.removeFirst()
+            }
+            job()
+            condition.withLock {
+                busy -= 1
+                condition.broadcast()
+            }
+        }
+    }
 }

@@ -70,14 +70,7 @@ public struct IsochroneBuilder {
 
     public init(graph: RoadGraph) { self.graph = graph }
 
-    /// Large requests give their memory back to the system when done (see `wf_delaunay_release_memory`).
     public mutating func build(from origin: Snap, options: IsochroneOptions) throws -> Isochrone {
-        var samplesTaken = 0
-        defer { if samplesTaken > 50_000 { wf_delaunay_release_memory() } }
-        return try build(from: origin, options: options, samplesTaken: &samplesTaken)
-    }
-
-    private mutating func build(from origin: Snap, options: IsochroneOptions, samplesTaken: inout Int) throws -> Isochrone {
         let unit = options.metric == .duration ? 1000.0 : 100.0  // milliseconds / centimetres per second / metre
         let limits = options.limits.map { $0 * unit }
         let top = limits.max() ?? 0
@@ -129,7 +122,6 @@ public struct IsochroneBuilder {
         var edgeSamples: [(point: (Double, Double), cost: Double)] = []
         for e in 0..<graph.edgeCount {
             if e & 0x3FF == 0 {
-                samplesTaken = samples.count
                 if samples.count > options.maxPoints { throw IsochroneError.tooBig(points: samples.count) }
                 if WorkBudget.exceeded() { throw IsochroneError.outOfTime }
             }
@@ -195,7 +187,6 @@ public struct IsochroneBuilder {
             if cost == nil && !onMainNetwork(v) { continue }
             samples.add(p, cost ?? unreached)
         }
-        samplesTaken = samples.count
         // Checked before the triangulation, which cannot be stopped once begun.
         if samples.count > options.maxPoints { throw IsochroneError.tooBig(points: samples.count) }
         if WorkBudget.exceeded() { throw IsochroneError.outOfTime }

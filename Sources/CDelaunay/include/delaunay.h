@@ -16,9 +16,6 @@ int wf_delaunay(const double *xy, int32_t count, int32_t **triangles, int32_t *t
 int wf_delaunay_with_neighbours(const double *xy, int32_t count, int32_t **triangles, int32_t **neighbours,
                                 int32_t *triangleCount);
 void wf_delaunay_free(int32_t *triangles);
-/// Gives the heap's free memory back to the system (glibc's malloc_trim): a large triangulation's hundreds of
-/// megabytes stay with the process otherwise.
-void wf_delaunay_release_memory(void);
 
 #ifdef __cplusplus
 }
