@@ -235,9 +235,15 @@ public final class HTTPServer: @unchecked Sendable {
 /// One request on a connection: its target as sent, and whether its head has been handled.
 final class RequestContext: @unchecked Sendable {
     let target: String
-    /// The answer a worker computed (written before the connection is resumed, read after), and when the request
-    /// was taken up, for the log.
-    var response: HTTPResponse?
+    /// The answer a worker computed: written before the connection is resumed and read after, under a lock of its
+    /// own (libmicrohttpd's own ordering of the two is not one a thread sanitizer can see).
+    var response: HTTPResponse? {
+        get { lock.withLock { computed } }
+        set { lock.withLock { computed = newValue } }
+    }
+    private var computed: HTTPResponse?
+    private let lock = NSLock()
+    /// When the request was taken up, for the log.
     var started = DispatchTime.now()
     /// Bytes of the target as libmicrohttpd saw it, up to a NUL if the client sent one.
     let rawLength: Int
