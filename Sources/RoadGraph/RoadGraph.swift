@@ -363,7 +363,9 @@ public struct RoadGraph: @unchecked Sendable {
         gridCellStart = try sections.buffer(.gridCellStart)
         gridSegments = try sections.buffer(.gridSegments)
         let grid = metadata.grid
-        let cells = min(Int(grid.rows) * Int(grid.columns), max(0, gridCellStart.count - 1))
+        // Before `validate`: a damaged header's grid may claim more cells than an Int holds.
+        let claimed = Int(grid.rows).multipliedReportingOverflow(by: Int(grid.columns))
+        let cells = min(claimed.overflow ? Int.max : claimed.partialValue, max(0, gridCellStart.count - 1))
         (occupiedCells, occupiedBlocks) = SegmentGrid.occupied(gridCellStart, cells: cells, columns: max(1, Int(grid.columns)))
         let top = grid.originLatitude + Double(grid.rows) * grid.cellHeight
         let nearestToEquator = grid.originLatitude <= 0 && top >= 0 ? 0 : min(abs(grid.originLatitude), abs(top))

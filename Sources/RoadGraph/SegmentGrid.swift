@@ -157,9 +157,9 @@ extension RoadGraph {
         let cellSide = min(grid.cellHeight * SegmentGrid.metresPerDegree,
                            grid.cellWidth * SegmentGrid.metresPerDegree
                                * min(cos(point.latitude * Double.pi / 180), cos(min(90, polewardEdge) * Double.pi / 180)))
+        if WorkBudget.exceeded() { return }
         // Past the radius from the whole grid, nothing to look at. (A lower bound: the clamped point is not the
         // grid's nearest on a sphere, and overestimated a far point's distance by kilometres.)
-        if WorkBudget.exceeded() { return }
         let gridCentre = Coordinate(latitude: grid.originLatitude + Double(rows) * grid.cellHeight / 2,
                                     longitude: grid.originLongitude + Double(columns) * grid.cellWidth / 2)
         let halfGridDiagonal = halfCellDiagonal * Double(max(rows, columns))
