@@ -120,10 +120,10 @@ extension EngineLimits {
         return limits
     }
 
-    /// The options that change a limit, for the commands that take them.
+    /// The options that change a limit, for the commands that take them. (`--max-matching-radius` and
+    /// `--max-isochrone-points` only `match`, `reach` and `serve` take: elsewhere they would change nothing.)
     static let options: Set<String> = ["--max-waypoints", "--max-table-size", "--max-query-length", "--max-query-words",
-                                       "--max-trip-size", "--max-trace-points", "--max-matching-radius",
-                                       "--max-isochrone-points"]
+                                       "--max-trip-size", "--max-trace-points"]
 
     /// These limits with any of `options` the command line sets.
     func configured(by args: Arguments) throws -> EngineLimits {

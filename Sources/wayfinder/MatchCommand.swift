@@ -21,12 +21,13 @@ enum MatchCommand {
       --accuracy M        the fixes' accuracy, metres (default 5, OSRM's)
       --tidy              drop fixes within 10 m of the one before, and repeated times
       --max-trace-points N  most fixes (default 100000)
+      --max-matching-radius M  largest --accuracy, metres (default: none)
     """
 
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help", "--tidy"],
                                  options: (["--graph", "--mode", "--format", "--accuracy", "--gaps", "--language", "--units",
-                                           "--exclude"] as Set<String>).union(EngineLimits.options))
+                                           "--exclude", "--max-matching-radius"] as Set<String>).union(EngineLimits.options))
         if args.has("--help") { print(help); return .ok }
         let mode = try args.mode()
         let format = args["--format"] ?? "text"

@@ -22,6 +22,7 @@ enum ReachCommand {
       --denoise X              drop polygons smaller than X times the largest of their contour (default 1:
                                the largest only; 0 keeps all)
       --generalize M           simplify rings by M metres (default 0: exact)
+      --max-isochrone-points N most points to triangulate (default 300000; past it the answer is TooBig)
     """
 
     static func run(_ raw: [String]) throws -> ExitCode {
