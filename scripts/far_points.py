@@ -12,15 +12,11 @@ only.
 import argparse
 import os
 import random
-import re
-import subprocess
-import sys
-import threading
 import time
 import urllib.error
 import urllib.request
 
-BINARY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".build", "release", "wayfinder")
+from soak import bounds, start_server
 
 
 def main():
@@ -29,21 +25,9 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("extra", nargs="*", help="more options for serve, after --")
     args = parser.parse_args()
-    process = subprocess.Popen([BINARY, "serve", "--graph", args.graph, "--port", "0", "--quiet",
-                                "--max-url-length", "100000"] + args.extra,
-                               stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-    match = re.search(r"http://127\.0\.0\.1:(\d+)", process.stderr.readline())
-    if not match:
-        process.kill()
-        sys.exit("far_points: the server did not start")
-    threading.Thread(target=lambda: process.stderr.read(), daemon=True).start()
-    base = f"http://127.0.0.1:{match.group(1)}"
-    for _ in range(600):
-        try:
-            if urllib.request.urlopen(base + "/health", timeout=5).status == 200:
-                break
-        except (OSError, urllib.error.HTTPError):
-            time.sleep(0.1)
+    process, port = start_server(args.graph, ["--max-url-length", "100000"] + args.extra)
+    base = f"http://127.0.0.1:{port}"
+    west, south, east, north = bounds(port)
 
     def cpu():
         fields = open(f"/proc/{process.pid}/stat").read().rsplit(")", 1)[1].split()
@@ -63,10 +47,9 @@ def main():
         ("isochrone, 100 km on foot at 20 m", "/isochrone/v1/walking/{}?contours_meters=100000,99999,99998,99997"
          "&resolution=20&denoise=0&polygons=true"),
     ]
-    # The isochrone starts at the graph's centre.
-    west, south, east, north = __import__("json").loads(urllib.request.urlopen(base + "/graph").read())["bounds"]
     try:
         for name, path in requests:
+            # The isochrone starts at the graph's centre.
             path = path.replace("{}", f"{(west + east) / 2:.6f},{(south + north) / 2:.6f}")
             before, started = cpu(), time.monotonic()
             try:

@@ -34,8 +34,8 @@ def rss_kb(pid):
     return 0
 
 
-def start_server(graph):
-    process = subprocess.Popen([BINARY, "serve", "--graph", graph, "--port", "0", "--quiet", "--max-table-size", "200"],
+def start_server(graph, options=("--max-table-size", "200")):
+    process = subprocess.Popen([BINARY, "serve", "--graph", graph, "--port", "0", "--quiet", *options],
                                stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     line = process.stderr.readline()
     match = re.search(r"http://127\.0\.0\.1:(\d+)", line)
