@@ -18,6 +18,11 @@ public struct RouteQuery: Sendable {
     /// Road classes to avoid (OSRM's `exclude`): any of toll, motorway, ferry.
     public var excluding: ArcClasses = []
     public var directions = DirectionsOptions()
+    /// `.osrm`: OSRM's answer, without Wayfinder's deviations (the rest on foot, the guidance of GUIDANCE.md).
+    public var compatibility: Compatibility {
+        get { directions.compatibility }
+        set { directions.compatibility = newValue }
+    }
 
     public init(mode: TravelMode, points: [Coordinate]) {
         self.mode = mode
@@ -88,7 +93,7 @@ extension Engine {
     /// stopped, with a step that says so. OSRM stops at the main network without a word; PROFILES.md says why we
     /// do otherwise. A destination that is merely far from any road keeps OSRM's answer (and the table's).
     func walkTheRest(_ answer: RouteAnswer, _ query: RouteQuery, _ set: GraphSet) -> RouteAnswer {
-        guard query.mode == .driving, let walkers = set.routers[.walking], let destination = query.points.last,
+        guard query.mode == .driving, query.compatibility == .wayfinder, let walkers = set.routers[.walking], let destination = query.points.last,
               let carStop = answer.route.waypoints.last, carStop.distance > Self.onFootMargin,
               let nearest = answer.graph.snap(destination, maxDistance: carStop.distance,
                                               filter: query.filters?.last ?? WaypointFilter(excluding: query.excluding))?.nearest,

@@ -7,10 +7,14 @@ public struct DirectionsOptions: Sendable {
     /// False for answers without steps (OSRM's `steps=false`): guidance is not run at all, and the directions
     /// carry only the waypoint names. Guidance is most of a route request's time.
     public var steps = true
-    public init(language: String = "en", units: Units = .metric, steps: Bool = true) {
+    /// `.osrm`: OSRM's guidance rules only, without the deviations GUIDANCE.md lists.
+    public var compatibility = Compatibility.wayfinder
+    public init(language: String = "en", units: Units = .metric, steps: Bool = true,
+                compatibility: Compatibility = .wayfinder) {
         self.language = language
         self.units = units
         self.steps = steps
+        self.compatibility = compatibility
     }
 }
 
@@ -42,17 +46,24 @@ public struct Directions: Sendable {
             } ?? []
             return
         }
-        let trips = route.legs.map { TripLeg(leg: $0, graph: graph, language: options.language, labels: labels) }
-        self.trips = trips
-        waypointNames = trips.first.map { [$0.sourceName] + trips.map(\.targetName) } ?? []
-        legs = trips.indices.map { index in
-            var steps = Directions.steps(for: trips[index], waypointNumber: index == route.legs.count - 1 ? nil : index + 1)
-            // Worded in place: copying each step to set its text retained its dozen strings and arrays.
-            steps.withUnsafeMutableBufferPointer { s in
-                for i in s.indices { s[i].instruction = phrases.instruction(at: s.baseAddress! + i) }
+        // Names are compared by the request's rules all through the leg's reading and its steps.
+        let compatibility = options.compatibility, language = options.language, legCount = route.legs.count
+        let (trips, legs) = RoadNames.$compatibility.withValue(compatibility) {
+            let trips = route.legs.map { TripLeg(leg: $0, graph: graph, language: language, labels: labels) }
+            let legs = trips.indices.map { index in
+                var steps = Directions.steps(for: trips[index], waypointNumber: index == legCount - 1 ? nil : index + 1,
+                                             compatibility: compatibility)
+                // Worded in place: copying each step to set its text retained its dozen strings and arrays.
+                steps.withUnsafeMutableBufferPointer { s in
+                    for i in s.indices { s[i].instruction = phrases.instruction(at: s.baseAddress! + i) }
+                }
+                return steps
             }
-            return steps
+            return (trips, legs)
         }
+        self.trips = trips
+        self.legs = legs
+        waypointNames = trips.first.map { [$0.sourceName] + trips.map(\.targetName) } ?? []
     }
 
     /// Goes on from the last leg's arrival with the steps of a walk (its own directions, one leg): the arrival
@@ -82,11 +93,11 @@ public struct Directions: Sendable {
         trips[trips.count - 1].targetName = walkTrip.targetName
     }
 
-    static func steps(for trip: TripLeg, waypointNumber: Int?) -> [GuidanceStep] {
+    static func steps(for trip: TripLeg, waypointNumber: Int?, compatibility: Compatibility) -> [GuidanceStep] {
         guard !trip.segments.isEmpty else { return [] }
         // The leg's points, not the leg: a closure that used the leg copied it for every step.
         let coordinates = trip.coordinates
-        return StepAssembly.steps(for: trip).map { GuidanceStep(draft: $0, coordinates: coordinates, waypointNumber: waypointNumber) }
+        return StepAssembly.steps(for: trip, compatibility: compatibility).map { GuidanceStep(draft: $0, coordinates: coordinates, waypointNumber: waypointNumber) }
     }
 }
 

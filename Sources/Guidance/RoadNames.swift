@@ -1,4 +1,5 @@
 import Foundation
+import RoadGraph
 
 /// The names, ref, pronunciation and exit number of a road: what decides whether a change is announced. A class:
 /// a leg's roads, junctions and steps pass labels around by the thousand, and a leg reads each distinct label
@@ -56,6 +57,25 @@ public enum RoadNames {
         "n", "ne", "e", "se", "s", "sw", "w", "nw", "north", "south", "east", "west", "nor", "sou", "we", "ea",
         "nord", "sud", "ost", "norte", "sul", "este", "oeste",
     ]
+
+    /// The rules names are compared by while one request's guidance runs: with `.osrm`, names are the same only
+    /// as OSRM compares them (the exact string, or with one English compass word more at either end) and refs
+    /// as written. Task-local, because the comparisons are static and run deep inside the turn analysis.
+    @TaskLocal static var compatibility = Compatibility.wayfinder
+
+    /// The compass words of OSRM's car profile (`suffix_list`).
+    static let osrmCompass: Set<String> = ["n", "ne", "nw", "s", "se", "sw", "e", "w", "north", "south", "west",
+                                           "east", "nor", "sou", "we", "ea"]
+
+    /// OSRM's name test: equal, or equal once one compass word is taken off the start or end of one of them.
+    static func osrmSame(_ a: String, _ b: String) -> Bool {
+        if a == b { return true }
+        let wa = a.split(separator: " "), wb = b.split(separator: " ")
+        let (short, long) = wa.count < wb.count ? (wa, wb) : (wb, wa)
+        guard long.count == short.count + 1, !short.isEmpty else { return false }
+        return (osrmCompass.contains(long[0].lowercased()) && long.dropFirst().elementsEqual(short))
+            || (osrmCompass.contains(long[long.count - 1].lowercased()) && long.dropLast().elementsEqual(short))
+    }
 
     /// The words of a name that identify the road.
     static func key(_ name: String) -> [String] {
@@ -129,6 +149,7 @@ public enum RoadNames {
     static func same(_ a: RoadLabel, _ b: RoadLabel) -> Bool {
         if a.name == b.name { return true }
         if a.name.isEmpty || b.name.isEmpty { return false }
+        if compatibility == .osrm { return osrmSame(a.name, b.name) }
         return sameKeys(a.nameKey, b.nameKey, stripped: a.strippedKeys, b.strippedKeys)
     }
 
@@ -142,11 +163,12 @@ public enum RoadNames {
         let namesEqual = sameNames || from.name.isEmpty || to.name.isEmpty
         let nameRemoved = !from.name.isEmpty && to.name.isEmpty
         let refsEmpty = from.ref.isEmpty && to.ref.isEmpty
-        let fromRef = from.plainRef, toRef = to.plainRef
+        let osrm = compatibility == .osrm
+        let fromRef = osrm ? from.ref : from.plainRef, toRef = osrm ? to.ref : to.plainRef
         let refContained = fromRef.isEmpty || toRef.isEmpty || contains(fromRef, toRef) || contains(toRef, fromRef)
         let refRemoved = !from.ref.isEmpty && to.ref.isEmpty
         // A named street whose ref changes (a road renumbered along the way) is still that street to a driver.
-        let sameNamedStreet = !from.name.isEmpty && sameNames
+        let sameNamedStreet = !osrm && !from.name.isEmpty && sameNames
         let obvious = (namesEmpty && refsEmpty) || (namesEqual && refContained) || (namesEqual && refsEmpty)
             || (refContained && nameRemoved) || (namesEqual && refRemoved) || sameNamedStreet
         let needs = (from.name.isEmpty && !from.ref.isEmpty && !to.name.isEmpty && to.ref.isEmpty)

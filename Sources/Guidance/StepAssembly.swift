@@ -83,10 +83,12 @@ struct DraftStep {
 /// then OSRM's post-processing in its order, then our own last passes.
 struct StepAssembly {
     let trip: TripLeg
+    /// `.osrm` leaves out our own passes and rules (GUIDANCE.md, "Where we decide otherwise").
+    var compatibility = Compatibility.wayfinder
     var steps: [DraftStep] = []
 
-    static func steps(for trip: TripLeg) -> [DraftStep] {
-        var assembly = StepAssembly(trip: trip)
+    static func steps(for trip: TripLeg, compatibility: Compatibility = .wayfinder) -> [DraftStep] {
+        var assembly = StepAssembly(trip: trip, compatibility: compatibility)
         assembly.assemble()
         assembly.postProcess()
         return assembly.steps
@@ -260,8 +262,10 @@ struct StepAssembly {
         anticipateLanes()
         buildIntersections()
         suppressShortNameSegments()
-        foldStepsUnder(10)
-        tidyNames()
+        if compatibility == .wayfinder {
+            foldStepsUnder(10)
+            tidyNames()
+        }
         assignRelativeLocations()
     }
 

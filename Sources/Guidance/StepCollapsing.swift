@@ -353,6 +353,8 @@ extension StepAssembly {
     /// A straight-on pass where at most half the lanes go straight, far enough from the maneuvers around it to be
     /// said on its own.
     func needsLaneStep(_ i: Int, after last: Int) -> Bool {
+        // OSRM computes `use lane` steps and then drops them in post-processing.
+        guard compatibility == .wayfinder else { return false }
         // Without lanes there is no lane tuple (read in place: most steps have none).
         guard steps.withUnsafeBufferPointer({ !$0[i].intersections[0].lanes.isEmpty }) else { return false }
         let s = steps[i]

@@ -20,12 +20,14 @@ public struct OSRMRequest {
     /// As the client gave them: OSRM URLs say `lon,lat`.
     public var coordinates: [Coordinate]
     public var options: [String: String]
+    /// `compat=osrm|wayfinder`, else the server's default (`serve --compat`).
+    public var compatibility: Compatibility
 
     static let services: Set<String> = ["route", "table", "nearest", "isochrone", "trip", "match"]
 
     /// From a request target as sent (`/route/v1/driving/…?steps=true`): path and arguments percent-decoded as
     /// the HTTP server decodes them.
-    public init(target: String) throws {
+    public init(target: String, compatibility: Compatibility = .wayfinder) throws {
         let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         func decode<S: StringProtocol>(_ text: S) -> String {
             String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
@@ -34,10 +36,11 @@ public struct OSRMRequest {
             let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             return (decode(kv[0]), kv.count > 1 ? decode(kv[1]) : "")
         } : []
-        try self.init(path: String(parts[0]).removingPercentEncoding ?? String(parts[0]), query: query)
+        try self.init(path: String(parts[0]).removingPercentEncoding ?? String(parts[0]), query: query,
+                      compatibility: compatibility)
     }
 
-    public init(path: String, query: [(key: String, value: String)]) throws {
+    public init(path: String, query: [(key: String, value: String)], compatibility: Compatibility = .wayfinder) throws {
         var parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         guard parts.count == 4 else {
             throw EngineError(.invalidURL, "URL must look like /{service}/v1/{profile}/{coordinates}")
@@ -57,6 +60,14 @@ public struct OSRMRequest {
         for (key, value) in query {
             guard options[key] == nil else { throw EngineError(.invalidOptions, "option '\(key)' is given twice") }
             options[key] = value
+        }
+        if let name = options.removeValue(forKey: "compat") {
+            guard let chosen = Compatibility(name: name) else {
+                throw EngineError(.invalidValue, "compat must be osrm or wayfinder, not '\(name)'")
+            }
+            self.compatibility = chosen
+        } else {
+            self.compatibility = compatibility
         }
         self.options = options
     }
@@ -151,7 +162,8 @@ public struct OSRMRequest {
             query.alternatives = n
         }
         let output = try routeOutput()
-        query.directions = DirectionsOptions(language: options["language"] ?? "en", steps: output.steps)
+        query.directions = DirectionsOptions(language: options["language"] ?? "en", steps: output.steps,
+                                              compatibility: compatibility)
         query.filters = try filters()
         // OSRM's "default" leaves it to the profile: on for driving, off for walking.
         if ![nil, "default"].contains(options["continue_straight"]) {
@@ -179,7 +191,8 @@ public struct OSRMRequest {
         query.excluding = try exclusion()
         query.filters = try filters()
         let output = try routeOutput()
-        query.directions = DirectionsOptions(language: options["language"] ?? "en", steps: output.steps)
+        query.directions = DirectionsOptions(language: options["language"] ?? "en", steps: output.steps,
+                                              compatibility: compatibility)
         return (query, output)
     }
 
@@ -210,7 +223,8 @@ public struct OSRMRequest {
         query.tidy = try bool("tidy", default: false)
         query.excluding = try exclusion()
         let output = try routeOutput()
-        query.directions = DirectionsOptions(language: options["language"] ?? "en", steps: output.steps)
+        query.directions = DirectionsOptions(language: options["language"] ?? "en", steps: output.steps,
+                                              compatibility: compatibility)
         return (query, output)
     }
 

@@ -22,14 +22,17 @@ public struct WayfinderService: Sendable {
     let slot: EngineSlot
     /// Longest accepted request target (path and query as sent, before percent-decoding), bytes.
     let maxURLLength: Int
+    /// Whose answers requests get unless they say (`compat=`).
+    let compatibility: Compatibility
 
-    public init(engine: Engine, maxURLLength: Int = 8192) {
-        self.init(slot: EngineSlot(engine), maxURLLength: maxURLLength)
+    public init(engine: Engine, maxURLLength: Int = 8192, compatibility: Compatibility = .wayfinder) {
+        self.init(slot: EngineSlot(engine), maxURLLength: maxURLLength, compatibility: compatibility)
     }
 
-    public init(slot: EngineSlot, maxURLLength: Int = 8192) {
+    public init(slot: EngineSlot, maxURLLength: Int = 8192, compatibility: Compatibility = .wayfinder) {
         self.slot = slot
         self.maxURLLength = maxURLLength
+        self.compatibility = compatibility
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -51,7 +54,7 @@ public struct WayfinderService: Sendable {
             case "/health": return Self.health(engine.health)
             case let path where path.hasPrefix("/leaflet/"): return page.leaflet(path)
             default:
-                let osrm = try OSRMRequest(path: request.path, query: request.query)
+                let osrm = try OSRMRequest(path: request.path, query: request.query, compatibility: compatibility)
                 return try OSRMService(engine: engine).handle(osrm)
             }
         } catch let error as EngineError {

@@ -22,11 +22,12 @@ enum MatchCommand {
       --tidy              drop fixes within 10 m of the one before, and repeated times
       --max-trace-points N  most fixes (default 100000)
       --max-matching-radius M  largest --accuracy, metres (default: none)
+      --compat osrm       OSRM's answer, without the deviations of GUIDANCE.md and PROFILES.md
     """
 
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help", "--tidy"],
-                                 options: (["--graph", "--mode", "--format", "--accuracy", "--gaps", "--language", "--units",
+                                 options: (["--graph", "--mode", "--format", "--accuracy", "--gaps", "--language", "--units", "--compat",
                                            "--exclude", "--max-matching-radius"] as Set<String>).union(EngineLimits.options))
         if args.has("--help") { print(help); return .ok }
         let mode = try args.mode()
@@ -53,7 +54,8 @@ enum MatchCommand {
         }
         query.tidy = args.has("--tidy")
         query.excluding = try RouteCommand.exclusion(args)
-        query.directions = DirectionsOptions(language: args["--language"] ?? "en", units: try args.choice("--units", default: .metric))
+        query.directions = DirectionsOptions(language: args["--language"] ?? "en", units: try args.choice("--units", default: .metric),
+                                             compatibility: try args.choice("--compat", default: Compatibility.wayfinder))
         let engine = try openEngine(args, modes: [mode], limits: limits)
         let answer: MatchAnswer
         do { answer = try engine.match(query) } catch let error as EngineError {

@@ -26,6 +26,7 @@ enum RouteCommand {
       --language en|zh|…            street names from name:xx where mapped, and instructions where a phrase
                                     file exists (en, zh; others fall back to English); default en
       --units metric|imperial       distances in instructions (default metric)
+      --compat osrm|wayfinder       osrm: OSRM's answer, without the deviations of GUIDANCE.md and PROFILES.md
       --algorithm ch|astar|dijkstra search algorithm (default: ch where the graph has a contraction hierarchy, else
                                     astar; all give the same cost)
       --radius <metres>|unlimited   how far a point may be from its road (default 5000)
@@ -43,7 +44,7 @@ enum RouteCommand {
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help"],
                                  options: (["--graph", "--mode", "--format", "--algorithm", "--max-snap", "--radius", "--language",
-                                           "--units", "--continue-straight", "--alternatives", "--exclude"] as Set<String>)
+                                           "--units", "--compat", "--continue-straight", "--alternatives", "--exclude"] as Set<String>)
                                  .union(EngineLimits.options))
         if args.has("--help") { print(help); return .ok }
         let format: RouteFormat = try args.choice("--format", default: .text)
@@ -51,7 +52,8 @@ enum RouteCommand {
         guard args.positional.count >= 2 else { throw CommandError.usage("route needs at least two points (lat,lon or a place name)") }
         var query = RouteQuery(mode: mode, points: [])
         query.algorithm = try args.choice("--algorithm", default: .automatic)
-        query.directions = DirectionsOptions(language: args["--language"] ?? "en", units: try args.choice("--units", default: .metric))
+        query.directions = DirectionsOptions(language: args["--language"] ?? "en", units: try args.choice("--units", default: .metric),
+                                             compatibility: try args.choice("--compat", default: Compatibility.wayfinder))
         query.snapRadius = try snapRadius(args)
         query.excluding = try exclusion(args)
         query.alternatives = try args.integer("--alternatives", default: 0, range: 0...Engine.maxAlternatives)

@@ -21,6 +21,8 @@ enum ServeCommand {
     and unmaps the old ones when their last request ends. A damaged new graph is refused with a log line and the
     old one keeps serving.
       --watch S               seconds between checks for a new generation (default 1; 0: only on SIGHUP)
+      --compat osrm|wayfinder whose answers requests get unless they say (compat=); osrm turns off every
+                              deviation from OSRM that GUIDANCE.md and PROFILES.md list (default wayfinder)
 
     Limits (a request over one gets a TooBig error):
       --max-table-size N      most coordinates in a table request (default 1000)
@@ -51,7 +53,7 @@ enum ServeCommand {
                                            "--max-waypoints", "--max-url-length", "--timeout", "--max-query-length",
                                            "--max-query-words", "--max-compute-ms", "--header-timeout",
                                            "--max-connections", "--max-connections-per-client", "--cors", "--grace",
-                                           "--watch"])
+                                           "--watch", "--compat"])
         if args.has("--help") { print(help); return .ok }
         var options = HTTPServerOptions()
         options.host = args["--host"] ?? "127.0.0.1"
@@ -86,7 +88,8 @@ enum ServeCommand {
         // A directory with no graph at all is a mistake to report now, not after listening.
         do { _ = try GraphDirectory(graphPath).current() } catch { throw CommandError.badInput("\(error)") }
         let slot = EngineSlot()
-        let service = WayfinderService(slot: slot, maxURLLength: maxURLLength)
+        let service = WayfinderService(slot: slot, maxURLLength: maxURLLength,
+                                       compatibility: try args.choice("--compat", default: Compatibility.wayfinder))
         // Signal handling first, so a SIGTERM that arrives as soon as the server answers is never lost.
         let stop = DispatchSemaphore(value: 0)
         var sources: [DispatchSourceSignal] = []

@@ -20,12 +20,13 @@ enum TripCommand {
     improved by 2-opt and Or-opt. Points that cannot all reach one another make several round trips.
       text     the order, then the directions; json: OSRM's trip response; geojson: each trip's line and its stops
       --max-trip-size N   most points (default 10000)
+      --compat osrm       OSRM's answer, without the deviations of GUIDANCE.md and PROFILES.md
     """
 
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help"],
                                  options: (["--graph", "--mode", "--roundtrip", "--source", "--destination", "--format",
-                                           "--language", "--units", "--points", "--radius", "--exclude", "--threads"] as Set<String>)
+                                           "--language", "--units", "--compat", "--points", "--radius", "--exclude", "--threads"] as Set<String>)
                                  .union(EngineLimits.options))
         if args.has("--help") { print(help); return .ok }
         let mode = try args.mode()
@@ -47,7 +48,8 @@ enum TripCommand {
         case "last": query.fixedEnd = true
         case let other: throw CommandError.usage("invalid value '\(other)' for --destination (any, last)")
         }
-        query.directions = DirectionsOptions(language: args["--language"] ?? "en", units: try args.choice("--units", default: .metric))
+        query.directions = DirectionsOptions(language: args["--language"] ?? "en", units: try args.choice("--units", default: .metric),
+                                             compatibility: try args.choice("--compat", default: Compatibility.wayfinder))
         query.snapRadius = try RouteCommand.snapRadius(args)
         query.excluding = try RouteCommand.exclusion(args)
         query.threads = try args.integer("--threads", default: ProcessInfo.processInfo.activeProcessorCount, range: 1...256)
