@@ -22,6 +22,8 @@ public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
         case noMatch = "NoMatch"
         /// What this server or graph does not have: a mode, a place index, a file.
         case notFound = "NotFound"
+        /// A request OSRM's API defines that Wayfinder does not answer (OSRM `NotImplemented`).
+        case notImplemented = "NotImplemented"
         /// The server cannot answer yet: its graphs are still loading.
         case unavailable = "ServiceUnavailable"
     }

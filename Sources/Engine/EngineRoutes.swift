@@ -128,13 +128,15 @@ extension Engine {
     }
 
     /// Up to `count` roads nearest to a point, nearest first (OSRM's `nearest`).
-    public func nearest(mode: TravelMode, point: Coordinate, count: Int, radius: Double? = nil) throws -> (RoadGraph, [Snap]) {
+    /// `filter`: the request's bearing, approach and snapping for the point (its radius wins over `radius`).
+    public func nearest(mode: TravelMode, point: Coordinate, count: Int, radius: Double? = nil,
+                        filter: WaypointFilter = WaypointFilter()) throws -> (RoadGraph, [Snap]) {
         let graph = try graph(current, mode)
         guard (1...limits.maxNearestResults).contains(count) else {
             throw EngineError(.invalidValue, "number must be from 1 to \(limits.maxNearestResults)")
         }
-        let limit = radius ?? limits.defaultSnapRadius
-        let snaps = try withinBudget { graph.nearestRoads(to: point, count: count, maxDistance: limit) }
+        let limit = filter.radius ?? radius ?? limits.defaultSnapRadius
+        let snaps = try withinBudget { graph.nearestRoads(to: point, count: count, maxDistance: limit, filter: filter) }
         guard !snaps.isEmpty else {
             throw EngineError(.noSegment, "no road usable by \(mode.rawValue)"
                 + (limit.isFinite ? " within \(Int(limit)) m" : "") + " of \(point)")

@@ -18,12 +18,31 @@ public struct TableQuery: Sendable {
     /// One Dijkstra per source instead of the hierarchy (the baseline).
     public var useHierarchy = true
     public var threads = 1
+    /// OSRM's `fallback_speed` (metres per second) and `fallback_coordinate`: a cell no route reaches gets the
+    /// straight line at this speed instead of null.
+    public var fallback: TableFallback?
+    /// OSRM's `scale_factor`: durations multiplied by it.
+    public var scaleFactor = 1.0
+    public var compatibility = Compatibility.wayfinder
 
     public init(mode: TravelMode, points: [Coordinate], sources: [Int]? = nil, destinations: [Int]? = nil) {
         self.mode = mode
         self.points = points
         self.sources = sources ?? Array(points.indices)
         self.destinations = destinations ?? Array(points.indices)
+    }
+}
+
+/// How a table fills the cells no route reaches (OSRM's `fallback_speed`, `fallback_coordinate`).
+public struct TableFallback: Sendable {
+    /// Metres per second.
+    public var speed: Double
+    /// From the snapped points rather than the points as given.
+    public var fromSnappedPoints = false
+
+    public init(speed: Double, fromSnappedPoints: Bool = false) {
+        self.speed = speed
+        self.fromSnappedPoints = fromSnappedPoints
     }
 }
 
@@ -34,51 +53,135 @@ public final class Table: @unchecked Sendable {
     public let sources: [Snap?], destinations: [Snap?]
     /// The query's points that found no road, by index.
     public let unsnapped: [Int]
+    /// For a point whose road is off the core (a one-way trap, an island): its nearest road on the core. As OSRM
+    /// keeps a second snap on its big component, a cell takes whichever pair of snaps costs least.
+    private let sourceAlternates: [Snap?], destinationAlternates: [Snap?]
+    /// The searched targets: each reachable column's snap, then the alternates' (`alternateTarget[column]`).
+    private let targets: [Snap]
     private let reachableColumns: [Int]
+    private let alternateTarget: [Int?]
     private let matrix: HierarchyMatrix?
     private let scratch: TableScratch?
     private let threads: Int
     private let excluding: ArcClasses
     private let engine: Engine
+    /// The points as given, for the fallback, and the query's fallback, scale and rules.
+    private let sourcePoints: [Coordinate], destinationPoints: [Coordinate]
+    private let fallback: TableFallback?
+    private let scaleFactor: Double
+    private let compatibility: Compatibility
 
-    init(engine: Engine, graph: RoadGraph, sources: [Snap?], destinations: [Snap?], unsnapped: [Int],
-         scratch: TableScratch?, useHierarchy: Bool, threads: Int, excluding: ArcClasses)
+    init(engine: Engine, graph: RoadGraph, query: TableQuery, sources: [Snap?], destinations: [Snap?],
+         unsnapped: [Int], alternates: (sources: [Snap?], destinations: [Snap?]), scratch: TableScratch?)
     {
-        self.excluding = excluding
+        excluding = query.excluding
+        threads = query.threads
+        sourcePoints = query.sources.map { query.points[$0] }
+        destinationPoints = query.destinations.map { query.points[$0] }
+        fallback = query.fallback
+        scaleFactor = query.scaleFactor
+        compatibility = query.compatibility
         self.engine = engine
         self.graph = graph
         self.sources = sources
         self.destinations = destinations
         self.unsnapped = unsnapped
+        sourceAlternates = alternates.sources
+        destinationAlternates = alternates.destinations
         self.scratch = scratch
-        self.threads = threads
         reachableColumns = destinations.indices.filter { destinations[$0] != nil }
-        let targets = reachableColumns.map { destinations[$0]! }
-        matrix = useHierarchy ? HierarchyMatrix(graph: graph, targets: targets, scratch: scratch, excluding: excluding,
-                                                threads: threads) : nil
+        var targets = reachableColumns.map { destinations[$0]! }
+        var alternateTarget = [Int?](repeating: nil, count: destinations.count)
+        for column in reachableColumns {
+            if let alternate = alternates.destinations[column] {
+                alternateTarget[column] = targets.count
+                targets.append(alternate)
+            }
+        }
+        self.targets = targets
+        self.alternateTarget = alternateTarget
+        matrix = query.useHierarchy ? HierarchyMatrix(graph: graph, targets: targets, scratch: scratch,
+                                                      excluding: query.excluding, threads: query.threads) : nil
     }
 
     /// Rows `range` of the table; cells of unsnapped points are nil like unreachable ones.
     public func rows(_ range: Range<Int>) throws -> [[TableCell?]] {
-        let block = range.map { sources[$0] }
-        let snapped = block.compactMap { $0 }
-        let targets = reachableColumns.map { destinations[$0]! }
-        let computed: [[TableCell?]] = try engine.withinBudget {
-            if let matrix { return matrix.rows(for: snapped, threads: threads) }
-            if threads == 1, let scratch {
-                return scratch.plain.with { $0.table(in: graph, sources: snapped, targets: targets, excluding: excluding) }
+        let rows = Array(range)
+        var searched = rows.compactMap { sources[$0] }
+        var alternateRow = [Int?](repeating: nil, count: rows.count)
+        for (k, row) in rows.enumerated() where sources[row] != nil {
+            if let alternate = sourceAlternates[row] {
+                alternateRow[k] = searched.count
+                searched.append(alternate)
             }
-            return TableSearch.rows(in: graph, sources: snapped, targets: targets, threads: threads, excluding: excluding)
         }
-        // Every point snapped: the rows are the table's as computed.
-        if reachableColumns.count == destinations.count && snapped.count == block.count { return computed }
-        var next = computed.makeIterator()
-        return block.map { source in
+        let targets = self.targets
+        let computed: [[TableCell?]] = try engine.withinBudget {
+            if let matrix { return matrix.rows(for: searched, threads: threads) }
+            if threads == 1, let scratch {
+                return scratch.plain.with { $0.table(in: graph, sources: searched, targets: targets, excluding: excluding) }
+            }
+            return TableSearch.rows(in: graph, sources: searched, targets: targets, threads: threads, excluding: excluding)
+        }
+        // Every point snapped and on the core: the rows are the table's as computed.
+        if targets.count == destinations.count && searched.count == rows.count { return computed }
+        func cheaper(_ a: TableCell?, _ b: TableCell?) -> TableCell? {
+            guard let a else { return b }
+            guard let b else { return a }
+            return b.weight < a.weight ? b : a
+        }
+        var next = 0
+        return rows.enumerated().map { k, source in
             var row = [TableCell?](repeating: nil, count: destinations.count)
-            guard source != nil, let cells = next.next() else { return row }
-            for (k, column) in reachableColumns.enumerated() { row[column] = cells[k] }
+            guard sources[source] != nil else { return row }
+            let cells = computed[next]
+            next += 1
+            let alternateCells = alternateRow[k].map { computed[$0] }
+            for (index, column) in reachableColumns.enumerated() {
+                var best = cells[index]
+                if let other = alternateTarget[column] { best = cheaper(best, cells[other]) }
+                if let alternateCells {
+                    best = cheaper(best, alternateCells[index])
+                    if let other = alternateTarget[column] { best = cheaper(best, alternateCells[other]) }
+                }
+                row[column] = best
+            }
             return row
         }
+    }
+
+    /// Rows `range` as OSRM's table service answers them: unreachable cells filled by the fallback, durations
+    /// scaled. Also the cells the fallback filled, by row (from the range's start) and column.
+    public func answer(_ range: Range<Int>) throws -> (rows: [[TableCell?]], fallbackCells: [(row: Int, column: Int)]) {
+        var rows = try rows(range)
+        var filled: [(row: Int, column: Int)] = []
+        for (k, source) in range.enumerated() {
+            for column in rows[k].indices {
+                if rows[k][column] == nil, let fallback, let from = sources[source], let to = destinations[column] {
+                    let start = fallback.fromSnappedPoints ? from.location : sourcePoints[source]
+                    let end = fallback.fromSnappedPoints ? to.location : destinationPoints[column]
+                    let metres = Geo.osrmRulerDistance(start, end)
+                    // OSRM 26.10 reports a tenth of the straight line's time (deciseconds read as seconds):
+                    // `compat=osrm` keeps that, Wayfinder answers the time itself (PROFILES.md).
+                    var seconds = metres / fallback.speed
+                    if compatibility == .osrm { seconds = (metres / fallback.speed).rounded(.down) / 10 }
+                    rows[k][column] = TableCell(weight: Self.milliseconds(seconds), duration: Self.milliseconds(seconds),
+                                                distance: metres)
+                    filled.append((k, column))
+                }
+                if scaleFactor != 1, let cell = rows[k][column], cell.duration > 0 {
+                    // OSRM scales its tenths of a second and rounds to the nearest tenth.
+                    let tenths = (Double(cell.duration) / 100).rounded()
+                    rows[k][column]!.duration = Self.milliseconds((tenths * scaleFactor).rounded() / 10)
+                }
+            }
+        }
+        return (rows, filled)
+    }
+
+    /// Seconds as a cell's milliseconds, held within the cell's 32 bits.
+    static func milliseconds(_ seconds: Double) -> UInt32 {
+        UInt32(min(Double(UInt32.max - 99), (seconds * 1000).rounded()))
     }
 }
 
@@ -118,10 +221,18 @@ extension Engine {
                                               maxDistance: query.filters?[first].radius ?? radius))
         }
         return try withinBudget {
-            Table(engine: self, graph: graph, sources: query.sources.map { snaps[$0] },
-                  destinations: query.destinations.map { snaps[$0] }, unsnapped: unsnapped,
-                  scratch: set.tableScratch[query.mode], useHierarchy: query.useHierarchy, threads: query.threads,
-                  excluding: query.excluding)
+            // A point off the core (a one-way trap) keeps a second snap on it, as far as the router would move
+            // it (`Router.coreSlack`), so that a cell is filled exactly where a route is found.
+            let alternates: [Snap?] = query.points.indices.map { i in
+                guard used.contains(i), let snap = snaps[i], !graph.isInCore(edge: snap.edge) else { return nil }
+                let filter = filters?[i] ?? WaypointFilter()
+                let limit = min(filter.radius ?? radius, snap.distance + Router.coreSlack)
+                return graph.snapToCore(query.points[i], maxDistance: limit, filter: filter)
+            }
+            return Table(engine: self, graph: graph, query: query, sources: query.sources.map { snaps[$0] },
+                         destinations: query.destinations.map { snaps[$0] }, unsnapped: unsnapped,
+                         alternates: (query.sources.map { alternates[$0] }, query.destinations.map { alternates[$0] }),
+                         scratch: set.tableScratch[query.mode])
         }
     }
 }

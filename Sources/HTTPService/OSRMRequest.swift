@@ -12,6 +12,9 @@ extension EngineError {
     }
 }
 
+/// OSRM's `fallback_coordinate`, checked where no `fallback_speed` uses it.
+enum FallbackCoordinate: String { case input, snapped }
+
 /// `/{service}/v1/{profile}/{coordinates}?…` taken apart and checked, and turned into the engine's queries. All
 /// of OSRM's URL grammar lives here, so it can be tested (and fuzzed) without a graph.
 public struct OSRMRequest {
@@ -53,6 +56,9 @@ public struct OSRMRequest {
             throw EngineError(.invalidValue, "unknown profile '\(parts[2])' (driving, car, walking, foot)")
         }
         if parts[3].hasSuffix(".json") { parts[3].removeLast(5) }
+        if parts[3].hasSuffix(".flatbuffers") {
+            throw EngineError(.notImplemented, "answers in FlatBuffers are not implemented; ask for JSON (.json or no suffix)")
+        }
         service = parts[0]
         self.mode = mode
         coordinates = try Self.parseCoordinates(parts[3])
@@ -98,29 +104,49 @@ public struct OSRMRequest {
         return c
     }
 
-    /// Rejects options the service does not know: a typo should not be silently ignored.
-    func allowOnly(_ keys: Set<String>) throws {
-        // Accepted for compatibility with OSRM clients; they do not change Wayfinder's answer.
-        let tolerated: Set<String> = ["hints", "generate_hints", "approaches", "snapping", "skip_waypoints",
-                                      "format", "fallback_speed",
-                                      "fallback_coordinate", "scale_factor", "language"]
-        for key in options.keys where !keys.contains(key) && !tolerated.contains(key) {
-            throw EngineError(.invalidOptions, "unknown option '\(key)' for the \(service) service")
+    /// The options OSRM takes on every service. Each is applied (`filters`, `includesWaypoints`) or checked as
+    /// OSRM checks it (`hints`, `generate_hints`: OSRM 26.10 answers the same with or without them).
+    static let common: Set<String> = ["bearings", "radiuses", "approaches", "exclude", "snapping", "hints",
+                                      "generate_hints", "skip_waypoints"]
+
+    /// Rejects options the service does not know, as OSRM does (`InvalidQuery`): a typo should not be silently
+    /// ignored. `keys` are the service's own options besides the common ones.
+    func allowOnly(_ keys: Set<String>, common: Set<String> = OSRMRequest.common) throws {
+        for key in options.keys where !keys.contains(key) && !common.contains(key) {
+            throw EngineError(.invalidQuery, "unknown option '\(key)' for the \(service) service")
+        }
+        _ = try bool("generate_hints", default: true)
+        if let hints = try perCoordinate("hints") {
+            // OSRM's hints are base64url tokens of 112 characters (several may be joined for one point).
+            let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+            for hint in hints where hint.count % 112 != 0 || !hint.allSatisfy(alphabet.contains) {
+                throw EngineError(.invalidQuery, "hint '\(hint.prefix(20))…' is not a hint this API gave")
+            }
         }
     }
+
+    /// OSRM's `waypoints` (points passed without a leg of their own) is not implemented: refused, not ignored.
+    func refuseSilentWaypoints() throws {
+        if options["waypoints"] != nil {
+            throw EngineError(.notImplemented, "waypoints= (points passed without a leg of their own) is not implemented")
+        }
+    }
+
+    /// `skip_waypoints=true` leaves the waypoints out of the answer.
+    public func includesWaypoints() throws -> Bool { !(try bool("skip_waypoints", default: false)) }
 
     func bool(_ key: String, default value: Bool) throws -> Bool {
         switch options[key] {
         case nil: return value
         case "true": return true
         case "false": return false
-        case let other?: throw EngineError(.invalidValue, "\(key) must be true or false, not '\(other)'")
+        case let other?: throw EngineError(.invalidQuery, "\(key) must be true or false, not '\(other)'")
         }
     }
 
     func choice<T: RawRepresentable>(_ key: String, default value: T) throws -> T where T.RawValue == String {
         guard let text = options[key] else { return value }
-        guard let parsed = T(rawValue: text) else { throw EngineError(.invalidValue, "invalid value '\(text)' for \(key)") }
+        guard let parsed = T(rawValue: text) else { throw EngineError(.invalidQuery, "invalid value '\(text)' for \(key)") }
         return parsed
     }
 
@@ -139,7 +165,7 @@ public struct OSRMRequest {
         guard let text = options[key], text != "all" else { return Array(coordinates.indices) }
         return try text.split(separator: ";", omittingEmptySubsequences: false).map {
             guard let i = Int($0), coordinates.indices.contains(i) else {
-                throw EngineError(.invalidValue, "\(key) must list coordinate indices from 0 to \(coordinates.count - 1)")
+                throw EngineError(.invalidOptions, "\(key) must list coordinate indices from 0 to \(coordinates.count - 1)")
             }
             return i
         }
@@ -147,8 +173,9 @@ public struct OSRMRequest {
 
     /// The route service's query, and how its answer is to be written.
     public func routeQuery() throws -> (RouteQuery, OSRMRouteResponse.Options) {
-        try allowOnly(["steps", "overview", "geometries", "annotations", "radiuses", "bearings", "continue_straight",
-                       "alternatives", "exclude"])
+        try allowOnly(["steps", "overview", "geometries", "annotations", "continue_straight", "alternatives", "language",
+                       "waypoints"])
+        try refuseSilentWaypoints()
         var query = RouteQuery(mode: mode, points: coordinates)
         query.excluding = try exclusion()
         // OSRM: true asks for one alternative, a number for up to that many (here at most 3); only between two points.
@@ -156,8 +183,11 @@ public struct OSRMRequest {
         case nil, "false": break
         case "true": query.alternatives = 1
         case let text?:
-            guard let n = Int(text), (0...Engine.maxAlternatives).contains(n) else {
-                throw EngineError(.invalidValue, "alternatives must be true, false or a number from 0 to \(Engine.maxAlternatives)")
+            guard let n = Int(text), n >= 0 else {
+                throw EngineError(.invalidQuery, "alternatives must be true, false or a number from 0 to \(Engine.maxAlternatives)")
+            }
+            guard n <= Engine.maxAlternatives else {
+                throw EngineError(.tooBig, "at most \(Engine.maxAlternatives) alternatives")
             }
             query.alternatives = n
         }
@@ -174,19 +204,22 @@ public struct OSRMRequest {
 
     /// The trip service's query (OSRM's `roundtrip`, `source`, `destination`) and how its answer is written.
     public func tripQuery() throws -> (TripQuery, OSRMRouteResponse.Options) {
-        try allowOnly(["roundtrip", "source", "destination", "steps", "overview", "geometries", "annotations", "radiuses",
-                       "bearings", "exclude"])
+        try allowOnly(["roundtrip", "source", "destination", "steps", "overview", "geometries", "annotations", "language"])
         var query = TripQuery(mode: mode, points: coordinates)
         query.roundtrip = try bool("roundtrip", default: true)
         switch options["source"] ?? "any" {
         case "any": break
         case "first": query.fixedStart = true
-        case let other: throw EngineError(.invalidValue, "source must be any or first, not '\(other)'")
+        case let other: throw EngineError(.invalidQuery, "source must be any or first, not '\(other)'")
         }
         switch options["destination"] ?? "any" {
         case "any": break
         case "last": query.fixedEnd = true
-        case let other: throw EngineError(.invalidValue, "destination must be any or last, not '\(other)'")
+        case let other: throw EngineError(.invalidQuery, "destination must be any or last, not '\(other)'")
+        }
+        // Wayfinder also plans open trips with a free start or end; OSRM does not (PROFILES.md).
+        if compatibility == .osrm && !query.roundtrip && !(query.fixedStart && query.fixedEnd) {
+            throw EngineError(.notImplemented, "an open trip needs source=first and destination=last")
         }
         query.excluding = try exclusion()
         query.filters = try filters()
@@ -198,7 +231,12 @@ public struct OSRMRequest {
 
     /// The match service's query (OSRM's `timestamps`, `radiuses`, `gaps`, `tidy`) and how its answer is written.
     public func matchQuery() throws -> (MatchQuery, OSRMRouteResponse.Options) {
-        try allowOnly(["timestamps", "radiuses", "gaps", "tidy", "steps", "overview", "geometries", "annotations", "exclude"])
+        // OSRM takes bearings and approaches on a match and does not use them; so does Wayfinder (a trace's
+        // fixes are candidates on every road around them), after checking them.
+        try allowOnly(["timestamps", "gaps", "tidy", "steps", "overview", "geometries", "annotations", "language",
+                       "waypoints"])
+        try refuseSilentWaypoints()
+        _ = try filters()
         var query = MatchQuery(mode: mode, points: coordinates)
         if let text = options["timestamps"] {
             query.timestamps = try text.split(separator: ";", omittingEmptySubsequences: false).map {
@@ -218,7 +256,7 @@ public struct OSRMRequest {
         switch options["gaps"] ?? "split" {
         case "split": query.splitGaps = true
         case "ignore": query.splitGaps = false
-        case let other: throw EngineError(.invalidValue, "gaps must be split or ignore, not '\(other)'")
+        case let other: throw EngineError(.invalidQuery, "gaps must be split or ignore, not '\(other)'")
         }
         query.tidy = try bool("tidy", default: false)
         query.excluding = try exclusion()
@@ -234,15 +272,17 @@ public struct OSRMRequest {
         output.steps = try bool("steps", default: false)
         output.overview = try choice("overview", default: .simplified)
         output.geometries = try choice("geometries", default: .polyline)
-        output.includeWaypoints = !(try bool("skip_waypoints", default: false))
+        output.includeWaypoints = try includesWaypoints()
         switch options["annotations"] {
         case nil, "false": break
         case "true": output.annotations = OSRMRouteResponse.Annotation.allCases
         case let list?:
             output.annotations = try list.split(separator: ",").compactMap {
-                if $0 == "nodes" || $0 == "datasources" { return nil }  // not kept by Wayfinder's graphs
+                if $0 == "nodes" {
+                    throw EngineError(.notImplemented, "annotations=nodes needs OSM node ids, which Wayfinder's graphs do not keep yet")
+                }
                 guard let kind = OSRMRouteResponse.Annotation(rawValue: String($0)) else {
-                    throw EngineError(.invalidValue, "unknown annotation '\($0)'")
+                    throw EngineError(.invalidQuery, "unknown annotation '\($0)'")
                 }
                 return kind
             }
@@ -252,13 +292,32 @@ public struct OSRMRequest {
 
     /// The table service's query, and the annotations asked for (`duration`, `distance`).
     public func tableQuery() throws -> (TableQuery, Set<String>) {
-        try allowOnly(["sources", "destinations", "annotations", "radiuses", "bearings", "exclude"])
+        try allowOnly(["sources", "destinations", "annotations", "fallback_speed", "fallback_coordinate", "scale_factor"])
         var query = TableQuery(mode: mode, points: coordinates, sources: try indices("sources"),
                                destinations: try indices("destinations"))
         query.excluding = try exclusion()
+        query.compatibility = compatibility
+        func positive(_ key: String) throws -> Double? {
+            guard let text = options[key] else { return nil }
+            guard let n = Double(decimal: text), n.isFinite else { throw EngineError(.invalidQuery, "\(key) must be a number") }
+            guard n > 0 else { throw EngineError(.invalidOptions, "\(key) must be > 0") }
+            return n
+        }
+        query.scaleFactor = try positive("scale_factor") ?? 1
+        if let speed = try positive("fallback_speed") {
+            var fallback = TableFallback(speed: speed)
+            switch options["fallback_coordinate"] ?? "input" {
+            case "input": break
+            case "snapped": fallback.fromSnappedPoints = true
+            case let other: throw EngineError(.invalidQuery, "fallback_coordinate must be input or snapped, not '\(other)'")
+            }
+            query.fallback = fallback
+        } else if options["fallback_coordinate"] != nil {
+            _ = try choice("fallback_coordinate", default: FallbackCoordinate.input)
+        }
         let wanted = Set((options["annotations"] ?? "duration").split(separator: ",").map(String.init))
         guard !wanted.isEmpty, wanted.isSubset(of: ["duration", "distance"]) else {
-            throw EngineError(.invalidValue, "annotations for a table are duration, distance or both")
+            throw EngineError(.invalidQuery, "annotations for a table are duration, distance or both")
         }
         query.filters = try filters()
         return (query, wanted)
@@ -268,7 +327,7 @@ public struct OSRMRequest {
     /// contours' colours.
     public func isochroneQuery() throws -> (IsochroneQuery, polygons: Bool, colors: [String]?) {
         try allowOnly(["contours_minutes", "contours_meters", "contours_colors", "polygons", "denoise", "generalize",
-                       "resolution", "exclude", "radiuses"])
+                       "resolution", "exclude", "radiuses"], common: [])
         guard coordinates.count == 1 else { throw EngineError(.invalidQuery, "an isochrone takes exactly one coordinate") }
         let metric: ReachMetric, list: String
         switch (options["contours_minutes"], options["contours_meters"]) {
@@ -303,14 +362,18 @@ public struct OSRMRequest {
         return (query, try bool("polygons", default: false), colors)
     }
 
-    /// The nearest service's point, how many roads to return, and how far to look.
-    public func nearestQuery() throws -> (point: Coordinate, count: Int, radius: Double?) {
-        try allowOnly(["number", "radiuses", "bearings"])
+    /// The nearest service's point, how many roads to return, and its filter (radius, bearing, approach).
+    public func nearestQuery() throws -> (point: Coordinate, count: Int, filter: WaypointFilter) {
+        try allowOnly(["number"])
         guard coordinates.count == 1 else { throw EngineError(.invalidQuery, "nearest takes exactly one coordinate") }
         guard let number = Int(options["number"] ?? "1") else {
-            throw EngineError(.invalidValue, "number must be a whole number")
+            throw EngineError(.invalidQuery, "number must be a whole number")
         }
-        return (coordinates[0], number, try filters()?.first?.radius)
+        var filter = try filters()?.first ?? WaypointFilter()
+        filter.excluding = try exclusion()
+        // OSRM's nearest never lists a road a route may not start on, whatever `snapping` says.
+        filter.snapsAnywhere = false
+        return (coordinates[0], number, filter)
     }
 
     /// `exclude=toll,motorway`: the classes of road to avoid.
@@ -322,14 +385,29 @@ public struct OSRMRequest {
         return classes
     }
 
-    /// `radiuses` and `bearings`, one entry per coordinate.
+    /// `radiuses`, `bearings` and `approaches`, one entry per coordinate, and `snapping`.
     func filters() throws -> [WaypointFilter]? {
         let radiuses = try perCoordinate("radiuses")
         let bearings = try perCoordinate("bearings")
-        if radiuses == nil && bearings == nil { return nil }
+        let approaches = try perCoordinate("approaches")
+        let snapsAnywhere: Bool
+        switch options["snapping"] {
+        case nil, "default": snapsAnywhere = false
+        case "any": snapsAnywhere = true
+        case let other?: throw EngineError(.invalidQuery, "snapping must be default or any, not '\(other)'")
+        }
+        if radiuses == nil && bearings == nil && approaches == nil && !snapsAnywhere { return nil }
         return try coordinates.indices.map { i in
             var filter = WaypointFilter()
-            if let r = radiuses?[i], !r.isEmpty, r != "unlimited" {
+            filter.snapsAnywhere = snapsAnywhere
+            if let a = approaches?[i], !a.isEmpty {
+                guard let approach = Approach(rawValue: a) else {
+                    throw EngineError(.invalidQuery, "approach '\(a)' must be curb, opposite or unrestricted")
+                }
+                filter.approach = approach
+            }
+            // OSRM reads -1 as unlimited too.
+            if let r = radiuses?[i], !r.isEmpty, r != "unlimited", r != "-1" {
                 guard let metres = Double(decimal: r), metres >= 0, metres.isFinite else {
                     throw EngineError(.invalidValue, "radius '\(r)' must be a non-negative number or 'unlimited'")
                 }
@@ -338,7 +416,7 @@ public struct OSRMRequest {
             if let b = bearings?[i], !b.isEmpty {
                 let parts = b.split(separator: ",").compactMap { Double(decimal: $0) }
                 guard parts.count == 2, (0...360).contains(parts[0]), (0...180).contains(parts[1]) else {
-                    throw EngineError(.invalidValue, "bearing '\(b)' must be value,range with value 0-360 and range 0-180")
+                    throw EngineError(.invalidOptions, "bearing '\(b)' must be value,range with value 0-360 and range 0-180")
                 }
                 filter.bearing = (parts[0], parts[1])
             }

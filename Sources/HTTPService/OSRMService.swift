@@ -25,11 +25,12 @@ struct OSRMService {
             let (query, wanted) = try request.tableQuery()
             let table = try engine.table(query)
             // The request already runs on one of the server's threads: one thread per request.
-            let cells = try table.rows(0..<table.sources.count)
+            let (cells, filled) = try table.answer(0..<table.sources.count)
             return HTTPResponse(status: 200, contentType: "application/json; charset=utf-8",
                                 body: OSRMTableWriter.body(graph: table.graph, sources: table.sources,
                                                            destinations: table.destinations, annotations: wanted,
-                                                           rows: cells))
+                                                           rows: cells, includeWaypoints: try request.includesWaypoints(),
+                                                           fallbackCells: query.fallback == nil ? nil : filled))
         case "trip":
             let (query, options) = try request.tripQuery()
             let answer = try engine.trip(query)
@@ -48,9 +49,10 @@ struct OSRMService {
             let body = IsochroneGeoJSON.make(isochrone, polygons: polygons, colors: colors)
             return HTTPResponse(status: 200, contentType: "application/geo+json; charset=utf-8", body: body.bytes())
         default:
-            let (point, count, radius) = try request.nearestQuery()
-            let (graph, snaps) = try engine.nearest(mode: request.mode, point: point, count: count, radius: radius)
+            let (point, count, filter) = try request.nearestQuery()
+            let (graph, snaps) = try engine.nearest(mode: request.mode, point: point, count: count, filter: filter)
             let waypoints = snaps.map { OSRMRouteResponse.waypoint($0, name: graph.name(ofEdge: $0.edge)) }
+            guard try request.includesWaypoints() else { return .json(JSON.object([("code", .string("Ok"))])) }
             return .json(JSON.object([("code", .string("Ok")), ("waypoints", .array(waypoints))]))
         }
     }

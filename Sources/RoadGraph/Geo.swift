@@ -74,6 +74,22 @@ public enum Geo {
     /// Great-circle distance in metres. A metric, so it never exceeds the length of any path between the points:
     /// that is what makes the A* heuristic admissible.
     @inlinable
+    /// OSRM's straight-line estimate (its table fallback): the WGS84 "cheap ruler" at the centre of the
+    /// 0.05° band of latitude the two points' midpoint lies in, on coordinates held to micro-degrees.
+    public static func osrmRulerDistance(_ a: Coordinate, _ b: Coordinate) -> Double {
+        let equatorialRadius = 6_378_137.0, flattening = 1 / 298.257223563
+        let e2 = flattening * (2 - flattening)
+        let band = 50_000  // micro-degrees: 90° in 1800 bands
+        let middle = (Int((a.latitude * 1e6).rounded()) + Int((b.latitude * 1e6).rounded())) / 2
+        let bandLatitude = Double(band) * (Double((abs(middle) - 1) / band) + 0.5) / 1e6
+        let c = cos(bandLatitude * .pi / 180)
+        let w2 = 1 / (1 - e2 * (1 - c * c)), w = w2.squareRoot()
+        let metresPerDegree = equatorialRadius * .pi / 180
+        let kx = metresPerDegree * w * c, ky = metresPerDegree * w * w2 * (1 - e2)
+        let dx = (b.longitude - a.longitude) * kx, dy = (b.latitude - a.latitude) * ky
+        return (dx * dx + dy * dy).squareRoot()
+    }
+
     public static func distance(_ a: Coordinate, _ b: Coordinate) -> Double {
         distance(a, b, cosLatitudeA: cos(a.latitude * (Double.pi / 180)))
     }

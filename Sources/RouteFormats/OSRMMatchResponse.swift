@@ -41,6 +41,8 @@ public enum OSRMMatchResponse {
             fields.append(("alternatives_count", .number(Double(m.alternatives[place.index]))))
             return .object(fields)
         }
+        // OSRM's skip_waypoints leaves out the tracepoints.
+        guard options.includeWaypoints else { return .object([("code", .string("Ok")), ("matchings", .array(routes))]) }
         return .object([("code", .string("Ok")), ("matchings", .array(routes)), ("tracepoints", .array(tracepoints))])
     }
 }

@@ -18,6 +18,9 @@ public enum OSRMRouteResponse {
     /// OSRM's per-segment `annotations`.
     public enum Annotation: String, CaseIterable, Sendable {
         case distance, duration, speed, weight
+        /// Where each segment's speed came from: an index into `metadata.datasource_names`. Speeds come from
+        /// the profile alone (no speed files yet), so every index is 0.
+        case datasources
     }
 
     public struct Options: Sendable {
@@ -113,6 +116,9 @@ public enum OSRMRouteResponse {
             case .weight: members.append(("weight", .array(weights.map { .number($0, decimals: 1) })))
             case .speed:
                 members.append(("speed", .array(zip(distances, durations).map { .number($1 > 0 ? $0 / $1 : 0, decimals: 1) })))
+            case .datasources:
+                members.append(("datasources", .array(distances.map { _ in .number(0, decimals: 0) })))
+                members.append(("metadata", .object([("datasource_names", .array([.string("lua profile")]))])))
             }
         }
         return .object(members)

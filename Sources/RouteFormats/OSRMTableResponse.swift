@@ -11,6 +11,10 @@ public final class OSRMTableWriter {
     let emit: ([UInt8]) -> Void
     private var keptDistances: [Float] = []
     private var wroteRow = false
+    /// OSRM's `skip_waypoints=true` leaves out `sources` and `destinations`.
+    public var includeWaypoints = true
+    /// The cells `fallback_speed` filled (`fallback_speed_cells`), when it was asked for.
+    public var fallbackCells: [(row: Int, column: Int)]?
 
     /// `annotations`: "duration", "distance" or both.
     public init(graph: RoadGraph, sources: [Snap?], destinations: [Snap?], annotations: Set<String> = ["duration", "distance"],
@@ -55,18 +59,26 @@ public final class OSRMTableWriter {
             }
             text += "]"
         }
-        let waypoints = { (snaps: [Snap?]) in OSRMRouteResponse.waypoints(snaps, graph: self.graph).serialized() }
-        text += ",\"sources\":\(waypoints(sources)),\"destinations\":\(waypoints(destinations))}"
-        emit(Array(text.utf8))
+        if includeWaypoints {
+            let waypoints = { (snaps: [Snap?]) in OSRMRouteResponse.waypoints(snaps, graph: self.graph).serialized() }
+            text += ",\"sources\":\(waypoints(sources)),\"destinations\":\(waypoints(destinations))"
+        }
+        if let fallbackCells {
+            text += ",\"fallback_speed_cells\":[" + fallbackCells.map { "[\($0.row),\($0.column)]" }.joined(separator: ",") + "]"
+        }
+        emit(Array((text + "}").utf8))
     }
 
     /// A whole table as one response body.
     public static func body(graph: RoadGraph, sources: [Snap?], destinations: [Snap?], annotations: Set<String>,
-                            rows: [[TableCell?]]) -> [UInt8] {
+                            rows: [[TableCell?]], includeWaypoints: Bool = true,
+                            fallbackCells: [(row: Int, column: Int)]? = nil) -> [UInt8] {
         var body: [UInt8] = []
         let writer = OSRMTableWriter(graph: graph, sources: sources, destinations: destinations, annotations: annotations) {
             body += $0
         }
+        writer.includeWaypoints = includeWaypoints
+        writer.fallbackCells = fallbackCells
         writer.begin()
         writer.write(rows)
         writer.end()

@@ -61,17 +61,29 @@ public struct WaypointFilter: Sendable {
     public var bearing: (value: Double, range: Double)?
     /// Roads of these classes are not snapped to (the request avoids them).
     public var excluding: ArcClasses = []
+    /// From which side a two-way road is reached and left (OSRM's `approaches`).
+    public var approach = Approach.unrestricted
+    /// OSRM's `snapping=any`: ferries and trains may be snapped to as well.
+    public var snapsAnywhere = false
 
-    public init(radius: Double? = nil, bearing: (value: Double, range: Double)? = nil, excluding: ArcClasses = []) {
+    public init(radius: Double? = nil, bearing: (value: Double, range: Double)? = nil, excluding: ArcClasses = [],
+                approach: Approach = .unrestricted) {
         self.radius = radius
         self.bearing = bearing
         self.excluding = excluding
+        self.approach = approach
     }
 
     static func within(_ a: Double, _ b: Double, _ range: Double) -> Bool {
         let d = abs((a - b).truncatingRemainder(dividingBy: 360))
         return min(d, 360 - d) <= range
     }
+}
+
+/// OSRM's `approaches`: on a road open both ways, `curb` arrives and leaves with the point on the kerb side
+/// (the right, where traffic keeps right), `opposite` with it on the far side. One-way roads are as they are.
+public enum Approach: String, Sendable, CaseIterable {
+    case unrestricted, curb, opposite
 }
 
 /// The candidates for one waypoint: the nearest usable road, and the nearest on the main network when the
@@ -120,16 +132,17 @@ extension RoadGraph {
     }
 
     /// Up to `count` roads nearest to the point, one snap per edge, nearest first (OSRM's `nearest` service).
-    public func nearestRoads(to point: Coordinate, count: Int, maxDistance: Double = RoadGraph.defaultSnapDistance) -> [Snap] {
-        nearestSegments(to: point, count: count, maxDistance: maxDistance, key: { self.edge(ofSegmentStartingAt: $0) },
-                        accept: { self.matches($0, WaypointFilter()) })
-            .map { makeSnap(point, $0, WaypointFilter()) }
+    public func nearestRoads(to point: Coordinate, count: Int, maxDistance: Double = RoadGraph.defaultSnapDistance,
+                             filter: WaypointFilter = WaypointFilter()) -> [Snap] {
+        nearestSegments(to: point, count: count, maxDistance: filter.radius ?? maxDistance,
+                        key: { self.edge(ofSegmentStartingAt: $0) }, accept: { self.matches($0, filter) })
+            .map { makeSnap(point, $0, filter) }
     }
 
     /// Whether a route may start or end on a segment in a direction the filter allows: never on a ferry or train,
     /// nor on a road of an excluded class.
     private func matches(_ segment: Int, _ filter: WaypointFilter) -> Bool {
-        if flags(ofEdge: edge(ofSegmentStartingAt: segment)).contains(.notStartpoint) { return false }
+        if !filter.snapsAnywhere && flags(ofEdge: edge(ofSegmentStartingAt: segment)).contains(.notStartpoint) { return false }
         let directions = travelDirections(segment, filter.bearing, excluding: filter.excluding)
         return directions.forward || directions.backward
     }
@@ -181,7 +194,17 @@ extension RoadGraph {
             total += length
         }
         let arc = edgeForwardArc[e] != noIndex ? edgeForwardArc[e] : edgeBackwardArc[e]
-        let directions = travelDirections(hit.segment, filter.bearing, excluding: filter.excluding)
+        var directions = travelDirections(hit.segment, filter.bearing, excluding: filter.excluding)
+        if filter.approach != .unrestricted && directions.forward && directions.backward {
+            // The point's side of the segment, by the sign of a cross product in a local east/north plane.
+            let a = shapePoint(hit.segment), b = shapePoint(hit.segment + 1)
+            let scale = cos(a.latitude * .pi / 180)
+            let cross = (b.longitude - a.longitude) * scale * (point.latitude - a.latitude)
+                - (b.latitude - a.latitude) * (point.longitude - a.longitude) * scale
+            let onTheRight = cross < 0
+            let forward = onTheRight == (filter.approach == .curb)
+            directions = (forward, !forward)
+        }
         return Snap(input: point, location: hit.position, distance: hit.distance, edge: e, offset: offset,
                     edgeLength: total, name: name(ofEdge: e), onMainNetwork: isMainNetwork(edge: e),
                     component: arcComponent[Int(arc)], allowsForward: directions.forward,

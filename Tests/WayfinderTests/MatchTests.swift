@@ -87,8 +87,8 @@ import Testing
         #expect(matched.count >= 4, "most fixes are matched")
         #expect(matched.allSatisfy { $0["matchings_index"] is Int && $0["waypoint_index"] is Int && $0["alternatives_count"] is Int })
         for (query, code) in [
-            ("timestamps=0;10;5;30;40", "InvalidValue"), ("timestamps=0;10;20", "InvalidOptions"), ("gaps=sometimes", "InvalidValue"),
-            ("radiuses=10;10;-1;10;10", "InvalidValue"), ("tidy=maybe", "InvalidValue"), ("waypointz=1", "InvalidOptions"),
+            ("timestamps=0;10;5;30;40", "InvalidValue"), ("timestamps=0;10;20", "InvalidOptions"), ("gaps=sometimes", "InvalidQuery"),
+            ("radiuses=10;10;-1;10;10", "InvalidValue"), ("tidy=maybe", "InvalidQuery"), ("waypointz=1", "InvalidQuery"),
         ] {
             let (status, body) = try ServerTests.json("\(server.base)/match/v1/driving/\(coordinates)?\(query)")
             #expect(status == 400 && body["code"] as? String == code, "\(query): \(body)")

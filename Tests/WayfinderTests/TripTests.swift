@@ -137,7 +137,7 @@ import Trips
         let openWaypoints = try #require(open.object["waypoints"] as? [[String: Any]])
         #expect(openWaypoints.first?["waypoint_index"] as? Int == 0 && openWaypoints.last?["waypoint_index"] as? Int == 3)
         #expect(((open.object["trips"] as? [[String: Any]])?.first?["legs"] as? [Any])?.count == 3)
-        for (query, code) in [("source=middle", "InvalidValue"), ("roundtrip=perhaps", "InvalidValue"), ("tsp=1", "InvalidOptions")] {
+        for (query, code) in [("source=middle", "InvalidQuery"), ("roundtrip=perhaps", "InvalidQuery"), ("tsp=1", "InvalidQuery")] {
             let (status, body) = try ServerTests.json("\(server.base)/trip/v1/driving/\(coordinates)?\(query)")
             #expect(status == 400 && body["code"] as? String == code, "\(query): \(body)")
         }

@@ -1,0 +1,304 @@
+import Engine
+import Foundation
+import Guidance
+import HTTPService
+import RoadGraph
+import Routing
+import Testing
+
+/// OSRM's answers, not only its questions: `compat=osrm`, the options OSRM takes on every service, and tables
+/// without holes. Where OSRM itself can run (PyPI's wheel), the answers are compared with its own on the same map.
+@Suite struct OSRMCompatibilityTests {
+    /// A street a–b–c, open both ways, with a loop back round it (c–e–d–a): a point beside a–b is reached
+    /// kerb-side only from one direction.
+    static func streetWithLoop() throws -> (TestMap, WayfinderService) {
+        let map = TestMap("""
+            a          b          c
+
+
+            d                     e
+            """, gridSize: 20)
+        map.way("abc", ["highway": "residential", "name": "Front Street"])
+        map.way("ceda", ["highway": "residential", "name": "Back Street"])
+        _ = try map.build()
+        return (map, WayfinderService(engine: try Engine(directory: map.graphDirectory)))
+    }
+
+    /// `lon,lat` as OSRM's URLs take it.
+    static func text(_ c: Coordinate) -> String { String(format: "%.7f,%.7f", c.longitude, c.latitude) }
+
+    /// A point `metres` north of where the street's node lies (negative: south).
+    static func beside(_ map: TestMap, _ a: Character, _ b: Character, north metres: Double) -> Coordinate {
+        var p = map.position(between: a, b, at: 0.5)
+        p.latitude += metres / (Geo.earthRadius * .pi / 180)
+        return p
+    }
+
+    @Test func approachesChooseTheSideOfTheRoad() throws {
+        let (map, service) = try Self.streetWithLoop()
+        let start = Self.text(map.position(between: "d", "e", at: 0.5))
+        func distance(_ target: Coordinate, _ approach: String) throws -> Double {
+            let (status, body) = try service.json("/route/v1/driving/\(start);\(Self.text(target))?approaches=;\(approach)")
+            #expect(status == 200, "\(body)")
+            return try #require(((body["routes"] as? [[String: Any]])?.first)?["distance"] as? Double)
+        }
+        // Travelling west along a–b the north side is on the right (the kerb, where traffic keeps right).
+        let north = Self.beside(map, "a", "b", north: 8), south = Self.beside(map, "a", "b", north: -8)
+        let free = try distance(north, "unrestricted")
+        #expect(try distance(north, "curb") == distance(south, "opposite"), "curb on one side is opposite on the other")
+        #expect(try distance(north, "curb") != distance(north, "opposite"), "the side changes the route")
+        #expect(try [distance(north, "curb"), distance(north, "opposite")].min()! == free)
+        // A side that is not one of OSRM's is refused, as OSRM refuses it.
+        let (status, body) = try service.json("/route/v1/driving/\(start);\(Self.text(north))?approaches=;sideways")
+        #expect(status == 400 && body["code"] as? String == "InvalidQuery")
+    }
+
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func approachesAsOSRM() throws {
+        let (map, service) = try Self.streetWithLoop()
+        let osrm = try OSRMOracle(map: map, profile: "car")
+        let start = Self.text(map.position(between: "d", "e", at: 0.5))
+        var compared = 0
+        for side in [8.0, -8.0] {
+            for approach in ["unrestricted", "curb", "opposite"] {
+                let target = Self.text(Self.beside(map, "a", "b", north: side))
+                let request = "/route/v1/driving/\(start);\(target)?approaches=;\(approach)&overview=false"
+                let ours = try service.json(request + "&compat=osrm").object, theirs = try osrm.json(request).object
+                let a = try #require(((ours["routes"] as? [[String: Any]])?.first)?["distance"] as? Double)
+                let b = try #require(((theirs["routes"] as? [[String: Any]])?.first)?["distance"] as? Double)
+                #expect(abs(a - b) < 0.005 * b + 1, "\(approach) at \(side) m: Wayfinder \(a) m, OSRM \(b) m")
+                compared += 1
+            }
+        }
+        #expect(compared == 6)
+    }
+
+    // MARK: Tables
+
+    /// Two islands of streets: the cells between them are unreachable.
+    static func twoIslands() throws -> (TestMap, WayfinderService) {
+        let map = TestMap("""
+            a     b               e     f
+
+            c     d               g     h
+            """, gridSize: 30)
+        map.way("abdca", ["highway": "residential", "name": "West Island"])
+        map.way("efhge", ["highway": "residential", "name": "East Island"])
+        _ = try map.build()
+        return (map, WayfinderService(engine: try Engine(directory: map.graphDirectory)))
+    }
+
+    @Test func fallbackSpeedAndScaleFactor() throws {
+        let (map, service) = try Self.twoIslands()
+        let points = [map.position(between: "a", "b", at: 0.5), map.position(between: "e", "f", at: 0.5)]
+        let coordinates = points.map(Self.text).joined(separator: ";")
+        let base = "/table/v1/driving/\(coordinates)?annotations=duration,distance"
+        let plain = try service.json(base).object
+        #expect((plain["durations"] as? [[Any]])?[0][1] is NSNull, "no road joins the islands")
+        #expect(plain["fallback_speed_cells"] == nil)
+
+        let filled = try service.json(base + "&fallback_speed=10").object
+        let durations = try #require(filled["durations"] as? [[Double]])
+        let distances = try #require(filled["distances"] as? [[Double]])
+        let straight = Geo.osrmRulerDistance(points[0], points[1])
+        #expect(abs(distances[0][1] - straight) < 0.1)
+        #expect(abs(durations[0][1] - straight / 10) < 0.1, "Wayfinder: the straight line's time at 10 m/s")
+        #expect((filled["fallback_speed_cells"] as? [[Int]])?.map { $0 } == [[0, 1], [1, 0]])
+        // compat=osrm: OSRM 26.10's figure, a tenth of that time.
+        let osrmFilled = try service.json(base + "&fallback_speed=10&compat=osrm").object
+        let osrmDuration = try #require((osrmFilled["durations"] as? [[Double]])?[0][1])
+        #expect(abs(osrmDuration - (straight / 10).rounded(.down) / 10) < 0.01)
+
+        let scaled = try #require(service.json(base + "&scale_factor=2").object["durations"] as? [[Any]])
+        let unscaled = try #require(plain["durations"] as? [[Any]])
+        let within = try #require(unscaled[0][0] as? Double), scaledWithin = try #require(scaled[0][0] as? Double)
+        #expect(within == 0 && scaledWithin == 0)
+        let snapped = try service.json("/table/v1/driving/\(Self.text(map.position(between: "a", "b", at: 0.2)));\(Self.text(map.position(between: "c", "d", at: 0.7)))").object
+        let once = try #require((snapped["durations"] as? [[Double]])?[0][1])
+        let twice = try #require((try service.json("/table/v1/driving/\(Self.text(map.position(between: "a", "b", at: 0.2)));\(Self.text(map.position(between: "c", "d", at: 0.7)))?scale_factor=2").object["durations"] as? [[Double]])?[0][1])
+        #expect(abs(twice - 2 * once) <= 0.1 && once > 0)
+        for (option, code) in [("scale_factor=0", "InvalidOptions"), ("fallback_speed=-1", "InvalidOptions"),
+                               ("fallback_speed=abc", "InvalidQuery"), ("fallback_speed=5&fallback_coordinate=middle", "InvalidQuery")] {
+            let (status, body) = try service.json(base + "&" + option)
+            #expect(status == 400 && body["code"] as? String == code, "\(option)")
+        }
+    }
+
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func fallbackAsOSRM() throws {
+        let (map, service) = try Self.twoIslands()
+        let osrm = try OSRMOracle(map: map, profile: "car")
+        let coordinates = [map.position(between: "a", "b", at: 0.5), map.position(between: "g", "h", at: 0.3)]
+            .map(Self.text).joined(separator: ";")
+        for options in ["fallback_speed=5", "fallback_speed=5&fallback_coordinate=snapped", "fallback_speed=3&scale_factor=1.7"] {
+            let request = "/table/v1/driving/\(coordinates)?annotations=duration,distance&\(options)"
+            let ours = try service.json(request + "&compat=osrm").object, theirs = try osrm.json(request).object
+            for key in ["durations", "distances"] {
+                let a = try #require(ours[key] as? [[Double]]), b = try #require(theirs[key] as? [[Double]], "\(theirs)")
+                for (x, y) in zip(a.joined(), b.joined()) { #expect(abs(x - y) <= 0.1 + 0.001 * y, "\(options) \(key): \(a) vs OSRM \(b)") }
+            }
+            #expect((ours["fallback_speed_cells"] as? [[Int]]) == (theirs["fallback_speed_cells"] as? [[Int]]))
+        }
+    }
+
+    /// A one-way trap: a street that can be entered but not left. A point on it is a source only through its second
+    /// snap on the network, as OSRM's second phantom on its big component.
+    @Test func tableCellsOfATrappedPointAreFilled() throws {
+        let map = TestMap("""
+            a     b     c
+
+            d     e     f     x
+            """, gridSize: 40)
+        map.way("abcfeda", ["highway": "residential", "name": "Ring"])
+        map.way("fx", ["highway": "residential", "name": "Trap", "oneway": "yes"])
+        _ = try map.build()
+        let engine = try Engine(directory: map.graphDirectory)
+        // 48 m into the trap: within the 100 m a router moves a point to reach the network.
+        let points = [map.position(between: "f", "x", at: 0.2), map.position(between: "a", "b", at: 0.5)]
+        let table = try engine.table(TableQuery(mode: .driving, points: points))
+        let rows = try table.rows(0..<2)
+        #expect(rows[1][0] != nil, "into the trap")
+        #expect(rows[0][1] != nil, "out of the trap, from its snap on the network")
+        // The same pair by route: the router moves the point to the core as well.
+        let route = try engine.route(RouteQuery(mode: .driving, points: points))
+        #expect(abs(Double(route.route.weight) - Double(rows[0][1]!.weight)) <= 1)
+    }
+
+    // MARK: Options
+
+    /// Every option of OSRM's HTTP API, per service: answered (200), or refused with OSRM's error code. None is
+    /// ignored in silence.
+    @Test func everyOptionIsAppliedOrRefused() throws {
+        let (map, service) = try Self.streetWithLoop()
+        let p = [map.position(between: "a", "b", at: 0.3), map.position(between: "d", "e", at: 0.6)].map(Self.text)
+        let two = p.joined(separator: ";"), one = p[0]
+        let common = ["bearings=0,180;", "radiuses=50;unlimited", "approaches=curb;", "exclude=toll", "snapping=any",
+                      "generate_hints=false", "skip_waypoints=true", "hints=;"]
+        let cases: [(service: String, coordinates: String, ok: [String], refused: [(String, String)])] = [
+            ("route", two, common + ["alternatives=2", "steps=true", "geometries=geojson", "overview=full", "annotations=true",
+                                     "annotations=duration,datasources", "continue_straight=false", "language=zh", "compat=osrm"],
+             [("waypoints=0;1", "NotImplemented"), ("annotations=nodes", "NotImplemented"), ("format=json", "InvalidQuery"),
+              ("steps=1", "InvalidQuery"), ("overview=true", "InvalidQuery"), ("geometries=kml", "InvalidQuery"),
+              ("alternatives=5", "TooBig"), ("approaches=kerb;", "InvalidQuery"), ("snapping=all", "InvalidQuery"),
+              ("hints=abc;", "InvalidQuery"), ("generate_hints=1", "InvalidQuery"), ("skip_waypoints=yes", "InvalidQuery"),
+              ("radiuses=5", "InvalidOptions"), ("bearings=400,10;", "InvalidOptions"), ("compat=valhalla", "InvalidValue"),
+              ("foo=1", "InvalidQuery")]),
+            ("table", two, common.filter { !$0.hasPrefix("approaches") } + ["approaches=curb;", "sources=0", "destinations=1",
+                "annotations=distance,duration", "fallback_speed=10", "fallback_coordinate=snapped", "scale_factor=1.5"],
+             [("steps=true", "InvalidQuery"), ("annotations=speed", "InvalidQuery"), ("scale_factor=0", "InvalidOptions"),
+              ("sources=9", "InvalidOptions"), ("fallback_coordinate=other", "InvalidQuery")]),
+            ("nearest", one, ["number=3", "bearings=0,180", "radiuses=50", "approaches=curb", "exclude=toll",
+                              "snapping=any", "generate_hints=false", "skip_waypoints=true", "hints="],
+             [("number=x", "InvalidQuery"), ("steps=true", "InvalidQuery")]),
+            ("trip", two, common + ["roundtrip=true", "source=first", "destination=last", "steps=true", "annotations=true"],
+             [("roundtrip=maybe", "InvalidQuery"), ("alternatives=1", "InvalidQuery")]),
+            ("match", two, ["timestamps=0;60", "radiuses=20;20", "bearings=0,180;", "approaches=curb;", "gaps=ignore",
+                            "tidy=true", "steps=true", "annotations=true", "generate_hints=false", "skip_waypoints=true",
+                            "snapping=any", "exclude=toll", "hints=;"],
+             [("gaps=maybe", "InvalidQuery"), ("waypoints=0;1", "NotImplemented"), ("timestamps=0", "InvalidOptions")]),
+        ]
+        for (name, coordinates, ok, refused) in cases {
+            for option in ok {
+                let (status, body) = try service.json("/\(name)/v1/driving/\(coordinates)?\(option)")
+                // NoSegment/NoRoute/NoMatch are answers about the map, not about the option.
+                #expect(status == 200 || ["NoRoute", "NoSegment", "NoTrips", "NoMatch"].contains(body["code"] as? String ?? ""),
+                        "\(name) \(option): \(body)")
+            }
+            for (option, code) in refused {
+                let (status, body) = try service.json("/\(name)/v1/driving/\(coordinates)?\(option)")
+                #expect(status == 400 && body["code"] as? String == code, "\(name) \(option): \(body)")
+            }
+        }
+        // The options change the answer where they say they do.
+        let skipped = try service.json("/route/v1/driving/\(two)?skip_waypoints=true").object
+        #expect(skipped["waypoints"] == nil && skipped["routes"] != nil)
+        let nearest = try service.json("/nearest/v1/driving/\(one)?skip_waypoints=true").object
+        #expect(nearest.keys.sorted() == ["code"])
+        let table = try service.json("/table/v1/driving/\(two)?skip_waypoints=true").object
+        #expect(table["sources"] == nil && table["destinations"] == nil && table["durations"] != nil)
+        let annotated = try service.json("/route/v1/driving/\(two)?annotations=datasources,distance").object
+        let annotation = try #require((((annotated["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]])?.first?["annotation"]) as? [String: Any])
+        #expect((annotation["datasources"] as? [Int])?.count == (annotation["distance"] as? [Double])?.count)
+        #expect(((annotation["metadata"] as? [String: Any])?["datasource_names"] as? [String]) == ["lua profile"])
+        let flat = try service.json("/route/v1/driving/\(two).flatbuffers").object
+        #expect(flat["code"] as? String == "NotImplemented")
+    }
+
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func refusalsUseOSRMCodes() throws {
+        let (map, service) = try Self.streetWithLoop()
+        let osrm = try OSRMOracle(map: map, profile: "car")
+        let two = [map.position(between: "a", "b", at: 0.3), map.position(between: "d", "e", at: 0.6)].map(Self.text)
+            .joined(separator: ";")
+        // Refusals where OSRM refuses; Wayfinder's own extensions (language, compat) and NotImplemented aside.
+        for option in ["foo=1", "steps=1", "overview=true", "geometries=kml", "alternatives=5", "approaches=kerb;",
+                       "snapping=all", "hints=abc;", "generate_hints=1", "skip_waypoints=yes", "radiuses=5",
+                       "continue_straight=sometimes", "annotations=speedy", "bearings=400,10;"] {
+            let request = "/route/v1/driving/\(two)?\(option)"
+            let ours = try service.json(request), theirs = try osrm.json(request)
+            #expect(ours.status == theirs.status && ours.object["code"] as? String == theirs.object["code"] as? String,
+                    "\(option): Wayfinder \(ours.object), OSRM \(theirs.object)")
+        }
+        for option in ["scale_factor=0", "fallback_speed=-2", "sources=7", "annotations=speed", "fallback_coordinate=x"] {
+            let request = "/table/v1/driving/\(two)?\(option)"
+            let ours = try service.json(request), theirs = try osrm.json(request)
+            #expect(ours.object["code"] as? String == theirs.object["code"] as? String,
+                    "\(option): Wayfinder \(ours.object), OSRM \(theirs.object)")
+        }
+    }
+
+    // MARK: compat=osrm
+
+    /// The rest of a drive on foot is Wayfinder's; `compat=osrm` ends the drive where OSRM does.
+    @Test func compatibilityTurnsOffTheWalkAtTheEnd() throws {
+        let map = TestMap("""
+            e     f
+            a     b  x  c     d
+            g     h
+            """, gridSize: 30)
+        map.way("ab", ["highway": "residential", "name": "Car Street"])
+        for way in ["ef", "gh", "ae", "ag", "bf", "bh"] { map.way(way, ["highway": "residential", "name": "Block"]) }
+        map.way("bxcd", ["highway": "residential", "name": "Quiet Lane"])
+        map.tagNode("x", ["barrier": "bollard"])
+        _ = try map.build()
+        let engine = try Engine(directory: map.graphDirectory)
+        var query = RouteQuery(mode: .driving, points: [map.position("a"), map.position("d")])
+        let ours = try engine.route(query)
+        #expect(ours.directions.legs[0].contains { $0.mode == "walking" })
+        query.compatibility = .osrm
+        let osrm = try engine.route(query)
+        #expect(osrm.directions.legs[0].allSatisfy { $0.mode == "driving" })
+        let drive = ours.directions.legs[0].filter { $0.mode == "driving" }.reduce(0) { $0 + $1.distance }
+        #expect(abs(osrm.route.distance - drive) < 1, "the same drive, without the walk after it")
+        // The same through HTTP, per request and as a server's default.
+        let path = "/route/v1/driving/\(Self.text(map.position("a")));\(Self.text(map.position("d")))?steps=true"
+        func modes(_ service: WayfinderService, _ target: String) throws -> [String] {
+            let body = try service.json(target).object
+            let steps = (((body["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]])?.first?["steps"] as? [[String: Any]]) ?? []
+            return steps.compactMap { $0["mode"] as? String }
+        }
+        let service = WayfinderService(engine: engine)
+        #expect(try modes(service, path).contains("walking"))
+        #expect(try !modes(service, path + "&compat=osrm").contains("walking"))
+        let strict = WayfinderService(engine: engine, compatibility: .osrm)
+        #expect(try !modes(strict, path).contains("walking"))
+        #expect(try modes(strict, path + "&compat=wayfinder").contains("walking"))
+    }
+
+    /// Names compared as OSRM compares them: "Rua Doutor X" and "Rua Dr. X" are two streets under `compat=osrm`.
+    @Test func compatibilityComparesNamesAsOSRM() throws {
+        let map = TestMap("""
+            a          b          c
+            """, gridSize: 20)
+        map.way("ab", ["highway": "residential", "name": "Rua Doutor Alfredo Magalhães"])
+        map.way("bc", ["highway": "residential", "name": "Rua Dr. Alfredo Magalhães"])
+        _ = try map.build()
+        let engine = try Engine(directory: map.graphDirectory)
+        var query = RouteQuery(mode: .driving, points: [map.position("a"), map.position("c")])
+        let ours = try engine.route(query).directions.legs[0].map(\.maneuver.type)
+        query.compatibility = .osrm
+        let theirs = try engine.route(query).directions.legs[0].map(\.maneuver.type)
+        #expect(ours == [.depart, .arrive])
+        #expect(theirs == [.depart, .newName, .arrive])
+    }
+}

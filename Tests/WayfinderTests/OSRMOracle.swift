@@ -1,0 +1,108 @@
+import Foundation
+import HTTPService
+
+/// OSRM itself, from PyPI's `osrm-bindings` wheel (`scripts/install-osrm.sh` puts it in a venv of its own), serving
+/// a drawn map or an extract: the reference the differential tests compare Wayfinder's answers with. Tests that
+/// need it are skipped with a message where the wheel is not installed.
+final class OSRMOracle {
+    /// The wheel's `osrm/bin`: `$WAYFINDER_OSRM_BIN`, else where `scripts/install-osrm.sh` installs by default.
+    static let binDirectory: String? = {
+        let fm = FileManager.default
+        func complete(_ dir: String) -> Bool {
+            ["osrm-extract", "osrm-contract", "osrm-routed"].allSatisfy { fm.isExecutableFile(atPath: dir + "/" + $0) }
+        }
+        if let dir = ProcessInfo.processInfo.environment["WAYFINDER_OSRM_BIN"] { return complete(dir) ? dir : nil }
+        let cache = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"] ?? (NSHomeDirectory() + "/.cache")
+        let lib = cache + "/wayfinder/osrm-venv/lib"
+        let pythons = (try? fm.contentsOfDirectory(atPath: lib))?.filter { $0.hasPrefix("python3") }.sorted() ?? []
+        return pythons.map { "\(lib)/\($0)/site-packages/osrm/bin" }.first(where: complete)
+    }()
+
+    static var available: Bool { binDirectory != nil }
+    static let skipMessage = "OSRM's wheel is not installed (scripts/install-osrm.sh, or set WAYFINDER_OSRM_BIN)"
+
+    let directory: TemporaryDirectory
+    let process = Process()
+    let port: Int
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    /// Extracts and contracts `osm` (XML or PBF) with the wheel's `profile` (car, foot) and serves it.
+    init(osm: String, profile: String, fileExtension: String = "osm") throws {
+        guard let bin = Self.binDirectory else { throw OracleMismatch(message: Self.skipMessage) }
+        directory = try TemporaryDirectory()
+        let input = directory.path + "/map.\(fileExtension)"
+        try FileManager.default.copyItem(atPath: osm, toPath: input)
+        let profiles = URL(fileURLWithPath: bin).deletingLastPathComponent().appendingPathComponent("share/profiles").path
+        let extract = try Subprocess.run(bin + "/osrm-extract", ["-p", profiles + "/\(profile).lua", input])
+        guard extract.status == 0 else { throw OracleMismatch(message: "osrm-extract failed: \(extract.stderr)") }
+        let data = directory.path + "/map.osrm"
+        let contract = try Subprocess.run(bin + "/osrm-contract", [data])
+        guard contract.status == 0 else { throw OracleMismatch(message: "osrm-contract failed: \(contract.stderr)") }
+        // A free port: bound and released here, then given to osrm-routed (which cannot pick one itself).
+        port = try Self.freePort()
+        process.executableURL = URL(fileURLWithPath: bin + "/osrm-routed")
+        process.arguments = ["--algorithm", "ch", "--ip", "127.0.0.1", "--port", "\(port)", "--max-table-size", "10000", data]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if (try? ServerTests.get(base + "/nearest/v1/driving/0,0"))?.status ?? 0 > 0 { return }
+            guard process.isRunning else { break }
+            usleep(50_000)
+        }
+        throw OracleMismatch(message: "osrm-routed did not start on port \(port)")
+    }
+
+    /// Writes a drawn map and serves it with OSRM.
+    convenience init(map: TestMap, profile: String) throws {
+        let file = try TemporaryDirectory()
+        try map.xml().write(toFile: file.path + "/map.osm", atomically: true, encoding: .utf8)
+        try self.init(osm: file.path + "/map.osm", profile: profile)
+    }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    /// OSRM's answer to a request target (`/route/v1/driving/…?…`): HTTP status and JSON body.
+    func json(_ target: String) throws -> (status: Int, object: [String: Any]) {
+        try ServerTests.json(base + target)
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw OracleMismatch(message: "cannot bind a port") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+extension WayfinderService {
+    /// The answer to a request target as the server would give it, without a socket.
+    func json(_ target: String) throws -> (status: Int, object: [String: Any]) {
+        let parts = target.split(separator: "?", maxSplits: 1)
+        var query: [(key: String, value: String)] = []
+        for pair in parts.count > 1 ? parts[1].split(separator: "&") : [] {
+            let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            query.append((String(kv[0]).removingPercentEncoding ?? "", kv.count > 1 ? String(kv[1]).removingPercentEncoding ?? "" : ""))
+        }
+        let response = handle(HTTPRequest(path: String(parts[0]), query: query, rawTarget: target))
+        let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] ?? [:]
+        return (response.status, object)
+    }
+}
