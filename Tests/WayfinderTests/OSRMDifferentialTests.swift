@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+/// Wayfinder beside OSRM itself on real extracts, `compat=osrm`: random pairs routed by both (`scripts/osrm_diff.py`),
+/// the share on the same path and what differs there, and tables with no hole where OSRM has a number. Skipped
+/// with a message where OSRM's wheel is not installed.
+@Suite(.serialized) struct OSRMDifferentialTests {
+    struct Report {
+        var sharedPathShare: Double
+        var samePath: Int
+        var durationWithinTenth: Int
+        var medianDurationDifference: Double
+        var nullOnlyInWayfinder: Int?
+        var text: String
+    }
+
+    /// Runs the comparison and returns its summary; the script's own report is attached to the test's output.
+    static func compare(extract: String, mode: String, pairs: Int, table: Int) throws -> Report {
+        let directory = try TemporaryDirectory()
+        let json = directory.path + "/diff.json"
+        let script = OracleTests.packageRoot.appendingPathComponent("scripts/osrm_diff.py").path
+        let binary = OracleTests.packageRoot.appendingPathComponent(".build/release/wayfinder").path
+        let run = try Subprocess.run("/usr/bin/env", ["python3", script, "--extract", extract, "--mode", mode,
+                                                      "--pairs", "\(pairs)", "--table", "\(table)",
+                                                      "--options", "compat=osrm", "--wayfinder", binary,
+                                                      "--osrm-bin", OSRMOracle.binDirectory ?? "",
+                                                      "--work", directory.path + "/work", "--json", json],
+                                     timeout: 900)
+        guard run.status == 0 else { throw OracleMismatch(message: "osrm_diff.py failed: \(run.stderr)") }
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any] ?? [:]
+        let summary = object["summary"] as? [String: Any] ?? [:]
+        let duration = (summary["same_path_stats"] as? [String: Any])?["duration"] as? [String: Any] ?? [:]
+        return Report(sharedPathShare: summary["same_path_share"] as? Double ?? 0,
+                      samePath: summary["same_path"] as? Int ?? 0,
+                      durationWithinTenth: duration["within_0.1"] as? Int ?? 0,
+                      medianDurationDifference: duration["median"] as? Double ?? .infinity,
+                      nullOnlyInWayfinder: (object["table"] as? [String: Any])?["null_in_wayfinder_only"] as? Int,
+                      text: run.stdout)
+    }
+
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func helsinkiOnFoot() throws {
+        let report = try Self.compare(extract: OracleTests.packageRoot.appendingPathComponent("graphs/helsinki.osm.pbf").path,
+                                      mode: "walking", pairs: 100, table: 100)
+        print(report.text)
+        #expect(report.nullOnlyInWayfinder == 0, "a table cell null where OSRM has a number")
+        #expect(report.sharedPathShare >= 0.5, "most pairs on OSRM's path")
+        #expect(report.medianDurationDifference <= 5, "same path, close durations")
+    }
+
+    @Test(.enabled(if: OSRMOracle.available && Available.porto, "needs OSRM's wheel and r5-porto_portugal.osm.pbf"))
+    func portoByCar() throws {
+        let report = try Self.compare(extract: OracleTests.sharedData.appendingPathComponent("r5-porto_portugal.osm.pbf").path,
+                                      mode: "driving", pairs: 100, table: 200)
+        print(report.text)
+        #expect(report.nullOnlyInWayfinder == 0, "a table cell null where OSRM has a number")
+        #expect(report.sharedPathShare >= 0.7, "most pairs on OSRM's path")
+        #expect(report.medianDurationDifference <= 15, "same path, close durations")
+    }
+}
