@@ -31,6 +31,9 @@ struct ModeGraphBuilder {
     private var edgeWay: [Int32] = []
     /// Per edge: its share of its way's `duration` tag (seconds), where the way has one.
     private var edgeDuration: [Double?] = []
+    /// Per edge, the lengths of its segments (OSM node to node) at `edgeSegmentStart[e]..<[e + 1]`: travel times
+    /// are rounded per segment, as OSRM rounds them.
+    private var segmentLengths: [Double] = [], edgeSegmentStart: [Int] = [0]
     private var edgeTail: [UInt32] = [], edgeHead: [UInt32] = []
     private var wayEdges: [Int32: Range<Int>] = [:]  // only for ways named by restrictions
     private var restrictionWays: Set<Int32> = []
@@ -167,7 +170,7 @@ struct ModeGraphBuilder {
             // A `duration` is spread over the way by length.
             var wayLength = 0.0
             if rule.duration != nil {
-                for k in 1..<buffer.count { wayLength += Geo.distance(coordinate(buffer[k - 1]), coordinate(buffer[k])) }
+                for k in 1..<buffer.count { wayLength += Geo.osrmRulerDistance(coordinate(buffer[k - 1]), coordinate(buffer[k])) }
             }
             let firstEdge = arrays.edgeLength.count
             var start = 0
@@ -321,10 +324,12 @@ struct ModeGraphBuilder {
         var segments: [Double] = []
         let points = nodes.map(coordinate)
         for k in 1..<points.count {
-            let d = Geo.distance(points[k - 1], points[k])
+            let d = Geo.osrmRulerDistance(points[k - 1], points[k])
             segments.append(d)
             length += d
         }
+        segmentLengths += segments
+        edgeSegmentStart.append(segmentLengths.count)
         // Delays at the nodes inside the edge, for the directions that pass them (the ends are vertices, priced
         // with the turns there). A stop sign facing no direction on a two-road node belongs to the junction just
         // behind when the road before it is short and the one after long (OSRM's 20 m rule).
@@ -381,11 +386,16 @@ struct ModeGraphBuilder {
             for reversed in [false, true] {
                 guard let direction = reversed ? rule.backward : rule.forward else { continue }
                 let delay = Double(reversed ? edgeDelays[e].backward : edgeDelays[e].forward)
-                // Travel time from the way's `duration` where it has one, else from its speed; the route choice
-                // divides it by the direction's penalty. Rounded up: weights stay at or above length / top speed.
-                let seconds = edgeDuration[e] ?? length / (direction.speed / 3.6)
-                let duration = (seconds * 1000).rounded(.up) + delay
-                let weight = (seconds * 1000 / direction.penalty).rounded(.up) + delay
+                // Travel time from the way's `duration` where it has one (shared out by length), else from its
+                // speed; the route choice divides it by the direction's penalty. Each segment's time and weight
+                // is rounded to a tenth of a second, at least one tenth, as OSRM stores them.
+                var duration = delay, weight = delay
+                for k in edgeSegmentStart[e]..<edgeSegmentStart[e + 1] {
+                    let seconds = edgeDuration[e].map { length > 0 ? $0 * segmentLengths[k] / length : $0 }
+                        ?? segmentLengths[k] / (direction.speed / 3.6)
+                    duration += 100 * max(1, (seconds * 10).rounded())
+                    weight += 100 * max(1, (seconds / direction.penalty * 10).rounded())
+                }
                 let arc = UInt32(arrays.arcHead.count)
                 arrays.arcEdge.append(UInt32(e) << 1 | (reversed ? 1 : 0))
                 arrays.arcHead.append(reversed ? edgeTail[e] : edgeHead[e])
@@ -545,8 +555,10 @@ struct ModeGraphBuilder {
                 let modes: EdgeFlags = [.ferry, .train]
                 let modeChanges = EdgeFlags(rawValue: arrays.edgeFlags[edgeA]).intersection(modes)
                     != EdgeFlags(rawValue: arrays.edgeFlags[edgeB]).intersection(modes)
+                let onRoundabout = EdgeFlags(rawValue: arrays.edgeFlags[edgeA]).contains(.roundabout)
+                    || EdgeFlags(rawValue: arrays.edgeFlags[edgeB]).contains(.roundabout)
                 var seconds = profile.turnPenalty(angle: isUturn ? 180 : angle, roads: roadsHere, isUturn: isUturn,
-                                                  modeChanges: modeChanges)
+                                                  modeChanges: modeChanges, onRoundabout: onRoundabout)
                 for obstacle in here where faces(obstacle, arriving: UInt32(a)) {
                     if profile.mode == .walking { seconds = obstacle.seconds; continue }  // OSRM's foot: replaces
                     switch obstacle.kind {
@@ -557,7 +569,8 @@ struct ModeGraphBuilder {
                     default: seconds += obstacle.seconds
                     }
                 }
-                weights.append(UInt32((seconds * 1000).rounded()))
+                // OSRM keeps a turn's cost (with the delays at its node) in tenths of a second, cut down.
+                weights.append(UInt32(100 * (seconds * 10 + 1e-6).rounded(.down)))
             }
         }
         return weights
@@ -579,8 +592,9 @@ struct ModeGraphBuilder {
             let e = Int(arrays.arcEdge[Int(arc)] >> 1)
             return Double(arrays.edgeLength[e]) / max(0.001, Double(arrays.arcDuration[Int(arc)]) / 1000)
         }
-        let arriving = speed(a)
-        return arcsLeaving(v).contains { speed($0) > arriving + 0.01 } || speed(b) > arriving + 0.01
+        // Speeds read back from rounded times: 2 % apart before one road counts as faster.
+        let faster = speed(a) * 1.02
+        return arcsLeaving(v).contains { speed($0) > faster } || speed(b) > faster
     }
 
     /// The direction of travel on an arc as it leaves its tail, or as it arrives at its head (degrees from north).

@@ -42,7 +42,7 @@ public struct NodeRule: Equatable, Sendable {
 
 /// Something at a node that costs time to pass: traffic signals, a stop sign, a give-way sign.
 public struct Obstacle: Equatable, Sendable {
-    public enum Kind: Sendable { case signals, stop, minorStop, giveWay }
+    public enum Kind: Sendable { case signals, stop, minorStop, giveWay, gate }
     public enum Direction: Sendable { case any, forward, backward }
     public var kind: Kind
     /// Which direction of the ways through the node it faces (`direction=forward`, `traffic_signals:direction`).
@@ -72,7 +72,9 @@ public struct TravelProfile: Sendable {
     /// roads, any U-turn, or a change of mode (boarding a ferry), a sigmoid of the angle (positive to the right)
     /// rising to 7.5 s, biased so right turns cost less than left ones in right-hand traffic, plus 20 s for a
     /// U-turn. Walkers: 2 s to turn round.
-    public func turnPenalty(angle: Double, roads: Int, isUturn: Bool, modeChanges: Bool = false) -> Double {
+    /// `angle`: positive to the right, negative to the left. `onRoundabout`: either road is part of a roundabout.
+    public func turnPenalty(angle: Double, roads: Int, isUturn: Bool, modeChanges: Bool = false,
+                            onRoundabout: Bool = false) -> Double {
         switch mode {
         case .walking:
             return isUturn ? 2 : 0
@@ -81,7 +83,13 @@ public struct TravelProfile: Sendable {
             let maximum = 7.5, bias = 1.075
             let share = abs(angle) / 180
             let exponent = angle >= 0 ? (13 / bias) * share - 6.5 * bias : (13 * bias) * share - 6.5 / bias
-            return maximum / (1 + exp(-exponent)) + (isUturn ? 20 : 0)
+            var seconds = maximum / (1 + exp(-exponent)) + (isUturn ? 20 : 0)
+            // Turning left across oncoming traffic at a junction costs up to 2 s more (car.lua's
+            // oncoming_turn_penalty; measured against OSRM 26.10: a 90° left is 7.3 s, a 90° right 2.1 s).
+            if angle < 0 && roads > 2 && !isUturn && !onRoundabout {
+                seconds += 2 / (1 + exp(-(13 * share - 3.25)))
+            }
+            return seconds
         }
     }
 
@@ -296,9 +304,18 @@ public struct TravelProfile: Sendable {
         let lanes = tags["lanes"].flatMap(TagValues.leadingInteger) ?? .infinity
         let bothWays = forward && backward
         var penalty = Self.servicePenalties[tags["service"] ?? ""] ?? 1
-        if width <= 3 || (lanes <= 1 && bothWays) { penalty = min(penalty, 0.5) }
+        // OSRM 26.10's car.lua: only roads open both ways, the narrower the dearer; no lane markings; one lane.
+        var widthPenalty = 1.0
+        if tags["lane_markings"] == "no" && bothWays { widthPenalty = 0.75 }
+        if width.isFinite && bothWays {
+            widthPenalty = width <= 3 ? 0.5 : width < 4 ? 0.6 : width < 5 ? 0.75 : width < 6 ? 0.8 : widthPenalty
+        }
+        if lanes <= 1 && bothWays { widthPenalty = 0.5 }
+        penalty = min(penalty, widthPenalty)
         if onewayTag == "alternating" { penalty = min(penalty, 0.4) }
         if tags["side_road"] == "yes" || tags["side_road"] == "rotary" { penalty = min(penalty, 0.8) }
+        // `priority=forward`: the other direction gives way, and is chosen less (car.lua's priority_penalty).
+        let priority = (forward: tags["priority"] == "backward" ? 0.7 : 1.0, backward: tags["priority"] == "forward" ? 0.7 : 1.0)
 
         // HOV: only for cars with passengers, so restricted like a private road.
         if tags["hov"] == "designated" { restricted = (true, true) }
@@ -325,12 +342,12 @@ public struct TravelProfile: Sendable {
 
         var rule = WayRule(roadClass: roadClass, flags: flags.union(guidanceFlags(tags)), duration: duration)
         if forward {
-            rule.forward = DirectionRule(speed: speed.forward!, penalty: penalty, restricted: restricted.forward,
+            rule.forward = DirectionRule(speed: speed.forward!, penalty: min(penalty, priority.forward), restricted: restricted.forward,
                                          classes: classes(toll: tolls.forward, restricted: restricted.forward),
                                          destinations: oneway == .forward ? Self.destinations(tags, suffix: ":forward") : "")
         }
         if backward {
-            rule.backward = DirectionRule(speed: speed.backward!, penalty: penalty, restricted: restricted.backward,
+            rule.backward = DirectionRule(speed: speed.backward!, penalty: min(penalty, priority.backward), restricted: restricted.backward,
                                           classes: classes(toll: tolls.backward, restricted: restricted.backward),
                                           destinations: oneway == .backward ? Self.destinations(tags, suffix: ":backward") : "")
         }
@@ -515,12 +532,19 @@ public struct TravelProfile: Sendable {
                 let risingBollard = tags["bollard"] == "rising"
                 let flatKerb = tags["kerb"] == "lowered" || tags["kerb"] == "flush"
                 let crossingKerb = barrier == "kerb" && tags["highway"] == "crossing"
+                // A virtual livestock fence (a wire that beeps) is no barrier to a car.
+                let audibleFence = barrier == "fence" && ["audible", "audio"].contains(tags["sensory"] ?? "")
                 rule.blocked = !Self.drivingPassableBarriers.contains(barrier) && !risingBollard && !flatKerb && !crossingKerb
+                    && !audibleFence
+                // A gate must be opened (and closed again): a minute, both ways (car.lua's barrier_penalties).
+                if barrier == "gate" || barrier == "lift_gate" {
+                    rule.obstacles.append(Obstacle(kind: .gate, direction: .any, seconds: 60))
+                }
             }
             // A height restrictor lower than the car stops it whatever the access tags say (a physical limit).
             if tags["barrier"] == "height_restrictor", let h = tags["maxheight"].flatMap(TagValues.height),
                h < Self.vehicleHeight { rule.blocked = true }
-            rule.obstacles = Self.obstacles(tags)
+            rule.obstacles += Self.obstacles(tags)
         case .walking:
             let access = Self.resolvedAccess(tags.first(Self.walkingAccessKeys), allowed: Self.walkingAllowed,
                                              restricted: [], forbidden: Self.walkingForbidden)

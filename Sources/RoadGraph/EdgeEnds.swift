@@ -90,13 +90,12 @@ private struct EdgeEndInputs: @unchecked Sendable {
             var length = 0.0
             var previous = Coordinate(fixedLatitude: latitudes[shape.lowerBound], fixedLongitude: longitudes[shape.lowerBound])
             if atEnd { previous = Coordinate(fixedLatitude: latitudes[shape.upperBound - 1], fixedLongitude: longitudes[shape.upperBound - 1]) }
-            var previousCos = Geo.cosLatitude(previous)
+            // Measured as the import measured it (OSRM's ruler): a route's length is the sum of these.
             for k in 1..<shape.count {
                 let i = atEnd ? shape.upperBound - 1 - k : shape.lowerBound + k
                 let point = Coordinate(fixedLatitude: latitudes[i], fixedLongitude: longitudes[i])
-                let cos = Geo.cosLatitude(point)
-                length += Geo.distance(previous, point, cosLatitudeA: previousCos, cosLatitudeB: cos)
-                (previous, previousCos) = (point, cos)
+                length += Geo.osrmRulerDistance(previous, point)
+                previous = point
             }
             out[Int(entry)] = EdgeEnd(bearing: bearing, reach: Geo.distance(origin, far, cosLatitudeA: originCos), shapeLength: length)
         }

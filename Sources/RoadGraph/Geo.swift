@@ -74,8 +74,9 @@ public enum Geo {
     /// Great-circle distance in metres. A metric, so it never exceeds the length of any path between the points:
     /// that is what makes the A* heuristic admissible.
     @inlinable
-    /// OSRM's straight-line estimate (its table fallback): the WGS84 "cheap ruler" at the centre of the
-    /// 0.05° band of latitude the two points' midpoint lies in, on coordinates held to micro-degrees.
+    /// OSRM's distance, for its segment lengths and its table fallback alike: the WGS84 "cheap ruler" at the
+    /// centre of the 0.05° band of latitude the two points' midpoint lies in, on coordinates held to
+    /// micro-degrees. Route lengths and travel times use it, so that the same path measures as in OSRM.
     public static func osrmRulerDistance(_ a: Coordinate, _ b: Coordinate) -> Double {
         let equatorialRadius = 6_378_137.0, flattening = 1 / 298.257223563
         let e2 = flattening * (2 - flattening)
@@ -86,7 +87,8 @@ public enum Geo {
         let w2 = 1 / (1 - e2 * (1 - c * c)), w = w2.squareRoot()
         let metresPerDegree = equatorialRadius * .pi / 180
         let kx = metresPerDegree * w * c, ky = metresPerDegree * w * w2 * (1 - e2)
-        let dx = (b.longitude - a.longitude) * kx, dy = (b.latitude - a.latitude) * ky
+        let dx = ((b.longitude * 1e6).rounded() - (a.longitude * 1e6).rounded()) / 1e6 * kx
+        let dy = ((b.latitude * 1e6).rounded() - (a.latitude * 1e6).rounded()) / 1e6 * ky
         return (dx * dx + dy * dy).squareRoot()
     }
 

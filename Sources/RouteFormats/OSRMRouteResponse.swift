@@ -98,7 +98,7 @@ public enum OSRMRouteResponse {
             let range = stretch.coordinates
             var lengths: [Double] = []
             for k in range.lowerBound..<range.upperBound {
-                lengths.append(Geo.distance(leg.coordinates[k], leg.coordinates[k + 1]))
+                lengths.append(Geo.osrmRulerDistance(leg.coordinates[k], leg.coordinates[k + 1]))
             }
             let total = lengths.reduce(0, +)
             distances += lengths

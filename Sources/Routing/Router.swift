@@ -318,18 +318,17 @@ public struct Router {
             if graph.edgeLabel[edge] != label.id { label = (graph.edgeLabel[edge], graph.name(ofEdge: edge)) }
             if graph.edgeRef[edge] != ref.id { ref = (graph.edgeRef[edge], graph.ref(ofEdge: edge)) }
             let first = coordinates.isEmpty ? 0 : coordinates.count - 1
-            // Each point's latitude cosine is worked out once, for the segments on both sides of it.
+            // Lengths with OSRM's ruler, as the import measured the roads.
             var length = 0.0
-            var previous: (point: Coordinate, cos: Double)?
+            var previous: Coordinate?
             func add(_ point: Coordinate) {
-                let cos = Geo.cosLatitude(point)
                 if let previous {
-                    length += Geo.distance(previous.point, point, cosLatitudeA: previous.cos, cosLatitudeB: cos)
+                    length += Geo.osrmRulerDistance(previous, point)
                     coordinates.append(point)
                 } else if coordinates.isEmpty {
                     coordinates.append(point)
                 }
-                previous = (point, cos)
+                previous = point
             }
             if piece.from <= 0 && piece.to >= 1 {
                 // A whole arc (most of them): its shape points straight from the graph, without an array, and its

@@ -285,7 +285,8 @@ import Testing
             #expect(kinds(steps) == ["depart", "notification straight", "arrive"])
             #expect(steps.map(\.mode) == ["driving", "walking", "walking"])
             #expect(steps[1].instruction == leave)
-            #expect(abs(answer.route.distance - 540) < 2, "180 m by car, 360 m on foot")
+            // Drawn on the sphere, measured with OSRM's ruler (0.4 % longer east–west at 60° N).
+            #expect(abs(answer.route.distance - 540) < 3, "180 m by car, 360 m on foot")
             #expect(abs(steps.reduce(0) { $0 + $1.distance } - answer.route.distance) < 1)
             #expect(Geo.distance(steps[0].coordinates.last!, steps[1].coordinates.first!) < 0.01)
             #expect(Geo.distance(answer.route.waypoints[1].location, map.position("d")) < 1)

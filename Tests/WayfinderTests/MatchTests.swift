@@ -57,7 +57,7 @@ import Testing
         query.splitGaps = false
         let whole = try engine.match(query)
         #expect(whole.matchings.count == 1)
-        #expect(abs(whole.matchings[0].route.distance - Geo.distance(points[0], points[7])) < 2)
+        #expect(abs(whole.matchings[0].route.distance - Geo.osrmRulerDistance(points[0], points[7])) < 2)
         #expect(whole.matchings[0].route.legs.count == 7, "a leg between each pair of fixes")
         // tidy: fixes within 10 m of the one kept before, and repeated times, are left out.
         var jittery = MatchQuery(mode: .driving, points: [points[0], map.position(between: "a", "b", at: 0.101), points[1],

@@ -120,6 +120,12 @@ final class TestMap {
     }
 }
 
+/// OSRM's travel time along a line at one speed, as the import now times roads: each segment measured with OSRM's
+/// ruler, its time rounded to a tenth of a second and at least a tenth.
+func osrmSeconds(_ points: [Coordinate], kmh: Double) -> Double {
+    zip(points, points.dropFirst()).reduce(0) { $0 + max(1, (Geo.osrmRulerDistance($1.0, $1.1) / (kmh / 3.6) * 10).rounded()) / 10 }
+}
+
 /// The file of a mode's graph in the current generation of a graph directory.
 func graphFile(_ directory: String, _ mode: TravelMode) throws -> String {
     try GraphDirectory(directory).current().graphPath(for: mode)
