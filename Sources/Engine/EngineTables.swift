@@ -221,13 +221,16 @@ extension Engine {
                                               maxDistance: query.filters?[first].radius ?? radius))
         }
         return try withinBudget {
-            // A point off the core (a one-way trap) keeps a second snap on it, as far as the router would move
-            // it (`Router.coreSlack`), so that a cell is filled exactly where a route is found.
+            // A point off the core (a one-way trap) keeps a second snap on it, as the router would move it
+            // (`Router.movesTrappedPointsAsOSRM`), so that a cell is filled exactly where a route is found.
+            let osrm = query.compatibility == .osrm
             let alternates: [Snap?] = query.points.indices.map { i in
                 guard used.contains(i), let snap = snaps[i], !graph.isInCore(edge: snap.edge) else { return nil }
                 let filter = filters?[i] ?? WaypointFilter()
-                let limit = min(filter.radius ?? radius, snap.distance + Router.coreSlack)
-                return graph.snapToCore(query.points[i], maxDistance: limit, filter: filter)
+                let limit = min(filter.radius ?? radius, snap.distance + (osrm ? .infinity : Router.coreSlack))
+                guard let core = graph.snapToCore(query.points[i], maxDistance: limit, filter: filter),
+                      !osrm || graph.isInBigComponent(edge: core.edge) else { return nil }
+                return core
             }
             return Table(engine: self, graph: graph, query: query, sources: query.sources.map { snaps[$0] },
                          destinations: query.destinations.map { snaps[$0] }, unsnapped: unsnapped,

@@ -60,6 +60,7 @@ extension Engine {
         tableQuery.excluding = query.excluding
         tableQuery.useHierarchy = graph.hasHierarchy
         tableQuery.threads = query.threads
+        tableQuery.compatibility = query.directions.compatibility
         let table = try self.table(tableQuery)
         // The costs alone, flat, taken from blocks of rows: a whole table of optional cells for 10,000 points was
         // 2.4 GB, the flat costs are 0.8 GB.

@@ -102,6 +102,10 @@ public struct Router {
     public var excluding: ArcClasses = []
     /// How much farther than its nearest road a waypoint may be moved to reach the core network, metres.
     public static let coreSlack = 100.0
+    /// How a trapped point moves to the core: at most `coreSlack` farther than its own road (Wayfinder), or as
+    /// OSRM's second snap on its big component (`compat=osrm`): within the radius however far, and only where the
+    /// core has 1,000 arcs or more (a map of small islands has no big component).
+    public var movesTrappedPointsAsOSRM = false
     private var search = PathSearch()
     private var hierarchySearch = HierarchySearch()
 
@@ -142,8 +146,9 @@ public struct Router {
             // only a short way, so that a truly unconnected place still answers NoRoute.
             let moved = snaps.enumerated().map { i, snap in
                 let filter = withExclusion(filters, count: points.count)?[i] ?? WaypointFilter()
-                let limit = min(filter.radius ?? maxSnapDistance, snap.distance + Self.coreSlack)
-                guard !graph.isInCore(edge: snap.edge), let core = graph.snapToCore(points[i], maxDistance: limit, filter: filter)
+                let limit = min(filter.radius ?? maxSnapDistance, snap.distance + (movesTrappedPointsAsOSRM ? .infinity : Self.coreSlack))
+                guard !graph.isInCore(edge: snap.edge), let core = graph.snapToCore(points[i], maxDistance: limit, filter: filter),
+                      !movesTrappedPointsAsOSRM || graph.isInBigComponent(edge: core.edge)
                 else { return snap }
                 return core
             }

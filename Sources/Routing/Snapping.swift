@@ -179,6 +179,13 @@ extension RoadGraph {
         }.map { makeSnap(point, $0, filter) }
     }
 
+    /// Whether the edge lies in a component of at least 1,000 arcs: what OSRM calls big (its islands are
+    /// components under 1,000), whatever the largest component of a small map is.
+    public func isInBigComponent(edge e: Int) -> Bool {
+        let f = edgeForwardArc[e], b = edgeBackwardArc[e]
+        return [f, b].contains { $0 != noIndex && componentSize[Int(arcComponent[Int($0)])] >= 1000 }
+    }
+
     public func isMainNetwork(edge e: Int) -> Bool {
         let f = edgeForwardArc[e], b = edgeBackwardArc[e]
         return (f != noIndex && isMainNetwork(arc: f)) || (b != noIndex && isMainNetwork(arc: b))

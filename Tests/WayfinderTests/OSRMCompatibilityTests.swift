@@ -162,6 +162,33 @@ import Testing
         // The same pair by route: the router moves the point to the core as well.
         let route = try engine.route(RouteQuery(mode: .driving, points: points))
         #expect(abs(Double(route.route.weight) - Double(rows[0][1]!.weight)) <= 1)
+
+        // 144 m in: beyond Wayfinder's 100 m the point is cut off. OSRM (compat=osrm) moves it to its big
+        // component however far, but a map this small has none (every component under 1,000 arcs): cut off too.
+        let deep = [map.position(between: "f", "x", at: 0.6), map.position(between: "a", "b", at: 0.5)]
+        #expect(try engine.table(TableQuery(mode: .driving, points: deep)).rows(0..<2)[0][1] == nil)
+        #expect(throws: EngineError.self) { try engine.route(RouteQuery(mode: .driving, points: deep)) }
+        var strict = TableQuery(mode: .driving, points: deep)
+        strict.compatibility = .osrm
+        #expect(try engine.table(strict).rows(0..<2)[0][1] == nil)
+    }
+
+    /// On Porto, a point in a one-way trap whose nearest way out is over 100 m away: cut off for Wayfinder, reached
+    /// from the main network with compat=osrm, by route and by table alike (OSRM 26.10: 1,244.2 s).
+    @Test(.enabled(if: Available.porto, "needs ../shared/data/r5-porto_portugal.osm.pbf"))
+    func trappedPointOnPortoAsOSRM() throws {
+        let (directory, _, _) = try OracleTests.graphs(for: OracleTests.sharedData.appendingPathComponent("r5-porto_portugal.osm.pbf"))
+        let engine = try Engine(directory: directory.path + "/g")
+        let points = [Coordinate(latitude: 41.388667, longitude: -8.479679), Coordinate(latitude: 41.15, longitude: -8.61)]
+        #expect(try engine.table(TableQuery(mode: .driving, points: points)).rows(0..<2)[0][1] == nil)
+        var table = TableQuery(mode: .driving, points: points)
+        table.compatibility = .osrm
+        let cell = try #require(try engine.table(table).rows(0..<2)[0][1])
+        var route = RouteQuery(mode: .driving, points: points)
+        route.compatibility = .osrm
+        let answer = try engine.route(route)
+        #expect(abs(Double(answer.route.weight) - Double(cell.weight)) <= 1)
+        #expect(answer.route.waypoints[0].distance > 100, "moved past Wayfinder's 100 m")
     }
 
     // MARK: Options
