@@ -55,7 +55,7 @@ public final class Table: @unchecked Sendable {
     public let unsnapped: [Int]
     /// For a point whose road is off the core (a one-way trap, an island): its nearest road on the core. As OSRM
     /// keeps a second snap on its big component, a cell takes whichever pair of snaps costs least.
-    private let sourceAlternates: [Snap?], destinationAlternates: [Snap?]
+    private let sourceAlternates: [Snap?]
     /// The searched targets: each reachable column's snap, then the alternates' (`alternateTarget[column]`).
     private let targets: [Snap]
     private let reachableColumns: [Int]
@@ -87,7 +87,6 @@ public final class Table: @unchecked Sendable {
         self.destinations = destinations
         self.unsnapped = unsnapped
         sourceAlternates = alternates.sources
-        destinationAlternates = alternates.destinations
         self.scratch = scratch
         reachableColumns = destinations.indices.filter { destinations[$0] != nil }
         var targets = reachableColumns.map { destinations[$0]! }

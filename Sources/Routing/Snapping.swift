@@ -63,7 +63,7 @@ public struct WaypointFilter: Sendable {
     public var excluding: ArcClasses = []
     /// From which side a two-way road is reached and left (OSRM's `approaches`).
     public var approach = Approach.unrestricted
-    /// OSRM's `snapping=any`: ferries and trains may be snapped to as well.
+    /// OSRM's `snapping=any`: roads a route may not otherwise start on (ferries, trains, private service roads).
     public var snapsAnywhere = false
 
     public init(radius: Double? = nil, bearing: (value: Double, range: Double)? = nil, excluding: ArcClasses = [],
