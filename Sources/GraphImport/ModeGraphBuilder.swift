@@ -165,7 +165,7 @@ struct ModeGraphBuilder {
             _ = cleanedNodes(ofWay: way, into: &buffer)
             guard buffer.count >= 2 else { continue }
             let tags = osm.wayTags(way)
-            let info = EdgeInfo(label: label(for: tags), ref: intern(tags["ref"] ?? ""), flags: flags(rule),
+            let info = EdgeInfo(label: label(for: tags), ref: intern(TravelProfile.ref(tags)), flags: flags(rule),
                                 pronunciation: intern(rule.pronunciation), exits: intern(rule.exits))
             // A `duration` is spread over the way by length.
             var wayLength = 0.0
@@ -216,7 +216,7 @@ struct ModeGraphBuilder {
             let ring = buffer.map(coordinate)
             let entries = Array(Set(buffer.dropLast().filter { usage[Int($0)] >= 2 })).sorted()
             guard entries.count >= 2, entries.count <= 60 else { continue }
-            let info = EdgeInfo(label: label(for: tags), ref: intern(tags["ref"] ?? ""), flags: flags(rule),
+            let info = EdgeInfo(label: label(for: tags), ref: intern(TravelProfile.ref(tags)), flags: flags(rule),
                                 pronunciation: intern(rule.pronunciation), exits: intern(rule.exits))
             // Each entry is joined to its nearest few visible entries, not to all: a crossing of a large square
             // stays nearly straight, and no vertex gets dozens of roads (which the contraction pays for).

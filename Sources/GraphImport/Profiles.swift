@@ -491,6 +491,14 @@ public struct TravelProfile: Sendable {
         return min(255, max(count, lanesIn(turnLanes.forward) + lanesIn(turnLanes.backward)))
     }
 
+    /// A way's `ref` as OSRM answers it: a list (`A 1;E 1`) joined with "; ".
+    public static func ref(_ tags: Tags) -> String {
+        guard let ref = tags["ref"] else { return "" }
+        guard ref.contains(";") else { return ref }
+        return ref.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            .joined(separator: "; ")
+    }
+
     /// The signs on a oneway: "ref: destination", with `;` lists as ", " (OSRM's `destinations`).
     static func destinations(_ tags: Tags, suffix: String) -> String {
         func tag(_ key: String) -> String? { (tags[key + suffix] ?? tags[key]).map { list($0.replacingOccurrences(of: ";", with: ",")) } }

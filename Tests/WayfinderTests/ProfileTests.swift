@@ -67,6 +67,14 @@ import Testing
         #expect(foot.turnPenalty(angle: 180, roads: 4, isUturn: true) == 2, "walkers turn round in 2 s")
     }
 
+    /// Refs listed with `;` come out as OSRM gives them, joined with "; " (checked against OSRM 26.10).
+    @Test func refListsAsOSRM() {
+        #expect(TravelProfile.ref(["ref": "A1;E1"]) == "A1; E1")
+        #expect(TravelProfile.ref(["ref": "A 1 ; E 80;"]) == "A 1; E 80")
+        #expect(TravelProfile.ref(["ref": "N 12"]) == "N 12")
+        #expect(TravelProfile.ref([:]) == "")
+    }
+
     @Test func onewayValues() {
         #expect(directions(car, ["highway": "residential", "oneway": "yes"])! == (true, false))
         #expect(directions(car, ["highway": "residential", "oneway": "1"])! == (true, false))
