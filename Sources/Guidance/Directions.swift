@@ -55,7 +55,11 @@ public struct Directions: Sendable {
                                              compatibility: compatibility)
                 // Worded in place: copying each step to set its text retained its dozen strings and arrays.
                 steps.withUnsafeMutableBufferPointer { s in
-                    for i in s.indices { s[i].instruction = phrases.instruction(at: s.baseAddress! + i) }
+                    for i in s.indices {
+                        s[i].instruction = phrases.instruction(at: s.baseAddress! + i)
+                        // OSRM's car profile gives its shuttle trains the ferry's mode.
+                        if compatibility == .osrm && s[i].mode == StepMode.train.rawValue { s[i].mode = StepMode.ferry.rawValue }
+                    }
                 }
                 return steps
             }

@@ -261,6 +261,10 @@ import Testing
         let text = try texts(graph, [map.position("a"), map.position("d")])
         #expect(text.en[1] == "Take the train Autojuna")
         #expect(text.zh[1] == "乘坐火车（Autojuna）")
+        // OSRM's car profile calls it a ferry: so does compat=osrm.
+        let route = try checkedRoute(graph, [map.position("a"), map.position("d")])
+        let osrm = try Directions(route: route, graph: graph, options: DirectionsOptions(compatibility: .osrm))
+        #expect(osrm.legs[0][1].mode == "ferry" && osrm.legs[0][2].mode == "driving")
     }
 
     /// A destination behind bollards: the drive ends where the car must stop and the route says to walk the
