@@ -22,14 +22,17 @@ public struct WayfinderService: Sendable {
     let slot: EngineSlot
     /// Longest accepted request target (path and query as sent, before percent-decoding), bytes.
     let maxURLLength: Int
+    /// The default: room for a table as large as `--max-table-size` allows by default (1,000 points at about
+    /// 25 bytes each, with per-point options), under libmicrohttpd's own 256 KiB.
+    public static let defaultMaxURLLength = 65_536
     /// Whose answers requests get unless they say (`compat=`).
     let compatibility: Compatibility
 
-    public init(engine: Engine, maxURLLength: Int = 8192, compatibility: Compatibility = .wayfinder) {
+    public init(engine: Engine, maxURLLength: Int = defaultMaxURLLength, compatibility: Compatibility = .wayfinder) {
         self.init(slot: EngineSlot(engine), maxURLLength: maxURLLength, compatibility: compatibility)
     }
 
-    public init(slot: EngineSlot, maxURLLength: Int = 8192, compatibility: Compatibility = .wayfinder) {
+    public init(slot: EngineSlot, maxURLLength: Int = defaultMaxURLLength, compatibility: Compatibility = .wayfinder) {
         self.slot = slot
         self.maxURLLength = maxURLLength
         self.compatibility = compatibility

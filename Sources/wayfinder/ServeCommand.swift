@@ -34,7 +34,7 @@ enum ServeCommand {
       --max-query-length N    longest place query in bytes (default 512)
       --max-query-words N     most words in a place query (default 32)
       --max-compute-ms N      CPU time one request may take, milliseconds (default 2000; 0: no limit)
-      --max-url-length N      longest accepted URL in bytes, as sent (default 8192)
+      --max-url-length N      longest accepted URL in bytes, as sent (default 65536: a 1,000-point table fits)
     Connections:
       --timeout S             seconds before a silent connection is closed (default 30)
       --header-timeout S      seconds a client has to send a request's head (default 10)
@@ -79,7 +79,8 @@ enum ServeCommand {
         var limits = try EngineLimits.server.configured(by: args)
         let compute = try args.integer("--max-compute-ms", default: Int(limits.maxComputeMilliseconds ?? 0), range: 0...3_600_000)
         limits.maxComputeMilliseconds = compute == 0 ? nil : Double(compute)
-        let maxURLLength = try args.integer("--max-url-length", default: 8192, range: 256...10_000_000)
+        let maxURLLength = try args.integer("--max-url-length", default: WayfinderService.defaultMaxURLLength,
+                                            range: 256...10_000_000)
         raiseDescriptorLimit()
 
         guard let graphPath = args["--graph"] else {

@@ -274,6 +274,21 @@ import Testing
         }
     }
 
+    /// The default URL limit lets through a table as large as the default table limit allows (it refused 400 points
+    /// at 8,192 bytes while 1,000 were allowed).
+    @Test func theLargestDefaultTableFitsTheDefaultURL() throws {
+        let (map, service) = try Self.twoIslands()
+        let base = map.position(between: "a", "b", at: 0.5)
+        let points = (0..<1000).map { i in
+            Self.text(Coordinate(latitude: base.latitude + Double(i % 7) * 1e-5, longitude: base.longitude - Double(i) * 1e-7))
+        }
+        let target = "/table/v1/driving/\(points.joined(separator: ";"))?sources=0;1;2"
+        #expect(target.utf8.count > 20_000)
+        let (status, body) = try service.json(target)
+        #expect(status == 200, "\(body["code"] ?? "")")
+        #expect((body["durations"] as? [[Any]])?.count == 3)
+    }
+
     // MARK: compat=osrm
 
     /// The rest of a drive on foot is Wayfinder's; `compat=osrm` ends the drive where OSRM does.
