@@ -66,7 +66,7 @@ extension Engine {
             try set.routers[query.mode]!.with { router in
                 router.maxSnapDistance = query.snapRadius ?? limits.defaultSnapRadius
                 router.excluding = query.excluding
-                router.movesTrappedPointsAsOSRM = query.compatibility == .osrm
+                router.snapsAsOSRM = query.compatibility == .osrm
                 do {
                     let route = try router.route(query.points, algorithm: query.algorithm, filters: query.filters,
                                                  continueStraight: query.continueStraight)
@@ -101,7 +101,7 @@ extension Engine {
               nearest.edge != carStop.edge, !nearest.onMainNetwork else { return answer }
         let walking = walkers.with { router -> (Route, RoadGraph)? in
             router.maxSnapDistance = query.snapRadius ?? limits.defaultSnapRadius
-            router.movesTrappedPointsAsOSRM = false
+            router.snapsAsOSRM = false
             router.excluding = query.excluding.intersection(.ferry)
             let crow = Geo.distance(carStop.location, destination)
             guard let walk = try? router.route([carStop.location, destination], algorithm: .automatic),

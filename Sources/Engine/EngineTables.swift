@@ -213,7 +213,10 @@ extension Engine {
         // Only the points the table uses are snapped.
         let used = Set(query.sources + query.destinations)
         // Within the budget: a point far from every road is the dearest part of snapping.
-        let snaps = try withinBudget { graph.snapPoints(query.points, maxDistance: radius, filters: filters) }
+        let snaps = try withinBudget {
+            graph.snapPoints(query.points, maxDistance: radius, filters: filters,
+                             restrictedMargin: query.compatibility == .osrm ? 0 : RoadGraph.restrictedSnapMargin)
+        }
         let unsnapped = query.points.indices.filter { used.contains($0) && snaps[$0] == nil }
         if let first = unsnapped.first, !query.unsnappedPointsAreNull {
             throw EngineError.from(.noSegment(index: first, coordinate: query.points[first],
@@ -221,7 +224,7 @@ extension Engine {
         }
         return try withinBudget {
             // A point off the core (a one-way trap) keeps a second snap on it, as the router would move it
-            // (`Router.movesTrappedPointsAsOSRM`), so that a cell is filled exactly where a route is found.
+            // (`Router.snapsAsOSRM`), so that a cell is filled exactly where a route is found.
             let osrm = query.compatibility == .osrm
             let alternates: [Snap?] = query.points.indices.map { i in
                 guard used.contains(i), let snap = snaps[i], !graph.isInCore(edge: snap.edge) else { return nil }

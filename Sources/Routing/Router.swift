@@ -102,10 +102,11 @@ public struct Router {
     public var excluding: ArcClasses = []
     /// How much farther than its nearest road a waypoint may be moved to reach the core network, metres.
     public static let coreSlack = 100.0
-    /// How a trapped point moves to the core: at most `coreSlack` farther than its own road (Wayfinder), or as
-    /// OSRM's second snap on its big component (`compat=osrm`): within the radius however far, and only where the
-    /// core has 1,000 arcs or more (a map of small islands has no big component).
-    public var movesTrappedPointsAsOSRM = false
+    /// Snapping as OSRM snaps (`compat=osrm`): the nearest road even where a restricted one is only a little
+    /// nearer than one open to all; and a trapped point moved as OSRM's second snap on its big component, within
+    /// the radius however far, where that core has 1,000 arcs or more (a map of small islands has no big
+    /// component). Otherwise Wayfinder's: open roads preferred by 10 m, trapped points moved at most `coreSlack`.
+    public var snapsAsOSRM = false
     private var search = PathSearch()
     private var hierarchySearch = HierarchySearch()
 
@@ -113,7 +114,8 @@ public struct Router {
 
     /// Candidates per waypoint; throws `noSegment` for a point with no usable road nearby.
     public func snapWaypoints(_ points: [Coordinate], filters: [WaypointFilter]? = nil) throws -> [Snap] {
-        let snaps = graph.snapPoints(points, maxDistance: maxSnapDistance, filters: withExclusion(filters, count: points.count))
+        let snaps = graph.snapPoints(points, maxDistance: maxSnapDistance, filters: withExclusion(filters, count: points.count),
+                                     restrictedMargin: snapsAsOSRM ? 0 : RoadGraph.restrictedSnapMargin)
         if let i = snaps.firstIndex(where: { $0 == nil }) {
             throw RoutingError.noSegment(index: i, coordinate: points[i], maxDistance: filters?[i].radius ?? maxSnapDistance)
         }
@@ -146,9 +148,9 @@ public struct Router {
             // only a short way, so that a truly unconnected place still answers NoRoute.
             let moved = snaps.enumerated().map { i, snap in
                 let filter = withExclusion(filters, count: points.count)?[i] ?? WaypointFilter()
-                let limit = min(filter.radius ?? maxSnapDistance, snap.distance + (movesTrappedPointsAsOSRM ? .infinity : Self.coreSlack))
+                let limit = min(filter.radius ?? maxSnapDistance, snap.distance + (snapsAsOSRM ? .infinity : Self.coreSlack))
                 guard !graph.isInCore(edge: snap.edge), let core = graph.snapToCore(points[i], maxDistance: limit, filter: filter),
-                      !movesTrappedPointsAsOSRM || graph.isInBigComponent(edge: core.edge)
+                      !snapsAsOSRM || graph.isInBigComponent(edge: core.edge)
                 else { return snap }
                 return core
             }

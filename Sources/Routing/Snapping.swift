@@ -101,13 +101,15 @@ extension RoadGraph {
     /// a point on a private drive snaps to it, a point on a street beside a car park's aisle to the street.
     public static let restrictedSnapMargin = 10.0
 
+    /// `restrictedMargin`: how much nearer a restricted road must be to be chosen (0: the nearest road, as OSRM).
     public func snap(_ point: Coordinate, maxDistance: Double = RoadGraph.defaultSnapDistance,
-                     filter: WaypointFilter = WaypointFilter()) -> WaypointCandidates?
+                     filter: WaypointFilter = WaypointFilter(),
+                     restrictedMargin: Double = RoadGraph.restrictedSnapMargin) -> WaypointCandidates?
     {
         let limit = filter.radius ?? maxDistance
         guard var hit = nearestSegment(to: point, maxDistance: limit, accept: { self.matches($0, filter) }) else { return nil }
-        if isRestricted(edge: edge(ofSegmentStartingAt: hit.segment)),
-           let open = nearestSegment(to: point, maxDistance: min(limit, hit.distance + Self.restrictedSnapMargin), accept: {
+        if restrictedMargin > 0, isRestricted(edge: edge(ofSegmentStartingAt: hit.segment)),
+           let open = nearestSegment(to: point, maxDistance: min(limit, hit.distance + restrictedMargin), accept: {
                self.matches($0, filter) && !self.isRestricted(edge: self.edge(ofSegmentStartingAt: $0))
            }) {
             hit = open
@@ -122,9 +124,10 @@ extension RoadGraph {
 
     /// Each point on its road, nil where no usable road is within reach. Points that do not all share one island
     /// leave islands for the main network where it is within reach too.
-    public func snapPoints(_ points: [Coordinate], maxDistance: Double, filters: [WaypointFilter]? = nil) -> [Snap?] {
+    public func snapPoints(_ points: [Coordinate], maxDistance: Double, filters: [WaypointFilter]? = nil,
+                           restrictedMargin: Double = RoadGraph.restrictedSnapMargin) -> [Snap?] {
         let candidates = points.enumerated().map { i, p in
-            snap(p, maxDistance: maxDistance, filter: filters?[i] ?? WaypointFilter())
+            snap(p, maxDistance: maxDistance, filter: filters?[i] ?? WaypointFilter(), restrictedMargin: restrictedMargin)
         }
         let components = Set(candidates.compactMap { $0?.nearest.component })
         if components.count <= 1 { return candidates.map { $0?.nearest } }

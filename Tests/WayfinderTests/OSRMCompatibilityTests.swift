@@ -291,6 +291,41 @@ import Testing
 
     // MARK: compat=osrm
 
+    /// A point 8 m from a private road and 12 m from a street, and a request routing from it.
+    static func privateRoadBeside() throws -> (TestMap, WayfinderService, String) {
+        let map = TestMap("""
+            a                   b
+
+            c                   d
+            """)
+        map.way("ab", ["highway": "residential", "name": "Street"])
+        map.way("cd", ["highway": "residential", "access": "private", "name": "Private"])
+        map.way("ac", ["highway": "residential", "name": "Link"])
+        _ = try map.build()
+        let middle = map.position(between: "a", "b", at: 0.5)
+        let point = Coordinate(latitude: middle.latitude - 12 / 111_195, longitude: middle.longitude)
+        let request = "/route/v1/driving/\(text(point));\(text(map.position(between: "a", "c", at: 0.5)))"
+        return (map, WayfinderService(engine: try Engine(directory: map.graphDirectory)), request)
+    }
+
+    static func firstName(_ body: [String: Any]) -> String? {
+        (body["waypoints"] as? [[String: Any]])?.first?["name"] as? String
+    }
+
+    /// Wayfinder takes the street (a restricted road must be 10 m nearer); compat=osrm the nearest road.
+    @Test func compatibilitySnapsToTheNearestRoad() throws {
+        let (_, service, request) = try Self.privateRoadBeside()
+        #expect(Self.firstName(try service.json(request).object) == "Street")
+        #expect(Self.firstName(try service.json(request + "?compat=osrm").object) == "Private")
+    }
+
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func nearestRoadAsOSRM() throws {
+        let (map, service, request) = try Self.privateRoadBeside()
+        let osrm = try OSRMOracle(map: map, profile: "car")
+        #expect(Self.firstName(try osrm.json(request).object) == Self.firstName(try service.json(request + "?compat=osrm").object))
+    }
+
     /// The rest of a drive on foot is Wayfinder's; `compat=osrm` ends the drive where OSRM does.
     @Test func compatibilityTurnsOffTheWalkAtTheEnd() throws {
         let map = TestMap("""
