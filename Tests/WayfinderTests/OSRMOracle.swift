@@ -11,7 +11,7 @@ final class OSRMOracle {
         func complete(_ dir: String) -> Bool {
             ["osrm-extract", "osrm-contract", "osrm-routed"].allSatisfy { fm.isExecutableFile(atPath: dir + "/" + $0) }
         }
-        if let dir = ProcessInfo.processInfo.environment["WAYFINDER_OSRM_BIN"] { return complete(dir) ? dir : nil }
+        if let dir = ProcessInfo.processInfo.environment["WAYFINDER_OSRM_BIN"], !dir.isEmpty { return complete(dir) ? dir : nil }
         let cache = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"] ?? (NSHomeDirectory() + "/.cache")
         let lib = cache + "/wayfinder/osrm-venv/lib"
         let pythons = (try? fm.contentsOfDirectory(atPath: lib))?.filter { $0.hasPrefix("python3") }.sorted() ?? []
