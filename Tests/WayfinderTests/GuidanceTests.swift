@@ -269,7 +269,8 @@ import Testing
 
     /// A destination behind bollards: the drive ends where the car must stop and the route says to walk the
     /// rest (OSRM answers NoRoute or stops at the road without a word; see PROFILES.md).
-    @Test func theRestOnFoot() throws {
+    /// A block the car drives round, and Quiet Lane behind a bollard at x: d is reached only on foot.
+    static func laneBehindABollard() throws -> TestMap {
         let map = TestMap("""
             e     f
             a     b  x  c     d
@@ -280,6 +281,11 @@ import Testing
         map.way("bxcd", ["highway": "residential", "name": "Quiet Lane"])
         map.tagNode("x", ["barrier": "bollard"])
         _ = try map.build()
+        return map
+    }
+
+    @Test func theRestOnFoot() throws {
+        let map = try Self.laneBehindABollard()
         let engine = try Engine(directory: map.graphDirectory)
         for (language, leave) in [("en", "Leave the car and continue on foot along Quiet Lane"), ("zh", "下车后沿Quiet Lane步行前往")] {
             var query = RouteQuery(mode: .driving, points: [map.position("a"), map.position("d")])

@@ -328,16 +328,7 @@ import Testing
 
     /// The rest of a drive on foot is Wayfinder's; `compat=osrm` ends the drive where OSRM does.
     @Test func compatibilityTurnsOffTheWalkAtTheEnd() throws {
-        let map = TestMap("""
-            e     f
-            a     b  x  c     d
-            g     h
-            """, gridSize: 30)
-        map.way("ab", ["highway": "residential", "name": "Car Street"])
-        for way in ["ef", "gh", "ae", "ag", "bf", "bh"] { map.way(way, ["highway": "residential", "name": "Block"]) }
-        map.way("bxcd", ["highway": "residential", "name": "Quiet Lane"])
-        map.tagNode("x", ["barrier": "bollard"])
-        _ = try map.build()
+        let map = try GuidanceTests.laneBehindABollard()
         let engine = try Engine(directory: map.graphDirectory)
         var query = RouteQuery(mode: .driving, points: [map.position("a"), map.position("d")])
         let ours = try engine.route(query)

@@ -38,8 +38,8 @@ final class OSRMOracle {
         let data = directory.path + "/map.osrm"
         let contract = try Subprocess.run(bin + "/osrm-contract", [data])
         guard contract.status == 0 else { throw OracleMismatch(message: "osrm-contract failed: \(contract.stderr)") }
-        // A free port: bound and released here, then given to osrm-routed (which cannot pick one itself).
-        port = try Self.freePort()
+        // A port free a moment ago, given to osrm-routed (which cannot pick one itself).
+        port = try DeploymentTests.freePort()
         process.executableURL = URL(fileURLWithPath: bin + "/osrm-routed")
         process.arguments = ["--algorithm", "ch", "--ip", "127.0.0.1", "--port", "\(port)", "--max-table-size", "10000", data]
         process.standardOutput = FileHandle.nullDevice
@@ -71,24 +71,6 @@ final class OSRMOracle {
     /// OSRM's answer to a request target (`/route/v1/driving/…?…`): HTTP status and JSON body.
     func json(_ target: String) throws -> (status: Int, object: [String: Any]) {
         try ServerTests.json(base + target)
-    }
-
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else { throw OracleMismatch(message: "cannot bind a port") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 
