@@ -154,6 +154,7 @@ public final class Table: @unchecked Sendable {
     public func answer(_ range: Range<Int>) throws -> (rows: [[TableCell?]], fallbackCells: [(row: Int, column: Int)]) {
         var rows = try rows(range)
         var filled: [(row: Int, column: Int)] = []
+        if fallback == nil && scaleFactor == 1 { return (rows, filled) }
         for (k, source) in range.enumerated() {
             for column in rows[k].indices {
                 if rows[k][column] == nil, let fallback, let from = sources[source], let to = destinations[column] {
