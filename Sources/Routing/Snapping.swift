@@ -185,8 +185,8 @@ extension RoadGraph {
     /// Whether the edge lies in a component of at least 1,000 arcs: what OSRM calls big (its islands are
     /// components under 1,000), whatever the largest component of a small map is.
     public func isInBigComponent(edge e: Int) -> Bool {
-        let f = edgeForwardArc[e], b = edgeBackwardArc[e]
-        return [f, b].contains { $0 != noIndex && componentSize[Int(arcComponent[Int($0)])] >= 1000 }
+        func big(_ arc: UInt32) -> Bool { arc != noIndex && componentSize[Int(arcComponent[Int(arc)])] >= 1000 }
+        return big(edgeForwardArc[e]) || big(edgeBackwardArc[e])
     }
 
     public func isMainNetwork(edge e: Int) -> Bool {
