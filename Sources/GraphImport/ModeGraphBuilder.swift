@@ -413,10 +413,10 @@ struct ModeGraphBuilder {
                 if reversed { arrays.edgeBackwardArc[e] = arc } else { arrays.edgeForwardArc[e] = arc }
             }
         }
-        // Rounding down made a few short arcs (one segment of 0.149 s becomes 0.1 s) up to half again as fast as
-        // any road is, and the A* bound divides by the fastest arc: on Porto 130 km/h instead of 96, and A* a
-        // third slower. Those arcs keep at least the weight of 2 % over the fastest true speed (a few
-        // hundredths of a second more than OSRM's weight on them; their durations stay OSRM's).
+        // Rounding down can make a short arc (one segment of 0.149 s becomes 0.1 s) up to half again as fast as
+        // any road is, and the A* bound divides by the fastest arc. Those arcs keep at least the weight of 2 %
+        // over the fastest true speed (a few hundredths of a second more than OSRM's weight on them; their
+        // durations stay OSRM's).
         var fastest = 0.0
         for a in exactWeight.indices where exactWeight[a] > 0 {
             fastest = max(fastest, Double(arrays.edgeLength[Int(arrays.arcEdge[a] >> 1)]) / exactWeight[a])
