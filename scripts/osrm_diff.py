@@ -262,7 +262,7 @@ def pct(values, q):
 
 def route_urls(osrm, wf, mode, a, b, options):
     path = f"/route/v1/{mode}/{a[0]:.6f},{a[1]:.6f};{b[0]:.6f},{b[1]:.6f}"
-    query = "?overview=full&geometries=polyline6&annotations=duration,distance"
+    query = "?overview=full&geometries=polyline6&annotations=duration,distance,nodes"
     return osrm + path + query, wf + path + query + (f"&{options}" if options else "")
 
 
@@ -284,7 +284,25 @@ def compare_pair(osrm_url, wf_url, args):
         rec["same_path"] = dev <= args.same_path_tolerance and dist_ok
         rec["diff"] = {k: None if w.get(k) is None or o.get(k) is None else round(w[k] - o[k], 6)
                        for k in ("duration", "weight", "distance")}
+        if rec["same_path"]:
+            rec["nodes_equal"] = leg_nodes(o) == leg_nodes(w)
     return rec
+
+
+def leg_nodes(route):
+    """Each leg's OSM nodes, without the node of a zero-length first or last segment: OSRM starts a point that
+    snapped exactly onto a node on the segment before it, and lists that segment's other end too."""
+    legs = []
+    for leg in route["legs"]:
+        a = leg.get("annotation", {})
+        nodes, lengths = list(a.get("nodes", [])), a.get("distance", [])
+        if len(lengths) > 1 and len(nodes) == len(lengths) + 1:
+            if lengths[-1] == 0:
+                nodes.pop()
+            if lengths[0] == 0:
+                nodes.pop(0)
+        legs.append(nodes)
+    return legs
 
 
 def table_urls(base, mode, points, options):
@@ -353,6 +371,8 @@ def summarize(pairs):
             s["same_path_stats"][key] = {"median": pct(absv, 50), "p90": pct(absv, 90), "p99": pct(absv, 99),
                                          "max": max(absv), "median_signed": statistics.median(vals),
                                          "within_0.1": sum(1 for v in absv if v <= 0.1 + 1e-9), "n": len(vals)}
+    s["nodes_equal"] = sum(1 for p in same if p.get("nodes_equal"))
+    s["nodes_differ_urls"] = [p["osrm_url"] for p in same if not p.get("nodes_equal")][:5]
     s["worst_same_path"] = sorted(same, key=lambda p: -abs(p["diff"]["duration"]))[:5]
     return s
 
@@ -372,6 +392,8 @@ def report(s, t, args):
             out.append(f"    |{key} diff| {unit:1} median {st['median']:.3f} p90 {st['p90']:.3f} p99 {st['p99']:.3f}"
                        f" max {st['max']:.3f}; median signed (wf-osrm) {st['median_signed']:+.3f}; "
                        f"within 0.1: {st['within_0.1']}/{st['n']}")
+    out.append(f"    OSM nodes (annotations=nodes) equal: {s['nodes_equal']}/{s['same_path']}")
+    out += [f"      differ: {u}" for u in s["nodes_differ_urls"]]
     if s["worst_same_path"]:
         out.append("  worst same-path pairs by |duration diff| (osrm -> wayfinder):")
     for p in s["worst_same_path"]:

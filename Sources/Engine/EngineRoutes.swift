@@ -113,7 +113,7 @@ extension Engine {
               let walkDirections = try? Directions(route: walk, graph: walkingGraph, options: query.directions,
                                                    labels: set.labels[.walking]) else { return answer }
         var route = answer.route, directions = answer.directions
-        route.continueOnFoot(walk)
+        route.continueOnFoot(walk, nodeIDs: walk.legs.first.map(walkingGraph.nodeIDs(along:)) ?? [])
         directions.continueOnFoot(walkDirections)
         return RouteAnswer(graph: answer.graph, route: route, directions: directions, alternatives: answer.alternatives)
     }

@@ -349,6 +349,7 @@ struct ModeGraphBuilder {
         for node in nodes {
             arrays.shapeLatitudes.append(osm.nodeLatitudes[Int(node)])
             arrays.shapeLongitudes.append(osm.nodeLongitudes[Int(node)])
+            arrays.shapeNodeIDs.append(osm.nodeIDs[Int(node)])
         }
         arrays.edgeShapeStart.append(UInt32(arrays.shapeLatitudes.count))
         arrays.edgeLength.append(Float(length))

@@ -278,9 +278,6 @@ public struct OSRMRequest {
         case "true": output.annotations = OSRMRouteResponse.Annotation.allCases
         case let list?:
             output.annotations = try list.split(separator: ",").compactMap {
-                if $0 == "nodes" {
-                    throw EngineError(.notImplemented, "annotations=nodes needs OSM node ids, which Wayfinder's graphs do not keep yet")
-                }
                 guard let kind = OSRMRouteResponse.Annotation(rawValue: String($0)) else {
                     throw EngineError(.invalidQuery, "unknown annotation '\($0)'")
                 }

@@ -13,11 +13,19 @@ struct OSRMService {
         try engine.withinBudget { try answer(request) }
     }
 
+    /// `annotations=nodes` on a graph that does not know its OSM nodes (one drawn in code) is refused, not faked.
+    private static func check(_ options: OSRMRouteResponse.Options, on graph: RoadGraph) throws {
+        if options.annotations.contains(.nodes) && !graph.hasNodeIDs {
+            throw EngineError(.notImplemented, "annotations=nodes: this graph does not keep OSM node ids")
+        }
+    }
+
     private func answer(_ request: OSRMRequest) throws -> HTTPResponse {
         switch request.service {
         case "route":
             let (query, options) = try request.routeQuery()
             let answer = try engine.route(query)
+            try Self.check(options, on: answer.graph)
             return .json(OSRMRouteResponse.make(answer.route, directions: answer.directions, graph: answer.graph,
                                                 options: options,
                                                 alternatives: answer.alternatives.map { ($0.route, $0.directions) }))
@@ -34,11 +42,13 @@ struct OSRMService {
         case "trip":
             let (query, options) = try request.tripQuery()
             let answer = try engine.trip(query)
+            try Self.check(options, on: answer.graph)
             return .json(OSRMTripResponse.make(trips: answer.trips.map { ($0.route, $0.directions) }, placement: answer.placement,
                                                graph: answer.graph, options: options))
         case "match":
             let (query, options) = try request.matchQuery()
             let answer = try engine.match(query)
+            try Self.check(options, on: answer.graph)
             return .json(OSRMMatchResponse.make(answer.matchings.map {
                 OSRMMatchResponse.Matched(route: $0.route, directions: $0.directions, confidence: $0.confidence,
                                           alternatives: $0.points.map(\.alternatives))

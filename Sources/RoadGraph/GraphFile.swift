@@ -18,7 +18,7 @@ import Glibc
 /// never used.
 public enum GraphFormat {
     public static let magic: [UInt8] = Array("WAYFGRPH".utf8)
-    public static let version: UInt32 = 13
+    public static let version: UInt32 = 14
     static let headerSize = 512
     static let sectionEntrySize = 32
     /// Where the header's own checksum sits (it covers the header, with these bytes zero, and the section table).
@@ -116,7 +116,7 @@ enum SectionID: UInt32, CaseIterable {
          gridSegments, edgeFlags, labelStart, labelEntries, vertexEdgeStart, vertexEdges, arcInCore, chNode, chUpStart,
          chUpEdges, chUpLength, chDownStart, chDownEdges, chDownLength, transitionWeight, arcDuration, arcClasses,
          arcDestinations, edgePronunciation, edgeExits, chUpDuration, chDownDuration, arcTurnLanes, edgeLanes,
-         chVertexCost, chArcTail, chOriginal, chUpShortcuts, chDownShortcuts, edgeEnds
+         chVertexCost, chArcTail, chOriginal, chUpShortcuts, chDownShortcuts, edgeEnds, shapeNodeIDs
 
     /// The contraction hierarchy's sections.
     var isHierarchy: Bool {
@@ -315,7 +315,8 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
     private static let sections: [any GraphSection] = [
         Section(.vertexLatitudes, \.vertexLatitudes), Section(.vertexLongitudes, \.vertexLongitudes),
         Section(.edgeShapeStart, \.edgeShapeStart), Section(.shapeLatitudes, \.shapeLatitudes),
-        Section(.shapeLongitudes, \.shapeLongitudes), Section(.edgeLength, \.edgeLength), Section(.edgeLabel, \.edgeLabel),
+        Section(.shapeLongitudes, \.shapeLongitudes), Section(.shapeNodeIDs, \.shapeNodeIDs),
+        Section(.edgeLength, \.edgeLength), Section(.edgeLabel, \.edgeLabel),
         Section(.edgeFlags, \.edgeFlags), Section(.edgeRef, \.edgeRef), Section(.edgeClass, \.edgeClass),
         Section(.edgeForwardArc, \.edgeForwardArc), Section(.edgeBackwardArc, \.edgeBackwardArc), Section(.arcEdge, \.arcEdge),
         Section(.arcHead, \.arcHead), Section(.arcWeight, \.arcWeight), Section(.arcBase, \.arcBase),

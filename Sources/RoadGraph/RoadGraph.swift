@@ -179,6 +179,9 @@ public struct GraphArrays {
     public var vertexLatitudes: [Int32] = [], vertexLongitudes: [Int32] = []
     public var edgeShapeStart: [UInt32] = [0]
     public var shapeLatitudes: [Int32] = [], shapeLongitudes: [Int32] = []
+    /// Per shape point: its OSM node id, for OSRM's `nodes` annotation and speed files keyed on node pairs.
+    /// Empty in graphs built without OSM (drawn in code).
+    public var shapeNodeIDs: [Int64] = []
     public var edgeLength: [Float] = [], edgeLabel: [UInt32] = [], edgeRef: [UInt32] = [], edgeClass: [UInt8] = []
     public var edgeFlags: [UInt8] = []
     public var edgeForwardArc: [UInt32] = [], edgeBackwardArc: [UInt32] = []
@@ -256,6 +259,7 @@ public struct RoadGraph: @unchecked Sendable {
     public let vertexLatitudes: UnsafeBufferPointer<Int32>, vertexLongitudes: UnsafeBufferPointer<Int32>
     public let edgeShapeStart: UnsafeBufferPointer<UInt32>
     public let shapeLatitudes: UnsafeBufferPointer<Int32>, shapeLongitudes: UnsafeBufferPointer<Int32>
+    public let shapeNodeIDs: UnsafeBufferPointer<Int64>
     public let edgeLength: UnsafeBufferPointer<Float>, edgeLabel: UnsafeBufferPointer<UInt32>
     public let edgeFlags: UnsafeBufferPointer<UInt8>
     public let edgeRef: UnsafeBufferPointer<UInt32>, edgeClass: UnsafeBufferPointer<UInt8>
@@ -312,6 +316,9 @@ public struct RoadGraph: @unchecked Sendable {
     /// The hierarchy node of an arc, or of a vertex over vertices (nodes have numbers of their own: `chNode`).
     @inlinable public func hierarchyNode(of arcOrVertex: UInt32) -> UInt32 { chNode[Int(arcOrVertex)] }
 
+    /// Whether the graph knows the OSM node of each shape point (an import does; a graph drawn in code may not).
+    public var hasNodeIDs: Bool { !shapeLatitudes.isEmpty && shapeNodeIDs.count == shapeLatitudes.count }
+
     /// Whether the graph carries a contraction hierarchy.
     public var hasHierarchy: Bool { arcCount > 0 && chNode.count == hierarchyNodeCount }
 
@@ -329,6 +336,7 @@ public struct RoadGraph: @unchecked Sendable {
         edgeShapeStart = try sections.buffer(.edgeShapeStart)
         shapeLatitudes = try sections.buffer(.shapeLatitudes)
         shapeLongitudes = try sections.buffer(.shapeLongitudes)
+        shapeNodeIDs = try sections.buffer(.shapeNodeIDs)
         edgeLength = try sections.buffer(.edgeLength)
         edgeLabel = try sections.buffer(.edgeLabel)
         edgeFlags = try sections.buffer(.edgeFlags)
@@ -416,6 +424,7 @@ public struct RoadGraph: @unchecked Sendable {
         try require(!overflow && cells <= 1 << 31, "grid size")
         try require(vertexLongitudes.count == vertices, "vertex arrays")
         try require(shapeLongitudes.count == shapeLatitudes.count, "shape arrays")
+        try require(shapeNodeIDs.isEmpty || shapeNodeIDs.count == shapeLatitudes.count, "shape node ids")
         try requireTable(edgeShapeStart, edges, shapeLatitudes.count, "edge shapes")
         try require(zip(edgeShapeStart, edgeShapeStart.dropFirst()).allSatisfy { $1 - $0 >= 2 }, "edge shape lengths")
         try require([edgeLabel.count, edgeRef.count, edgeClass.count, edgeFlags.count, edgeForwardArc.count,

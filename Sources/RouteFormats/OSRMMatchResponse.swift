@@ -24,7 +24,7 @@ public enum OSRMMatchResponse {
     public static func make(_ matchings: [Matched], placement: [(matching: Int, index: Int)?], graph: RoadGraph,
                             options: OSRMRouteResponse.Options) -> JSON {
         let routes: [JSON] = matchings.map { m in
-            guard case .object(var fields) = OSRMRouteResponse.routeObject(m.route, directions: m.directions, options: options)
+            guard case .object(var fields) = OSRMRouteResponse.routeObject(m.route, directions: m.directions, graph: graph, options: options)
             else { return .null }
             fields.append(("confidence", .number(m.confidence, decimals: 4)))
             return .object(fields)

@@ -21,6 +21,8 @@ public enum OSRMRouteResponse {
         /// Where each segment's speed came from: an index into `metadata.datasource_names`. Speeds come from
         /// the profile alone (no speed files yet), so every index is 0.
         case datasources
+        /// The OSM node of each point of the leg's line.
+        case nodes
     }
 
     public struct Options: Sendable {
@@ -38,8 +40,8 @@ public enum OSRMRouteResponse {
     {
         var members: [(String, JSON)] = [
             ("code", .string("Ok")),
-            ("routes", .array([routeObject(route, directions: directions, options: options)]
-                + alternatives.map { routeObject($0.0, directions: $0.1, options: options) })),
+            ("routes", .array([routeObject(route, directions: directions, graph: graph, options: options)]
+                + alternatives.map { routeObject($0.0, directions: $0.1, graph: graph, options: options) })),
         ]
         if options.includeWaypoints {
             // The names come with the directions, in their language; a graph lookup stays for routes without legs.
@@ -56,14 +58,14 @@ public enum OSRMRouteResponse {
         .object([("code", .string(code)), ("message", .string(message))])
     }
 
-    public static func routeObject(_ route: Route, directions: Directions, options: Options) -> JSON {
+    public static func routeObject(_ route: Route, directions: Directions, graph: RoadGraph, options: Options) -> JSON {
         var members: [(String, JSON)] = []
         switch options.overview {
         case .full: members.append(("geometry", geometry(route.coordinates, options.geometries)))
         case .simplified: members.append(("geometry", geometry(Simplification.simplify(route.coordinates), options.geometries)))
         case .none: break
         }
-        let legs = zip(route.legs, directions.legs).map { leg($0, steps: $1, options) }
+        let legs = zip(route.legs, directions.legs).map { leg($0, steps: $1, graph: graph, options) }
         // As MapKit's route says hasTolls and hasHighways: what the route's classes include.
         let classes = route.classes
         members += [
@@ -79,7 +81,7 @@ public enum OSRMRouteResponse {
         return .object(members)
     }
 
-    static func leg(_ leg: RouteLeg, steps: [GuidanceStep], _ options: Options) -> JSON {
+    static func leg(_ leg: RouteLeg, steps: [GuidanceStep], graph: RoadGraph, _ options: Options) -> JSON {
         var members: [(String, JSON)] = [
             ("steps", options.steps ? Self.steps(steps, options) : .array([])),
             ("summary", .string(leg.summary)),
@@ -87,12 +89,12 @@ public enum OSRMRouteResponse {
             ("duration", .number(leg.duration, decimals: 1)),
             ("distance", .number(leg.distance, decimals: 1)),
         ]
-        if !options.annotations.isEmpty { members.append(("annotation", annotation(leg, options.annotations))) }
+        if !options.annotations.isEmpty { members.append(("annotation", annotation(leg, options.annotations, graph: graph))) }
         return .object(members)
     }
 
     /// Per segment of the leg's line: its length, and its share of its stretch's time.
-    static func annotation(_ leg: RouteLeg, _ kinds: [Annotation]) -> JSON {
+    static func annotation(_ leg: RouteLeg, _ kinds: [Annotation], graph: RoadGraph) -> JSON {
         var distances: [Double] = [], durations: [Double] = [], weights: [Double] = []
         for stretch in leg.stretches {
             let range = stretch.coordinates
@@ -119,6 +121,8 @@ public enum OSRMRouteResponse {
             case .datasources:
                 members.append(("datasources", .array(distances.map { _ in .number(0, decimals: 0) })))
                 members.append(("metadata", .object([("datasource_names", .array([.string("lua profile")]))])))
+            case .nodes:
+                members.append(("nodes", .array(graph.nodeIDs(along: leg).map { .number(Double($0), decimals: 0) })))
             }
         }
         return .object(members)

@@ -9,7 +9,7 @@ public enum OSRMTripResponse {
                             graph: RoadGraph, options: OSRMRouteResponse.Options) -> JSON {
         var members: [(String, JSON)] = [
             ("code", .string("Ok")),
-            ("trips", .array(trips.map { OSRMRouteResponse.routeObject($0.route, directions: $0.directions, options: options) })),
+            ("trips", .array(trips.map { OSRMRouteResponse.routeObject($0.route, directions: $0.directions, graph: graph, options: options) })),
         ]
         if options.includeWaypoints {
             members.append(("waypoints", .array(placement.map { place in

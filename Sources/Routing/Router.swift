@@ -20,6 +20,8 @@ public struct Stretch: Sendable {
     public var weight: Double
     /// Indices into the leg's coordinates.
     public var coordinates: ClosedRange<Int>
+    /// The part of the arc travelled, as fractions of its length from its tail (`0...1` for the whole arc).
+    public var part: ClosedRange<Double> = 0...1
 }
 
 public struct RouteLeg: Sendable {
@@ -34,6 +36,11 @@ public struct RouteLeg: Sendable {
     public var coordinates: [Coordinate]
     public var stretches: [Stretch]
     public var settled: Int
+    /// The OSM nodes of the walk appended to a drive (`Route.continueOnFoot`), whose stretches name another
+    /// graph's arcs; empty otherwise.
+    public var footNodeIDs: [Int64] = []
+    /// How many of the last stretches are such a walk.
+    public var footStretchCount = 0
 }
 
 extension RouteLeg {
@@ -354,7 +361,8 @@ public struct Router {
                                      classes: graph.classes(ofArc: piece.arc),
                                      distance: length, duration: Double(piece.duration) / 1000,
                                      weight: Double(piece.weight) / 1000,
-                                     coordinates: first...(coordinates.count - 1)))
+                                     coordinates: first...(coordinates.count - 1),
+                                     part: piece.from...max(piece.from, piece.to)))
         }
         // The pieces' shares add up to the search's cost, except where the search priced arcs differently (the
         // penalties that look for alternatives): the leg's weight is what its pieces truly cost.
@@ -489,36 +497,75 @@ extension RoadGraph {
 
     /// The arc's line between two fractions of its length (0 = its tail), in travel order.
     public func arcPoints(_ arc: UInt32, from start: Double = 0, to end: Double = 1) -> [Coordinate] {
-        let (e, reversed) = edge(ofArc: arc)
-        var shape = shapeRange(ofEdge: e).map(shapePoint)
-        if reversed { shape.reverse() }
-        if start <= 0 && end >= 1 { return shape }
-        var cumulative = [0.0]
-        for k in 1..<shape.count { cumulative.append(cumulative[k - 1] + Geo.distance(shape[k - 1], shape[k])) }
-        let total = cumulative[cumulative.count - 1]
-        func point(at metres: Double) -> Coordinate {
-            guard total > 0 else { return shape[0] }
-            var k = 1
-            while k < shape.count - 1 && cumulative[k] < metres { k += 1 }
-            let span = cumulative[k] - cumulative[k - 1]
-            let t = span > 0 ? min(1, max(0, (metres - cumulative[k - 1]) / span)) : 0
-            let a = shape[k - 1], b = shape[k]
+        let (shape, cut) = arcCut(arc, from: start, to: end)
+        guard let cut else { return shape.map(shapePoint) }
+        func point(_ k: Int, _ t: Double) -> Coordinate {
+            let a = shapePoint(shape[k - 1]), b = shapePoint(shape[k])
             return Coordinate(latitude: a.latitude + (b.latitude - a.latitude) * t,
                               longitude: a.longitude + (b.longitude - a.longitude) * t)
         }
+        return [point(cut.first.segment, cut.first.t)] + cut.inner.map { shapePoint(shape[$0]) }
+            + [point(cut.last.segment, cut.last.t)]
+    }
+
+    /// The OSM node of each point of a leg's line (OSRM's `nodes` annotation); empty where the graph has no
+    /// node ids.
+    public func nodeIDs(along leg: RouteLeg) -> [Int64] {
+        guard hasNodeIDs else { return [] }
+        var ids: [Int64] = []
+        ids.reserveCapacity(leg.coordinates.count)
+        for stretch in leg.stretches.prefix(leg.stretches.count - leg.footStretchCount) {
+            let part = arcNodeIDs(stretch.arc, from: stretch.part.lowerBound, to: stretch.part.upperBound)
+            ids += ids.isEmpty ? part[...] : part.dropFirst()
+        }
+        return ids + leg.footNodeIDs
+    }
+
+    /// The OSM nodes of `arcPoints(arc, from:to:)`, one per point, as OSRM's `nodes` annotation lists them: a
+    /// point inside a segment stands for the segment's node behind it at the start, ahead of it at the end.
+    /// Empty where the graph has no node ids.
+    public func arcNodeIDs(_ arc: UInt32, from start: Double = 0, to end: Double = 1) -> [Int64] {
+        guard hasNodeIDs else { return [] }
+        let (shape, cut) = arcCut(arc, from: start, to: end)
+        guard let cut else { return shape.map { shapeNodeIDs[$0] } }
+        // A point exactly on a node (the segment's end at the start, its start at the end) is that node.
+        let first = cut.first.t >= 1 ? cut.first.segment : cut.first.segment - 1
+        let last = cut.last.t <= 0 ? cut.last.segment - 1 : cut.last.segment
+        return [shapeNodeIDs[shape[first]]] + cut.inner.map { shapeNodeIDs[shape[$0]] } + [shapeNodeIDs[shape[last]]]
+    }
+
+    /// An arc's shape point indices in travel order and, for a part of it, where the part starts and ends (the
+    /// segment, 1-based within `shape`, and how far along it) and which shape points lie strictly inside.
+    private func arcCut(_ arc: UInt32, from start: Double, to end: Double)
+        -> (shape: [Int], cut: (first: (segment: Int, t: Double), inner: [Int], last: (segment: Int, t: Double))?)
+    {
+        let (e, reversed) = edge(ofArc: arc)
+        var shape = Array(shapeRange(ofEdge: e))
+        if reversed { shape.reverse() }
+        if start <= 0 && end >= 1 { return (shape, nil) }
+        var cumulative = [0.0]
+        for k in 1..<shape.count {
+            cumulative.append(cumulative[k - 1] + Geo.distance(shapePoint(shape[k - 1]), shapePoint(shape[k])))
+        }
+        let total = cumulative[cumulative.count - 1]
+        func segment(at metres: Double) -> (Int, Double) {
+            guard total > 0 else { return (1, 0) }
+            var k = 1
+            while k < shape.count - 1 && cumulative[k] < metres { k += 1 }
+            let span = cumulative[k] - cumulative[k - 1]
+            return (k, span > 0 ? min(1, max(0, (metres - cumulative[k - 1]) / span)) : 0)
+        }
         let from = start * total, to = end * total
-        var result = [point(at: from)]
-        for k in 1..<(shape.count - 1) where cumulative[k] > from && cumulative[k] < to { result.append(shape[k]) }
-        result.append(point(at: to))
-        return result
+        let inner = (1..<(shape.count - 1)).filter { cumulative[$0] > from && cumulative[$0] < to }
+        return (shape, (segment(at: from), inner, segment(at: to)))
     }
 }
 
 extension Route {
     /// Appends a walk (a one-leg walking route from where this route ends) to the last leg, for a destination the
     /// mode cannot reach. The walk's stretches name the walking graph's arcs: past this point only their lengths,
-    /// times and geometry are read.
-    public mutating func continueOnFoot(_ walk: Route) {
+    /// times and geometry are read, and its OSM nodes come as `nodeIDs` (one per point of the walk's line).
+    public mutating func continueOnFoot(_ walk: Route, nodeIDs: [Int64] = []) {
         guard var leg = legs.last, let w = walk.legs.first, let end = leg.coordinates.last, let start = w.coordinates.first
         else { return }
         // Start the walk exactly where the drive ends (both graphs share OSM's nodes, so this is rarely needed).
@@ -533,6 +580,8 @@ extension Route {
             leg.stretches.append(s)
         }
         leg.coordinates += joined
+        leg.footStretchCount += w.stretches.count
+        if nodeIDs.count == w.coordinates.count { leg.footNodeIDs = connector > 0.01 ? nodeIDs : Array(nodeIDs.dropFirst()) }
         leg.distance += w.distance + connector
         leg.duration += w.duration
         leg.weight += w.weight

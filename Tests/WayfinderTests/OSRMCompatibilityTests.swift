@@ -73,6 +73,40 @@ import Testing
         #expect(compared == 6)
     }
 
+    // MARK: OSM nodes
+
+    /// `annotations=nodes`: the OSM node of each point of a leg's line. A point inside a segment stands for the
+    /// segment's node behind it at the start and ahead of it at the end, as OSRM lists them.
+    @Test func nodesNameTheOSMNodesAlongTheLeg() throws {
+        let (map, service) = try Self.streetWithLoop()
+        let start = Self.text(map.position(between: "a", "b", at: 0.3)), end = Self.text(map.position(between: "b", "c", at: 0.6))
+        let (status, body) = try service.json("/route/v1/driving/\(start);\(end)?annotations=nodes,distance&overview=full&geometries=geojson")
+        #expect(status == 200, "\(body)")
+        let route = try #require((body["routes"] as? [[String: Any]])?.first)
+        let annotation = try #require(((route["legs"] as? [[String: Any]])?.first)?["annotation"] as? [String: Any])
+        let nodes = try #require(annotation["nodes"] as? [Int64])
+        let lengths = try #require(annotation["distance"] as? [Double])
+        let line = try #require((route["geometry"] as? [String: Any])?["coordinates"] as? [[Double]])
+        #expect(nodes == ["a", "b", "c"].map { map.nodes[$0]!.id }, "a–b from a, then b, then b–c toward c")
+        #expect(nodes.count == line.count && lengths.count == line.count - 1)
+    }
+
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func nodesAsOSRM() throws {
+        let (map, service) = try Self.streetWithLoop()
+        let osrm = try OSRMOracle(map: map, profile: "car")
+        let pairs = [(("a", "b", 0.3), ("b", "c", 0.6)), (("d", "e", 0.5), ("a", "b", 0.5)), (("b", "c", 0.7), ("b", "c", 0.2))]
+        for ((a, b, f), (c, d, g)) in pairs {
+            let request = "/route/v1/driving/\(Self.text(map.position(between: Character(a), Character(b), at: f)));"
+                + "\(Self.text(map.position(between: Character(c), Character(d), at: g)))?annotations=nodes&overview=false"
+            func nodes(_ body: [String: Any]) -> [Int64]? {
+                ((((body["routes"] as? [[String: Any]])?.first)?["legs"] as? [[String: Any]])?.first?["annotation"] as? [String: Any])?["nodes"] as? [Int64]
+            }
+            let ours = try service.json(request + "&compat=osrm").object, theirs = try osrm.json(request).object
+            #expect(nodes(ours) != nil && nodes(ours) == nodes(theirs), "\(request): Wayfinder \(ours), OSRM \(theirs)")
+        }
+    }
+
     // MARK: Tables
 
     /// Two islands of streets: the cells between them are unreachable.
@@ -203,8 +237,8 @@ import Testing
                       "generate_hints=false", "skip_waypoints=true", "hints=;"]
         let cases: [(service: String, coordinates: String, ok: [String], refused: [(String, String)])] = [
             ("route", two, common + ["alternatives=2", "steps=true", "geometries=geojson", "overview=full", "annotations=true",
-                                     "annotations=duration,datasources", "continue_straight=false", "language=zh", "compat=osrm"],
-             [("waypoints=0;1", "NotImplemented"), ("annotations=nodes", "NotImplemented"), ("format=json", "InvalidQuery"),
+                                     "annotations=duration,datasources", "annotations=nodes,speed", "continue_straight=false", "language=zh", "compat=osrm"],
+             [("waypoints=0;1", "NotImplemented"), ("format=json", "InvalidQuery"),
               ("steps=1", "InvalidQuery"), ("overview=true", "InvalidQuery"), ("geometries=kml", "InvalidQuery"),
               ("alternatives=5", "TooBig"), ("approaches=kerb;", "InvalidQuery"), ("snapping=all", "InvalidQuery"),
               ("hints=abc;", "InvalidQuery"), ("generate_hints=1", "InvalidQuery"), ("skip_waypoints=yes", "InvalidQuery"),
