@@ -134,8 +134,10 @@ extension Engine {
     public func nearest(mode: TravelMode, point: Coordinate, count: Int, radius: Double? = nil,
                         filter: WaypointFilter = WaypointFilter()) throws -> (RoadGraph, [Snap]) {
         let graph = try graph(current, mode)
-        guard (1...limits.maxNearestResults).contains(count) else {
-            throw EngineError(.invalidValue, "number must be from 1 to \(limits.maxNearestResults)")
+        // OSRM's codes: none asked is a malformed option, too many is over a limit.
+        guard count >= 1 else { throw EngineError(.invalidOptions, "number must be at least 1") }
+        guard count <= limits.maxNearestResults else {
+            throw EngineError(.tooBig, "Number of results \(count) is higher than current maximum (\(limits.maxNearestResults))")
         }
         let limit = filter.radius ?? radius ?? limits.defaultSnapRadius
         let snaps = try withinBudget { graph.nearestRoads(to: point, count: count, maxDistance: limit, filter: filter) }

@@ -171,8 +171,16 @@ public struct OSRMRequest {
         }
     }
 
+    /// Route, table, trip and match take two points or more (OSRM's check, before the options').
+    func requireTwoCoordinates() throws {
+        guard coordinates.count >= 2 else {
+            throw EngineError(.invalidOptions, "Number of coordinates needs to be at least two.")
+        }
+    }
+
     /// The route service's query, and how its answer is to be written.
     public func routeQuery() throws -> (RouteQuery, OSRMRouteResponse.Options) {
+        try requireTwoCoordinates()
         try allowOnly(["steps", "overview", "geometries", "annotations", "continue_straight", "alternatives", "language",
                        "waypoints"])
         try refuseSilentWaypoints()
@@ -204,6 +212,7 @@ public struct OSRMRequest {
 
     /// The trip service's query (OSRM's `roundtrip`, `source`, `destination`) and how its answer is written.
     public func tripQuery() throws -> (TripQuery, OSRMRouteResponse.Options) {
+        try requireTwoCoordinates()
         try allowOnly(["roundtrip", "source", "destination", "steps", "overview", "geometries", "annotations", "language"])
         var query = TripQuery(mode: mode, points: coordinates)
         query.roundtrip = try bool("roundtrip", default: true)
@@ -233,6 +242,7 @@ public struct OSRMRequest {
     public func matchQuery() throws -> (MatchQuery, OSRMRouteResponse.Options) {
         // OSRM takes bearings and approaches on a match and does not use them; so does Wayfinder (a trace's
         // fixes are candidates on every road around them), after checking them.
+        try requireTwoCoordinates()
         try allowOnly(["timestamps", "gaps", "tidy", "steps", "overview", "geometries", "annotations", "language",
                        "waypoints"])
         try refuseSilentWaypoints()
@@ -289,6 +299,7 @@ public struct OSRMRequest {
 
     /// The table service's query, and the annotations asked for (`duration`, `distance`).
     public func tableQuery() throws -> (TableQuery, Set<String>) {
+        try requireTwoCoordinates()
         try allowOnly(["sources", "destinations", "annotations", "fallback_speed", "fallback_coordinate", "scale_factor"])
         var query = TableQuery(mode: mode, points: coordinates, sources: try indices("sources"),
                                destinations: try indices("destinations"))
@@ -359,18 +370,29 @@ public struct OSRMRequest {
         return (query, try bool("polygons", default: false), colors)
     }
 
-    /// The nearest service's point, how many roads to return, and its filter (radius, bearing, approach).
-    public func nearestQuery() throws -> (point: Coordinate, count: Int, filter: WaypointFilter) {
+    /// Most points of one nearest request (OSRM 26's default).
+    public static let maxNearestPoints = 10
+
+    /// The nearest service's points, how many roads to return for each, and their filters (radius, bearing,
+    /// approach).
+    public func nearestQuery() throws -> (points: [Coordinate], count: Int, filters: [WaypointFilter]) {
         try allowOnly(["number"])
-        guard coordinates.count == 1 else { throw EngineError(.invalidQuery, "nearest takes exactly one coordinate") }
+        guard !coordinates.isEmpty else { throw EngineError(.invalidOptions, "Coordinates are invalid") }
+        guard coordinates.count <= Self.maxNearestPoints else {
+            throw EngineError(.tooBig, "Number of coordinates \(coordinates.count) is higher than current maximum (\(Self.maxNearestPoints))")
+        }
         guard let number = Int(options["number"] ?? "1") else {
             throw EngineError(.invalidQuery, "number must be a whole number")
         }
-        var filter = try filters()?.first ?? WaypointFilter()
-        filter.excluding = try exclusion()
-        // OSRM's nearest never lists a road a route may not start on, whatever `snapping` says.
-        filter.snapsAnywhere = false
-        return (coordinates[0], number, filter)
+        let excluding = try exclusion()
+        let filters = try (filters() ?? Array(repeating: WaypointFilter(), count: coordinates.count)).map { filter in
+            var filter = filter
+            filter.excluding = excluding
+            // OSRM's nearest never lists a road a route may not start on, whatever `snapping` says.
+            filter.snapsAnywhere = false
+            return filter
+        }
+        return (coordinates, number, filters)
     }
 
     /// `exclude=toll,motorway`: the classes of road to avoid.

@@ -59,11 +59,14 @@ struct OSRMService {
             let body = IsochroneGeoJSON.make(isochrone, polygons: polygons, colors: colors)
             return HTTPResponse(status: 200, contentType: "application/geo+json; charset=utf-8", body: body.bytes())
         default:
-            let (point, count, filter) = try request.nearestQuery()
-            let (graph, snaps) = try engine.nearest(mode: request.mode, point: point, count: count, filter: filter)
-            let waypoints = snaps.map { OSRMRouteResponse.waypoint($0, name: graph.name(ofEdge: $0.edge)) }
+            // One point: its roads; several (OSRM 26): a list of roads per point.
+            let (points, count, filters) = try request.nearestQuery()
+            let lists = try zip(points, filters).map { point, filter -> JSON in
+                let (graph, snaps) = try engine.nearest(mode: request.mode, point: point, count: count, filter: filter)
+                return .array(snaps.map { OSRMRouteResponse.waypoint($0, name: graph.name(ofEdge: $0.edge)) })
+            }
             guard try request.includesWaypoints() else { return .json(JSON.object([("code", .string("Ok"))])) }
-            return .json(JSON.object([("code", .string("Ok")), ("waypoints", .array(waypoints))]))
+            return .json(JSON.object([("code", .string("Ok")), ("waypoints", lists.count == 1 ? lists[0] : .array(lists))]))
         }
     }
 }

@@ -94,7 +94,7 @@ import Testing
             #expect(status == 400 && body["code"] as? String == code, "\(query): \(body)")
         }
         let (single, one) = try ServerTests.json("\(server.base)/match/v1/driving/24.9407,60.1692")
-        #expect(single == 400 && one["code"] as? String == "InvalidQuery")
+        #expect(single == 400 && one["code"] as? String == "InvalidOptions", "OSRM 26.10's code")
         let many = (0..<101).map { "24.94\($0 % 10),60.16\($0 % 9)" }.joined(separator: ";")
         let (tooBig, big) = try ServerTests.json("\(server.base)/match/v1/driving/\(many)")
         #expect(tooBig == 400 && big["code"] as? String == "TooBig")

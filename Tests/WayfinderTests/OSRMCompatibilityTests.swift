@@ -73,6 +73,20 @@ import Testing
         #expect(compared == 6)
     }
 
+    /// OSRM 26's nearest takes up to 10 points and lists roads per point; one point keeps the flat list.
+    @Test func nearestTakesSeveralPoints() throws {
+        let (map, service) = try Self.streetWithLoop()
+        let a = Self.text(map.position(between: "a", "b", at: 0.3)), d = Self.text(map.position(between: "d", "e", at: 0.6))
+        let two = try service.json("/nearest/v1/driving/\(a);\(d)?number=2").object
+        let lists = try #require(two["waypoints"] as? [[[String: Any]]])
+        #expect(lists.count == 2 && lists.allSatisfy { $0.count == 2 })
+        let one = try service.json("/nearest/v1/driving/\(a)?number=2").object
+        #expect((one["waypoints"] as? [[String: Any]])?.count == 2)
+        let eleven = Array(repeating: a, count: 11).joined(separator: ";")
+        let (status, body) = try service.json("/nearest/v1/driving/\(eleven)")
+        #expect(status == 400 && body["code"] as? String == "TooBig")
+    }
+
     // MARK: OSM nodes
 
     /// `annotations=nodes`: the OSM node of each point of a leg's line. A point inside a segment stands for the
