@@ -26,18 +26,20 @@ public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
         case notImplemented = "NotImplemented"
         /// The server cannot answer yet: its graphs are still loading.
         case unavailable = "ServiceUnavailable"
+        /// An HTTP method the endpoint does not take (OSRM `InvalidMethod`, status 405).
+        case invalidMethod = "InvalidMethod"
     }
 
     public var kind: Kind
     public var message: String
-    /// HTTP status: 400 for everything a client can fix, 404 for what is not here, 414 for an overlong URL, 503 for
-    /// a server still loading.
+    /// HTTP status: 400 for everything a client can fix, 404 for what is not here, 405 for a method not taken, 413
+    /// for an overlarge body, 414 for an overlong URL, 503 for a server still loading.
     public var status: Int
 
     public init(_ kind: Kind, _ message: String, status: Int? = nil) {
         self.kind = kind
         self.message = message
-        self.status = status ?? (kind == .notFound ? 404 : kind == .unavailable ? 503 : 400)
+        self.status = status ?? (kind == .notFound ? 404 : kind == .unavailable ? 503 : kind == .invalidMethod ? 405 : 400)
     }
 
     public var code: String { kind.rawValue }

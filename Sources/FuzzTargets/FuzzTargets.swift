@@ -16,6 +16,8 @@ enum FuzzTarget: String, CaseIterable {
     /// OSRM request targets: `/route/v1/driving/…?…`, and the route, table, nearest, isochrone, trip and match
     /// queries built from them.
     case url
+    /// OSRM's POST form: the first byte picks the service, the rest is the JSON body.
+    case body
     /// Google encoded polylines, precision 5 and 6.
     case polyline
     /// What a user types for a point: `lat,lon` or a place name.
@@ -39,6 +41,14 @@ enum FuzzTarget: String, CaseIterable {
             _ = try? request.nearestQuery()
             _ = try? request.isochroneQuery()
             _ = try? request.tripQuery()
+            _ = try? request.matchQuery()
+        case .body:
+            guard let first = bytes.first else { return }
+            let path = "/" + ["route", "table", "nearest", "match", "trip"][Int(first) % 5] + "/v1/driving"
+            guard let request = try? OSRMRequest(path: path, body: Array(bytes.dropFirst())) else { return }
+            _ = try? request.routeQuery()
+            _ = try? request.tableQuery()
+            _ = try? request.nearestQuery()
             _ = try? request.matchQuery()
         case .polyline:
             let text = String(decoding: bytes, as: UTF8.self)

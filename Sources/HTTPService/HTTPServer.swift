@@ -11,12 +11,16 @@ public struct HTTPRequest: Sendable {
     public var query: [(key: String, value: String)]
     /// The request target as the client sent it: path and query, still percent-encoded.
     public var rawTarget: String
+    /// A POST's body (OSRM's JSON form of a request); empty otherwise.
+    public var body: [UInt8]
 
-    public init(method: String = "GET", path: String, query: [(key: String, value: String)] = [], rawTarget: String? = nil) {
+    public init(method: String = "GET", path: String, query: [(key: String, value: String)] = [], rawTarget: String? = nil,
+                body: [UInt8] = []) {
         self.method = method
         self.path = path
         self.query = query
         self.rawTarget = rawTarget ?? path
+        self.body = body
     }
 
     /// Bytes of the target as sent: what a URL length limit counts.
@@ -72,8 +76,10 @@ public struct HTTPServerOptions: Sendable {
     /// Open connections at most, and per client address.
     public var maxConnections = 4096
     public var maxConnectionsPerClient = 128
-    /// `Access-Control-Allow-Origin`; nil sends none.
+    /// `Access-Control-Allow-Origin`; nil sends none (nor the other CORS headers).
     public var allowOrigin: String? = "*"
+    /// Largest POST body, bytes: OSRM's default, 1 MiB (a 1,000-point table with options takes about 60 KB).
+    public var maxBodySize = 1 << 20
     /// One line per request on stderr.
     public var log = true
 
@@ -83,9 +89,10 @@ public struct HTTPServerOptions: Sendable {
 /// A libmicrohttpd daemon with a thread pool (epoll) for the connections, calling one Swift handler for every
 /// request on `threads` workers of its own: a request's connection is suspended while a worker computes its
 /// answer. (Computed on the connection's polling thread, a long request held up every other connection that thread
-/// served: a keep-alive client's trivial request waited behind another client's table.) Only GET and HEAD are
-/// served. A watchdog closes connections whose request head does not arrive in time, and `stop` lets requests in
-/// progress finish.
+/// served: a keep-alive client's trivial request waited behind another client's table.) GET and HEAD are
+/// served, OPTIONS answers a CORS preflight, and POST takes a JSON body (OSRM's form for long requests). A
+/// watchdog closes connections whose request head does not arrive in time, and `stop` lets requests in progress
+/// finish.
 public final class HTTPServer: @unchecked Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
     let handler: Handler
@@ -157,11 +164,9 @@ public final class HTTPServer: @unchecked Sendable {
             return result
         }
         context.started = DispatchTime.now()
-        guard method == "GET" || method == "HEAD" else {
-            var response = HTTPResponse.json(#"{"code":"InvalidQuery","message":"only GET and HEAD are supported"}"#, status: 405)
-            response.headers.append(("Allow", "GET, HEAD"))
-            let result = queue(response, on: connection)
-            log(method: method, target: context.target, status: 405, since: context.started)
+        if method == "OPTIONS" {
+            let result = queue(HTTPResponse(status: 204, contentType: "text/plain", body: []), on: connection)
+            log(method: method, target: context.target, status: 204, since: context.started)
             return result
         }
         // The arguments are read here, on the connection's thread, before it is suspended.
@@ -169,7 +174,8 @@ public final class HTTPServer: @unchecked Sendable {
         withUnsafeMutablePointer(to: &arguments) { pointer in
             _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectArgument, pointer)
         }
-        let request = HTTPRequest(method: method, path: path, query: arguments, rawTarget: context.target)
+        let request = HTTPRequest(method: method, path: path, query: arguments, rawTarget: context.target, body: context.body)
+        context.body = []
         MHD_suspend_connection(connection)
         let handler = handler
         // The connection is an opaque pointer that libmicrohttpd keeps valid while it is suspended.
@@ -212,11 +218,38 @@ public final class HTTPServer: @unchecked Sendable {
         }
         _ = MHD_add_response_header(mhdResponse, "Content-Type", response.contentType)
         _ = MHD_add_response_header(mhdResponse, "X-Content-Type-Options", "nosniff")
-        if let origin = options.allowOrigin { _ = MHD_add_response_header(mhdResponse, "Access-Control-Allow-Origin", origin) }
+        if let origin = options.allowOrigin {
+            // On every answer, as OSRM sends them: a browser's preflight and its request both read them.
+            _ = MHD_add_response_header(mhdResponse, "Access-Control-Allow-Origin", origin)
+            _ = MHD_add_response_header(mhdResponse, "Access-Control-Allow-Methods", Self.methods)
+            _ = MHD_add_response_header(mhdResponse, "Access-Control-Allow-Headers", "X-Requested-With, Content-Type")
+        }
         for (name, value) in response.headers { _ = MHD_add_response_header(mhdResponse, name, value) }
         let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
         MHD_destroy_response(mhdResponse)
         return result
+    }
+
+    static let methods = "GET, HEAD, POST, OPTIONS"
+
+    /// Why a POST is refused at its head, before its body is read: a body that is not JSON (415, as OSRM), or one
+    /// that says it is larger than the server takes (413).
+    func refusal(ofPostHead connection: OpaquePointer) -> HTTPResponse? {
+        let type = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Type").map { String(cString: $0) } ?? ""
+        guard type.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("application/json") else {
+            return .json(OSRMRouteResponse.error(code: "InvalidContentType",
+                                                 message: "POST requests require a Content-Type of application/json."), status: 415)
+        }
+        if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").flatMap({ Int(String(cString: $0)) }),
+           length > options.maxBodySize {
+            return tooLarge
+        }
+        return nil
+    }
+
+    var tooLarge: HTTPResponse {
+        .json(OSRMRouteResponse.error(code: "TooBig", message: "the request body is larger than \(options.maxBodySize) bytes"),
+              status: 413)
     }
 
     /// Text as it may go into a log line: control characters, spaces and non-ASCII bytes percent-encoded, so a
@@ -248,6 +281,10 @@ final class RequestContext: @unchecked Sendable {
     /// Bytes of the target as libmicrohttpd saw it, up to a NUL if the client sent one.
     let rawLength: Int
     var headReceived = false
+    /// A POST's body as it arrives.
+    var body: [UInt8] = []
+    /// Answered before its body was all read (too large): the rest is read and dropped.
+    var refused = false
     init(target: String, rawLength: Int) {
         self.target = target
         self.rawLength = rawLength
@@ -324,7 +361,8 @@ private func logTarget(context: UnsafeMutableRawPointer?, uri: UnsafePointer<CCh
 }
 
 /// The access handler. The first call of a request only says "go on" (answering on the second keeps the
-/// connection alive); a method other than GET or HEAD is refused at once, without reading a body.
+/// connection alive); a POST's body then comes in calls of its own; a method other than GET, HEAD, POST or OPTIONS
+/// is refused at once, without reading a body.
 private func handleRequest(context: UnsafeMutableRawPointer?, connection: OpaquePointer?, url: UnsafePointer<CChar>?,
                            method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
                            uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>?,
@@ -350,12 +388,38 @@ private func handleRequest(context: UnsafeMutableRawPointer?, connection: Opaque
                                                    status: status == 0 ? 400 : Int(status)),
                                  connection, method: methodName, target: request.target)
         }
-        if methodName == "GET" || methodName == "HEAD" { return .YES }
+        switch methodName {
+        case "GET", "HEAD", "OPTIONS": return .YES
+        case "POST":
+            if let refusal = server.refusal(ofPostHead: connection) {
+                return server.refuse(refusal, connection, method: methodName, target: request.target)
+            }
+            return .YES
+        default:
+            var response = HTTPResponse.json(OSRMRouteResponse.error(code: "InvalidMethod",
+                                                                     message: "Method not allowed. Use \(HTTPServer.methods)."), status: 405)
+            response.headers.append(("Allow", HTTPServer.methods))
+            return server.refuse(response, connection, method: methodName, target: request.target)
+        }
     }
     if let uploadSize, uploadSize.pointee > 0 {
+        if methodName == "POST", let uploadData {
+            // A body sent without a length (chunked) is bounded here.
+            guard !request.refused else { uploadSize.pointee = 0; return .YES }
+            guard request.body.count + uploadSize.pointee <= server.options.maxBodySize else {
+                uploadSize.pointee = 0
+                request.refused = true
+                request.body = []
+                return server.refuse(server.tooLarge, connection, method: methodName, target: request.target)
+            }
+            UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee).withMemoryRebound(to: UInt8.self) {
+                request.body.append(contentsOf: $0)
+            }
+        }
         uploadSize.pointee = 0
         return .YES
     }
+    if request.refused { return .YES }
     return server.respond(connection, method: methodName, path: String(cString: url), context: request)
 }
 

@@ -25,6 +25,9 @@ public struct OSRMRequest {
     public var options: [String: String]
     /// `compat=osrm|wayfinder`, else the server's default (`serve --compat`).
     public var compatibility: Compatibility
+    /// A table asked in a JSON body for no matrix at all (`"annotations": false` or `[]`): OSRM answers with its
+    /// sources and destinations only.
+    public var wantsNoTableMatrix = false
 
     static let services: Set<String> = ["route", "table", "nearest", "isochrone", "trip", "match"]
 
@@ -323,8 +326,8 @@ public struct OSRMRequest {
         } else if options["fallback_coordinate"] != nil {
             _ = try choice("fallback_coordinate", default: FallbackCoordinate.input)
         }
-        let wanted = Set((options["annotations"] ?? "duration").split(separator: ",").map(String.init))
-        guard !wanted.isEmpty, wanted.isSubset(of: ["duration", "distance"]) else {
+        let wanted = wantsNoTableMatrix ? [] : Set((options["annotations"] ?? "duration").split(separator: ",").map(String.init))
+        guard !wanted.isEmpty || wantsNoTableMatrix, wanted.isSubset(of: ["duration", "distance"]) else {
             throw EngineError(.invalidQuery, "annotations for a table are duration, distance or both")
         }
         query.filters = try filters()

@@ -47,6 +47,7 @@ public struct WayfinderService: Sendable {
                 if request.path == "/health" { return .json(#"{"code":"Loading","status":"loading"}"#, status: 503) }
                 throw EngineError(.unavailable, "the graphs are still loading; try again shortly")
             }
+            if request.method == "POST" { return try post(request, engine: engine) }
             let page = MapPage(engine: engine)
             switch request.path {
             case "/", "/index.html": return page.page()
@@ -65,6 +66,22 @@ public struct WayfinderService: Sendable {
         } catch {
             return EngineError(.invalidQuery, "\(error)").response
         }
+    }
+
+    /// OSRM's JSON form of route, table, nearest and match: everything in the body, nothing in a query string
+    /// (OSRM: `InvalidUrl`). Wayfinder's own endpoints take GET only.
+    private func post(_ request: HTTPRequest, engine: Engine) throws -> HTTPResponse {
+        let first = request.path.split(separator: "/").first.map(String.init) ?? ""
+        guard !["", "index.html", "graph", "roads", "directions", "geocode", "reverse", "search", "health", "leaflet"].contains(first) else {
+            var refusal = EngineError(.invalidMethod, "\(request.path) takes GET only; POST is for OSRM's services", status: 405).response
+            refusal.headers.append(("Allow", "GET, HEAD, OPTIONS"))
+            return refusal
+        }
+        guard !request.rawTarget.contains("?") else {
+            throw EngineError(.invalidURL, "a POST takes its options in the JSON body, not in a query string")
+        }
+        let osrm = try OSRMRequest(path: request.path, body: request.body, compatibility: compatibility)
+        return try OSRMService(engine: engine).handle(osrm)
     }
 
     /// `/health`: 200 with what is being served, or 503 while a new generation is being mapped (the old one still

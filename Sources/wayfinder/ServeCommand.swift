@@ -9,7 +9,8 @@ enum ServeCommand {
     static let help = """
     Usage: wayfinder serve --graph <dir> [--host 127.0.0.1] [--port 5000] [--threads N] [limits]
 
-    Serves OSRM v5's /route, /table and /nearest for the driving (car) and walking (foot) profiles, the map page at
+    Serves OSRM v5's /route, /table, /nearest, /trip and /match for the driving (car) and walking (foot) profiles
+    (GET, or POST with the request in a JSON body as OSRM 26 takes it: route, table, nearest, match), the map page at
     /, /directions for renderers, and /geocode, /reverse and /search over the place index. Binds to loopback unless
     told otherwise; --port 0 picks a free port. Logs one line per request on stderr. On SIGINT or SIGTERM it stops
     accepting connections, lets the requests in progress finish (up to --grace seconds), then exits.
@@ -35,6 +36,7 @@ enum ServeCommand {
       --max-query-words N     most words in a place query (default 32)
       --max-compute-ms N      CPU time one request may take, milliseconds (default 2000; 0: no limit)
       --max-url-length N      longest accepted URL in bytes, as sent (default 65536: a 1,000-point table fits)
+      --max-body-size N       largest POST body in bytes (default 1048576, as OSRM; over it: 413)
     Connections:
       --timeout S             seconds before a silent connection is closed (default 30)
       --header-timeout S      seconds a client has to send a request's head (default 10)
@@ -50,7 +52,7 @@ enum ServeCommand {
         let args = try Arguments(raw, flags: ["--help", "--quiet"],
                                  options: ["--graph", "--host", "--port", "--threads", "--max-table-size", "--max-trip-size", "--max-trace-points",
                                            "--max-matching-radius", "--max-isochrone-points",
-                                           "--max-waypoints", "--max-url-length", "--timeout", "--max-query-length",
+                                           "--max-waypoints", "--max-url-length", "--max-body-size", "--timeout", "--max-query-length",
                                            "--max-query-words", "--max-compute-ms", "--header-timeout",
                                            "--max-connections", "--max-connections-per-client", "--cors", "--grace",
                                            "--watch", "--compat"])
@@ -65,6 +67,7 @@ enum ServeCommand {
         options.maxConnectionsPerClient = try args.integer("--max-connections-per-client",
                                                            default: options.maxConnectionsPerClient, range: 1...1_000_000)
         options.log = !args.has("--quiet")
+        options.maxBodySize = try args.integer("--max-body-size", default: options.maxBodySize, range: 1024...1_073_741_824)
         switch args["--cors"] {
         case nil: break
         case "none": options.allowOrigin = nil

@@ -70,11 +70,13 @@ enum RawHTTP {
         return Response(status: status, headers: headers, body: String(text[end.upperBound...]))
     }
 
-    /// One request on a new connection.
-    static func request(port: Int, method: String = "GET", target: String, timeout: Double = 20) throws -> Response {
+    /// One request on a new connection, with extra header lines and a body (its length is added).
+    static func request(port: Int, method: String = "GET", target: String, headers: [String] = [], body: String? = nil,
+                        timeout: Double = 20) throws -> Response {
         let fd = try connect(port: port, timeout: timeout)
         defer { close(fd) }
-        guard send(fd, "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n") else {
+        let extra = (headers + (body.map { ["Content-Length: \($0.utf8.count)"] } ?? [])).map { $0 + "\r\n" }.joined()
+        guard send(fd, "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\(extra)\r\n\(body ?? "")") else {
             throw Failure(description: "send failed")
         }
         return try parse(receive(fd))
