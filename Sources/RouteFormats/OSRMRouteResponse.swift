@@ -93,7 +93,8 @@ public enum OSRMRouteResponse {
         return .object(members)
     }
 
-    /// Per segment of the leg's line: its length, and its share of its stretch's time.
+    /// Per segment of the leg's line: its length, and its share of its stretch's time. As OSRM's, the times are of
+    /// travel along the road: the turns and the delays at junctions are in the leg's total only.
     static func annotation(_ leg: RouteLeg, _ kinds: [Annotation], graph: RoadGraph) -> JSON {
         var distances: [Double] = [], durations: [Double] = [], weights: [Double] = []
         for stretch in leg.stretches {
@@ -107,8 +108,8 @@ public enum OSRMRouteResponse {
             func share(_ value: Double) -> [Double] {
                 lengths.map { total > 0 ? value * $0 / total : value / Double(max(1, lengths.count)) }
             }
-            durations += share(stretch.duration)
-            weights += share(stretch.weight)
+            durations += share(stretch.duration - stretch.turnDuration)
+            weights += share(stretch.weight - stretch.turnDuration)
         }
         var members: [(String, JSON)] = []
         for kind in kinds {

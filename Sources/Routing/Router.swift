@@ -22,6 +22,8 @@ public struct Stretch: Sendable {
     public var coordinates: ClosedRange<Int>
     /// The part of the arc travelled, as fractions of its length from its tail (`0...1` for the whole arc).
     public var part: ClosedRange<Double> = 0...1
+    /// Seconds of `duration` (and of `weight`) that the turn onto this arc costs, with the delays at its junction.
+    public var turnDuration: Double = 0
 }
 
 public struct RouteLeg: Sendable {
@@ -319,6 +321,7 @@ public struct Router {
         if pieces.count > 1, isEmpty(pieces[pieces.count - 1]) {
             pieces[pieces.count - 2].weight += pieces[pieces.count - 1].weight
             pieces[pieces.count - 2].duration += pieces[pieces.count - 1].duration
+            pieces[pieces.count - 2].turn += pieces[pieces.count - 1].turn
             pieces.removeLast()
         }
 
@@ -362,7 +365,7 @@ public struct Router {
                                      distance: length, duration: Double(piece.duration) / 1000,
                                      weight: Double(piece.weight) / 1000,
                                      coordinates: first...(coordinates.count - 1),
-                                     part: piece.from...max(piece.from, piece.to)))
+                                     part: piece.from...max(piece.from, piece.to), turnDuration: Double(piece.turn) / 1000))
         }
         // The pieces' shares add up to the search's cost, except where the search priced arcs differently (the
         // penalties that look for alternatives): the leg's weight is what its pieces truly cost.
