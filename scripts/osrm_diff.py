@@ -2,7 +2,7 @@
 """Differential comparison of Wayfinder against OSRM (osrm-routed, CH) on the same extract and random pairs.
 
     scripts/osrm_diff.py --extract FILE.osm.pbf [--mode driving|walking] [--pairs 100] [--seed 1]
-        [--wayfinder BIN] [--osrm-bin DIR] [--work DIR] [--options 'compat=osrm'] [--table N] [--json OUT]
+        [--wayfinder BIN] [--osrm-bin DIR] [--work DIR] [--options 'compat=osrm'] [--import-options '--compat osrm'] [--table N] [--json OUT]
         [--same-path-tolerance 5] [--distance-tolerance 0.01]
 
 Builds OSRM's data with car.lua (driving) or foot.lua (walking) and Wayfinder's graph for the extract (cached in
@@ -100,12 +100,13 @@ def build_osrm(args, key):
 def build_wayfinder(args, key):
     """Keyed by the binary too (a new build may change the graph format); other binaries' graphs of the extract go."""
     def build(d):
-        run([args.wayfinder, "import", args.extract, "--output", os.path.join(d, "graph"), "--quiet"],
-            os.path.join(d, "import.log"))
+        run([args.wayfinder, "import", args.extract, "--output", os.path.join(d, "graph"), "--quiet"]
+            + args.import_options.split(), os.path.join(d, "import.log"))
         for old in os.listdir(args.work):
-            if old.startswith(f"wf-{key}-") and ".tmp" not in old:
+            if old.startswith(f"wf-{key}-") and ".tmp" not in old and old.endswith("-osrm") == bool(rules):
                 shutil.rmtree(os.path.join(args.work, old), ignore_errors=True)
-    final = os.path.join(args.work, f"wf-{key}-{sha256(args.wayfinder)[:12]}")
+    rules = "-osrm" if "osrm" in args.import_options else ""
+    final = os.path.join(args.work, f"wf-{key}-{sha256(args.wayfinder)[:12]}{rules}")
     return os.path.join(cached_build(final, build), "graph")
 
 
@@ -453,6 +454,7 @@ def main():
     ap.add_argument("--work", help="cache of built data and server logs "
                     "(default: ${XDG_CACHE_HOME:-~/.cache}/wayfinder/osrm-diff)")
     ap.add_argument("--options", default="", help="query options appended to Wayfinder's requests only")
+    ap.add_argument("--import-options", default="", help="extra arguments for wayfinder import (e.g. '--compat osrm')")
     ap.add_argument("--table", type=int, default=0, metavar="N", help="also compare an N x N table")
     ap.add_argument("--json", metavar="OUT", help="write the summary, table figures and every pair here")
     ap.add_argument("--same-path-tolerance", type=float, default=5.0, metavar="METRES")

@@ -47,7 +47,8 @@ extension Engine {
         return EngineHealth(swapping: isSwapping, source: graphs.first?.metadata.sourceName ?? "",
                             buildTime: graphs.map(\.metadata.buildTime).max() ?? 0,
                             formatVersion: GraphFormat.version, modes: graphs.map(\.metadata.mode),
-                            generation: set.generation?.name, hasPlaceIndex: set.hasPlaceIndex)
+                            generation: set.generation?.name, hasPlaceIndex: set.hasPlaceIndex,
+                            importRules: graphs.first?.metadata.compatibility ?? .wayfinder)
     }
 }
 
@@ -61,4 +62,6 @@ public struct EngineHealth: Sendable {
     public var modes: [TravelMode]
     public var generation: String?
     public var hasPlaceIndex: Bool
+    /// Whose rules the import followed (`import --compat`).
+    public var importRules: Compatibility = .wayfinder
 }

@@ -36,7 +36,7 @@ public struct ImportSummary: Sendable {
 /// leaves either the previous graph or nothing.
 public enum GraphImporter {
     public static func importGraphs(from input: String, to output: String, contract: Bool = true,
-                                    report: @escaping (ImportEvent) -> Void = { _ in }) throws -> ImportSummary
+                                    compatibility: Compatibility = .wayfinder, report: @escaping (ImportEvent) -> Void = { _ in }) throws -> ImportSummary
     {
         let started = Date()
         let fileManager = FileManager.default
@@ -68,7 +68,7 @@ public enum GraphImporter {
             var built: [(TravelMode, GraphArrays, GraphMetadata, GraphFileWriter, VertexReduction?)] = []
             for mode in TravelMode.allCases {
                 report(.building(mode))
-                var builder = ModeGraphBuilder(osm: osm!, profile: .for(mode))
+                var builder = ModeGraphBuilder(osm: osm!, profile: .for(mode, compatibility: compatibility))
                 var (arrays, maxSpeed, mainMinimum, grid) = builder.build()
                 var bounds = BoundingBox.empty
                 for i in 0..<arrays.vertexLatitudes.count {
@@ -77,7 +77,7 @@ public enum GraphImporter {
                 let metadata = GraphMetadata(
                     mode: mode, sourceName: URL(fileURLWithPath: input).lastPathComponent, sourceChecksum: checksum,
                     sourceSize: size, bounds: bounds, maxSpeed: maxSpeed, mainComponentMinimumSize: mainMinimum,
-                    grid: grid)
+                    grid: grid, compatibility: compatibility)
                 if builder.statistics.edges == 0 {
                     report(.warning("no roads usable for \(mode.rawValue) in \(input): that mode will answer NoSegment"))
                 }

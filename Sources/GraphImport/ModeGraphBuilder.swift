@@ -70,7 +70,8 @@ struct ModeGraphBuilder {
         }
         findVertices(forced: viaNodes)
         buildEdges()
-        if profile.mode == .walking { addAreaCrossings() }
+        // OSRM walks platform areas along their outline only.
+        if profile.mode == .walking && profile.compatibility == .wayfinder { addAreaCrossings() }
         buildArcs()
         buildVertexEdges()
         arrays.computeEdgeEnds()

@@ -60,10 +60,23 @@ public struct Obstacle: Equatable, Sendable {
 /// handler by handler, with the deviations PROFILES.md lists and explains. Keep the two in step.
 public struct TravelProfile: Sendable {
     public let mode: TravelMode
+    /// `osrm` (`import --compat osrm`): the rules PROFILES.md marks as deviations are OSRM's instead, so that a
+    /// graph answers as OSRM's would on the same data.
+    public let compatibility: Compatibility
+
+    public init(mode: TravelMode, compatibility: Compatibility = .wayfinder) {
+        self.mode = mode
+        self.compatibility = compatibility
+    }
 
     public static let driving = TravelProfile(mode: .driving)
     public static let walking = TravelProfile(mode: .walking)
-    public static func `for`(_ mode: TravelMode) -> TravelProfile { TravelProfile(mode: mode) }
+    public static func `for`(_ mode: TravelMode, compatibility: Compatibility = .wayfinder) -> TravelProfile {
+        TravelProfile(mode: mode, compatibility: compatibility)
+    }
+
+    /// OSRM's rules where Wayfinder decides otherwise at import.
+    var asOSRM: Bool { compatibility == .osrm }
 
     /// Turn restrictions apply to driving only.
     public var obeysTurnRestrictions: Bool { mode == .driving }
@@ -145,6 +158,7 @@ public struct TravelProfile: Sendable {
     ]
     /// Barriers that stop walkers: OSRM's `yes`, `wall` and `fence`, and other things nobody walks through.
     static let walkingBlockingBarriers: Set<String> = ["yes", "wall", "fence", "hedge", "retaining_wall", "city_wall", "ditch"]
+    static let osrmWalkingBlockingBarriers: Set<String> = ["yes", "wall", "fence"]
     static let servicePenalties: [String: Double] = [
         "alley": 0.5, "parking": 0.5, "parking_aisle": 0.5, "driveway": 0.5, "drive-through": 0.5, "drive-thru": 0.5,
     ]
@@ -178,9 +192,10 @@ public struct TravelProfile: Sendable {
     }
 
     /// Whether any of the values (`destination;agricultural`) is usable, choosing the most permissive part:
-    /// allowed over restricted over forbidden over anything else.
-    static func resolvedAccess(_ raw: String?, allowed: Set<String>, restricted: Set<String>, forbidden: Set<String>) -> String? {
-        guard let raw, raw.contains(";") else { return raw }
+    /// allowed over restricted over forbidden over anything else. As OSRM 26.10 (`asOSRM`), the whole list is one
+    /// value, which no table knows: open.
+    func resolvedAccess(_ raw: String?, allowed: Set<String>, restricted: Set<String>, forbidden: Set<String>) -> String? {
+        guard let raw, raw.contains(";"), !asOSRM else { return raw }
         func priority(_ value: String) -> Int {
             allowed.contains(value) ? 3 : restricted.contains(value) ? 2 : forbidden.contains(value) ? 1 : 0
         }
@@ -223,7 +238,7 @@ public struct TravelProfile: Sendable {
 
         // Access: the most specific key per direction; forbidden closes, restricted keeps it for starts and ends.
         let raw = tags.forwardBackward(Self.drivingAccessKeys)
-        let resolve = { Self.resolvedAccess($0, allowed: Self.drivingAllowed, restricted: Self.restrictedAccess, forbidden: Self.drivingForbidden) }
+        let resolve = { resolvedAccess($0, allowed: Self.drivingAllowed, restricted: Self.restrictedAccess, forbidden: Self.drivingForbidden) }
         let access = (forward: resolve(raw.forward), backward: resolve(raw.backward))
         let canBeRestricted = highway.map(Self.restrictedHighways.contains) ?? false
         var restricted = (forward: false, backward: false)
@@ -372,7 +387,7 @@ public struct TravelProfile: Sendable {
         var forward = true, backward = true
         let raw = tags.forwardBackward(Self.walkingAccessKeys)
         // `destination` and `customers` are no reason to keep walkers off ("destination;agricultural" is open).
-        let resolve = { Self.resolvedAccess($0, allowed: Self.walkingAllowed, restricted: ["destination", "customers"],
+        let resolve = { resolvedAccess($0, allowed: Self.walkingAllowed, restricted: ["destination", "customers"],
                                             forbidden: Self.walkingForbidden) }
         let access = (forward: resolve(raw.forward), backward: resolve(raw.backward))
         if let a = access.forward, Self.walkingForbidden.contains(a) { forward = false }
@@ -395,7 +410,7 @@ public struct TravelProfile: Sendable {
             || tags["man_made"] == "pier" || tags["leisure"] == "track"
             || tags["amenity"] == "parking" || tags["amenity"] == "parking_entrance"
         // Trunk roads with a sidewalk (OSRM's foot profile reads no sidewalk tags; see PROFILES.md).
-        let trunkWithSidewalk = (highway == "trunk" || highway == "trunk_link") && Self.hasSidewalk(tags)
+        let trunkWithSidewalk = (highway == "trunk" || highway == "trunk_link") && Self.hasSidewalk(tags) && !asOSRM
         if route == "ferry" {
             speed = (Self.ferrySpeed, Self.ferrySpeed)
             flags.insert(.ferry)
@@ -531,7 +546,7 @@ public struct TravelProfile: Sendable {
         var rule = NodeRule()
         switch mode {
         case .driving:
-            let access = Self.resolvedAccess(tags.first(Self.drivingAccessKeys), allowed: Self.drivingAllowed,
+            let access = resolvedAccess(tags.first(Self.drivingAccessKeys), allowed: Self.drivingAllowed,
                                              restricted: Self.restrictedAccess, forbidden: Self.drivingForbidden)
             if let access {
                 // An access tag decides, whatever the barrier: a gate open to all, a closed bollard line.
@@ -550,16 +565,18 @@ public struct TravelProfile: Sendable {
                 }
             }
             // A height restrictor lower than the car stops it whatever the access tags say (a physical limit).
+            // (OSRM lets an access tag on the node hide it.)
             if tags["barrier"] == "height_restrictor", let h = tags["maxheight"].flatMap(TagValues.height),
-               h < Self.vehicleHeight { rule.blocked = true }
+               h < Self.vehicleHeight, !(asOSRM && access != nil) { rule.blocked = true }
             rule.obstacles += Self.obstacles(tags)
         case .walking:
-            let access = Self.resolvedAccess(tags.first(Self.walkingAccessKeys), allowed: Self.walkingAllowed,
+            let access = resolvedAccess(tags.first(Self.walkingAccessKeys), allowed: Self.walkingAllowed,
                                              restricted: [], forbidden: Self.walkingForbidden)
             if let access {
                 rule.blocked = Self.walkingForbidden.contains(access)
             } else if let barrier = tags["barrier"] {
-                rule.blocked = Self.walkingBlockingBarriers.contains(barrier) && tags["bollard"] != "rising"
+                let blocking = asOSRM ? Self.osrmWalkingBlockingBarriers : Self.walkingBlockingBarriers
+                rule.blocked = blocking.contains(barrier) && tags["bollard"] != "rising"
             }
             if tags["highway"] == "traffic_signals" {
                 rule.obstacles = [Obstacle(kind: .signals, direction: .any, seconds: 2)]

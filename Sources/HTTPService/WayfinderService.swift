@@ -97,6 +97,7 @@ public struct WayfinderService: Sendable {
             ("modes", .array(health.modes.map { .string($0.rawValue) })),
             ("generation", health.generation.map { .string($0) } ?? .null),
             ("places", .bool(health.hasPlaceIndex)),
+            ("import_rules", .string(health.importRules.rawValue)),
         ])
         return .json(body, status: health.swapping ? 503 : 200)
     }

@@ -24,6 +24,8 @@ public enum GraphFormat {
     /// Where the header's own checksum sits (it covers the header, with these bytes zero, and the section table).
     static let headerChecksumOffset = 20
     static let buildTimeOffset = 128
+    /// One byte after the build time: 0 for Wayfinder's import rules, 1 for OSRM's (`import --compat osrm`).
+    static let compatibilityOffset = 136
     static let sourceNameCapacity = 256
     static let sourceNameOffset = 512 - 256
     static let sectionAlignment = 64
@@ -237,13 +239,20 @@ extension RoadGraph {
                                 rows: u32(), columns: u32())
         let mainMinimum = u32()
         let buildTime = file.load(GraphFormat.buildTimeOffset, as: Int64.self)
+        let compatibility: Compatibility
+        switch file.load(GraphFormat.compatibilityOffset, as: UInt8.self) {
+        case 0: compatibility = .wayfinder
+        case 1: compatibility = .osrm
+        case let other: throw GraphFileError.corrupt("graph file \(path) names unknown import rules (\(other))")
+        }
         let nameBytes = (0..<GraphFormat.sourceNameCapacity).map {
             file.load(GraphFormat.sourceNameOffset + $0, as: UInt8.self)
         }
         let sourceName = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
         let metadata = GraphMetadata(mode: mode, sourceName: sourceName, sourceChecksum: checksum,
                                      sourceSize: sourceSize, bounds: bounds, maxSpeed: maxSpeed,
-                                     mainComponentMinimumSize: mainMinimum, grid: grid, buildTime: buildTime)
+                                     mainComponentMinimumSize: mainMinimum, grid: grid, buildTime: buildTime,
+                                     compatibility: compatibility)
 
         var sections = GraphFileSections(file: file)
         var entries: [SectionEntry] = []
@@ -400,6 +409,7 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
         precondition(cursor <= GraphFormat.buildTimeOffset)
         cursor = GraphFormat.buildTimeOffset
         put(Int64(Date().timeIntervalSince1970))
+        put(UInt8(metadata.compatibility == .osrm ? 1 : 0))
         let name = Array(metadata.sourceName.utf8.prefix(GraphFormat.sourceNameCapacity - 1))
         for (i, b) in name.enumerated() { header[GraphFormat.sourceNameOffset + i] = b }
         // The section table; the header's checksum covers it.

@@ -111,12 +111,15 @@ public struct GraphMetadata: Equatable, Sendable {
     public var grid: GridGeometry
     /// When the import wrote the graph, seconds since 1970 (0 until written).
     public var buildTime: Int64
+    /// Whose rules the import followed where they differ (`import --compat osrm`).
+    public var compatibility: Compatibility
 
     public init(mode: TravelMode, sourceName: String, sourceChecksum: UInt32, sourceSize: UInt64,
                 bounds: BoundingBox, maxSpeed: Double, mainComponentMinimumSize: UInt32, grid: GridGeometry,
-                buildTime: Int64 = 0)
+                buildTime: Int64 = 0, compatibility: Compatibility = .wayfinder)
     {
         self.buildTime = buildTime
+        self.compatibility = compatibility
         self.mode = mode
         self.sourceName = sourceName
         self.sourceChecksum = sourceChecksum

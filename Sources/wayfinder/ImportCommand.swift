@@ -5,15 +5,19 @@ import RoadGraph
 enum ImportCommand {
     static let help = """
     Usage: wayfinder import <file.osm.pbf|.osm|.osm.gz|.osm.bz2> --output <dir> [--quiet] [--no-contraction]
+                            [--compat osrm|wayfinder]
 
     Reads an OpenStreetMap extract and writes the driving and walking graphs into <dir>
     (driving.wfgraph, walking.wfgraph), each with a contraction hierarchy for fast queries and tables
     (--no-contraction skips it: A* and Dijkstra still work). The directory is replaced only when the import succeeds.
     Progress goes to stderr: a bar on a terminal, plain lines otherwise; --quiet silences it.
+    --compat osrm follows OSRM's rules where PROFILES.md lists a deviation decided at import (proposed roads,
+    access lists, widths, trunk roads and barriers for walkers, platforms crossed, height restrictors), so that
+    a server with --compat osrm on this graph answers as OSRM does (default wayfinder).
     """
 
     static func run(_ raw: [String]) throws -> ExitCode {
-        let args = try Arguments(raw, flags: ["--quiet", "--help", "--no-contraction"], options: ["--output"])
+        let args = try Arguments(raw, flags: ["--quiet", "--help", "--no-contraction"], options: ["--output", "--compat"])
         if args.has("--help") { print(help); return .ok }
         guard args.positional.count == 1 else { throw CommandError.usage("import takes exactly one input file") }
         guard let output = args["--output"] else { throw CommandError.usage("import needs --output <dir>") }
@@ -21,7 +25,8 @@ enum ImportCommand {
         let progress = ProgressReporter(quiet: args.has("--quiet"))
         let summary: ImportSummary
         do {
-            summary = try GraphImporter.importGraphs(from: input, to: output, contract: !args.has("--no-contraction")) {
+            summary = try GraphImporter.importGraphs(from: input, to: output, contract: !args.has("--no-contraction"),
+                                                     compatibility: try args.choice("--compat", default: Compatibility.wayfinder)) {
                 progress.handle($0)
             }
         } catch let error as ImportError {
