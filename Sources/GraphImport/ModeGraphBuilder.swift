@@ -9,6 +9,8 @@ public struct ModeGraphStatistics: Sendable {
     public var restrictionsViaNode = 0, restrictionsViaWay = 0, restrictionsIgnored = 0
     public var droppedNodeReferences = 0
     public var mainNetworkArcs = 0
+    /// Edges over the same nodes as another (a road mapped twice), whose directions the other kept.
+    public var duplicateEdges = 0
 }
 
 /// Builds one mode's graph from the OSM data: usable ways → vertices (junctions, way ends, barriers, via nodes)
@@ -38,6 +40,9 @@ struct ModeGraphBuilder {
     private var wayEdges: [Int32: Range<Int>] = [:]  // only for ways named by restrictions
     private var restrictionWays: Set<Int32> = []
     private var arcTail: [UInt32] = []
+    /// Edges that repeat another's nodes and lost both directions to it (see `duplicateArcs`): left out of the
+    /// edges a junction sees.
+    private var duplicateEdges = Set<Int>()
     private var outStart: [UInt32] = [], outArcs: [UInt32] = [], inStart: [UInt32] = [], inArcs: [UInt32] = []
     private var strings: [String: UInt32] = ["": 0]
     private var stringList: [String] = [""]
@@ -303,14 +308,14 @@ struct ModeGraphBuilder {
     private mutating func buildVertexEdges() {
         let vertexCount = arrays.vertexLatitudes.count
         var start = [UInt32](repeating: 0, count: vertexCount + 1)
-        for e in 0..<edgeTail.count {
+        for e in 0..<edgeTail.count where !duplicateEdges.contains(e) {
             start[Int(edgeTail[e]) + 1] += 1
             start[Int(edgeHead[e]) + 1] += 1
         }
         for i in 0..<vertexCount { start[i + 1] += start[i] }
         var fill = start
         var entries = [UInt32](repeating: 0, count: Int(start[vertexCount]))
-        for e in 0..<edgeTail.count {
+        for e in 0..<edgeTail.count where !duplicateEdges.contains(e) {
             entries[Int(fill[Int(edgeTail[e])])] = UInt32(e) << 1
             fill[Int(edgeTail[e])] += 1
             entries[Int(fill[Int(edgeHead[e])])] = UInt32(e) << 1 | 1
@@ -382,25 +387,14 @@ struct ModeGraphBuilder {
         arrays.edgeForwardArc = Array(repeating: noIndex, count: edgeCount)
         arrays.edgeBackwardArc = Array(repeating: noIndex, count: edgeCount)
         let limit = Double(RoadGraph.maxArcWeight)
+        let skipped = duplicateArcs()
         // Per arc, its weight before rounding (milliseconds): the fastest any road really is, for the cap below.
         var exactWeight: [Double] = []
         for e in 0..<edgeCount {
             let rule = rules[Int(edgeWay[e])]!
-            let length = Double(arrays.edgeLength[e])
             for reversed in [false, true] {
-                guard let direction = reversed ? rule.backward : rule.forward else { continue }
-                let delay = Double(reversed ? edgeDelays[e].backward : edgeDelays[e].forward)
-                // Travel time from the way's `duration` where it has one (shared out by length), else from its
-                // speed; the route choice divides it by the direction's penalty. Each segment's time and weight
-                // is rounded to a tenth of a second, at least one tenth, as OSRM stores them.
-                var duration = delay, weight = delay, exact = delay
-                for k in edgeSegmentStart[e]..<edgeSegmentStart[e + 1] {
-                    let seconds = edgeDuration[e].map { length > 0 ? $0 * segmentLengths[k] / length : $0 }
-                        ?? segmentLengths[k] / (direction.speed / 3.6)
-                    duration += 100 * max(1, (seconds * 10).rounded())
-                    weight += 100 * max(1, (seconds / direction.penalty * 10).rounded())
-                    exact += 1000 * seconds / direction.penalty
-                }
+                guard let direction = reversed ? rule.backward : rule.forward, !skipped.contains(e << 1 | (reversed ? 1 : 0)),
+                      let (duration, weight, exact) = cost(ofEdge: e, reversed: reversed) else { continue }
                 exactWeight.append(exact)
                 let arc = UInt32(arrays.arcHead.count)
                 arrays.arcEdge.append(UInt32(e) << 1 | (reversed ? 1 : 0))
@@ -433,6 +427,67 @@ struct ModeGraphBuilder {
         let vertexCount = arrays.vertexLatitudes.count
         (outStart, outArcs) = Self.groupArcs(by: arcTail, vertexCount: vertexCount)
         (inStart, inArcs) = Self.groupArcs(by: arrays.arcHead, vertexCount: vertexCount)
+    }
+
+    /// Travel time and weight of an edge's direction (milliseconds, and the weight before rounding), nil where the
+    /// mode may not go that way. From the way's `duration` where it has one (shared out by length), else from its
+    /// speed; the route choice divides it by the direction's penalty. Each segment's time and weight is rounded to
+    /// a tenth of a second, at least one tenth, as OSRM stores them.
+    private func cost(ofEdge e: Int, reversed: Bool) -> (duration: Double, weight: Double, exact: Double)? {
+        let rule = rules[Int(edgeWay[e])]!
+        guard let direction = reversed ? rule.backward : rule.forward else { return nil }
+        let length = Double(arrays.edgeLength[e])
+        let delay = Double(reversed ? edgeDelays[e].backward : edgeDelays[e].forward)
+        var duration = delay, weight = delay, exact = delay
+        for k in edgeSegmentStart[e]..<edgeSegmentStart[e + 1] {
+            let seconds = edgeDuration[e].map { length > 0 ? $0 * segmentLengths[k] / length : $0 }
+                ?? segmentLengths[k] / (direction.speed / 3.6)
+            duration += 100 * max(1, (seconds * 10).rounded())
+            weight += 100 * max(1, (seconds / direction.penalty * 10).rounded())
+            exact += 1000 * seconds / direction.penalty
+        }
+        return (duration, weight, exact)
+    }
+
+    /// Two ways drawn over the same nodes (a road mapped twice, a common mistake) would make every shared node a
+    /// junction of two identical roads: a fork that is not there. As OSRM does, one edge per node sequence and
+    /// direction is kept, the one of least weight (the first on a tie); the others' directions (`e << 1 | reversed`)
+    /// are returned, and edges that keep neither direction go to `duplicateEdges`.
+    private mutating func duplicateArcs() -> Set<Int> {
+        // Candidates first by their ends (cheap), then by their whole node sequence.
+        var byEnds: [[Int64]: [Int]] = [:]
+        for e in 0..<arrays.edgeLength.count {
+            let shape = Int(arrays.edgeShapeStart[e])..<Int(arrays.edgeShapeStart[e + 1])
+            let ends = [arrays.shapeNodeIDs[shape.lowerBound], arrays.shapeNodeIDs[shape.upperBound - 1]]
+            byEnds[ends.sorted(), default: []].append(e)
+        }
+        var skipped = Set<Int>()
+        for group in byEnds.values where group.count > 1 {
+            // Each direction of travel as its node sequence: the best arc over it wins.
+            var best: [[Int64]: (arc: Int, weight: Double)] = [:]
+            for e in group {
+                let shape = Int(arrays.edgeShapeStart[e])..<Int(arrays.edgeShapeStart[e + 1])
+                let nodes = Array(arrays.shapeNodeIDs[shape])
+                for reversed in [false, true] {
+                    guard let (_, weight, _) = cost(ofEdge: e, reversed: reversed) else { continue }
+                    let key = reversed ? Array(nodes.reversed()) : nodes
+                    let arc = e << 1 | (reversed ? 1 : 0)
+                    if let held = best[key] {
+                        if weight < held.weight { skipped.insert(held.arc); best[key] = (arc, weight) } else { skipped.insert(arc) }
+                    } else {
+                        best[key] = (arc, weight)
+                    }
+                }
+            }
+        }
+        for e in Set(skipped.map { $0 >> 1 }) {
+            let rule = rules[Int(edgeWay[e])]!
+            let forwardGone = rule.forward == nil || skipped.contains(e << 1)
+            let backwardGone = rule.backward == nil || skipped.contains(e << 1 | 1)
+            if forwardGone && backwardGone { duplicateEdges.insert(e) }
+        }
+        statistics.duplicateEdges = duplicateEdges.count
+        return skipped
     }
 
     /// CSR of arcs grouped by a vertex key.

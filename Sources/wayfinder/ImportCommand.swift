@@ -40,7 +40,8 @@ enum ImportCommand {
             for m in summary.modes {
                 lines.append("  \(m.mode.rawValue): \(m.vertices) vertices, \(m.edges) edges, \(m.arcs) arcs, "
                     + "\(m.transitions) turns; restrictions: \(m.restrictionsViaNode) via node, "
-                    + "\(m.restrictionsViaWay) via way")
+                    + "\(m.restrictionsViaWay) via way"
+                    + (m.duplicateEdges > 0 ? "; \(m.duplicateEdges) edges mapped twice, dropped" : ""))
             }
             lines.append("graph written to \(output)")
             FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
