@@ -747,6 +747,10 @@ struct ModeGraphBuilder {
         }
     }
 
+    /// OSRM's weight for turning onto a restricted road from an open one (car.lua: the largest turn weight),
+    /// milliseconds.
+    static let osrmRestrictedEntry: UInt32 = 3_276_700
+
     /// Appends a copy of an arc (for a via-way restriction's path, or a restricted arc's entered layer).
     private mutating func copyArc(_ arc: UInt32) {
         let i = Int(arc)
@@ -766,6 +770,9 @@ struct ModeGraphBuilder {
     /// not entered from outside: a route that starts in there can only leave. So every route is restricted arcs,
     /// then unrestricted ones, then restricted ones: exactly "start or end there" (OSRM prices the entry instead,
     /// with about 55 minutes of weight; PROFILES.md says why this is better).
+    /// With OSRM's rules (`import --compat osrm`) the copies are OSRM's priced entry: each weighs
+    /// `osrmRestrictedEntry` more than its original and leads on wherever the original does, so a route passes
+    /// through when every other way costs more than that.
     private mutating func addRestrictedCopies(_ t: inout Transitions) {
         let count = arrays.arcHead.count
         let restricted = (0..<count).map { ArcClasses(rawValue: arrays.arcClasses[$0]).contains(.restricted) }
@@ -774,6 +781,10 @@ struct ModeGraphBuilder {
         for a in 0..<count where restricted[a] {
             copyOf[a] = UInt32(arrays.arcHead.count)
             copyArc(UInt32(a))
+            if profile.asOSRM {
+                let copy = Int(copyOf[a])
+                arrays.arcWeight[copy] = min(RoadGraph.maxArcWeight, arrays.arcWeight[copy] + Self.osrmRestrictedEntry)
+            }
         }
         var start: [UInt32] = [0], targets: [UInt32] = [], weights: [UInt32] = []
         targets.reserveCapacity(t.targets.count)
@@ -786,8 +797,9 @@ struct ModeGraphBuilder {
             start.append(UInt32(targets.count))
         }
         for a in 0..<count where restricted[a] {
-            for i in Int(t.start[a])..<Int(t.start[a + 1]) where restricted[Int(t.targets[i])] {
-                targets.append(copyOf[Int(t.targets[i])])
+            for i in Int(t.start[a])..<Int(t.start[a + 1]) where profile.asOSRM || restricted[Int(t.targets[i])] {
+                // OSRM: on from inside as from the original; Wayfinder: only deeper in (to copies).
+                targets.append(profile.asOSRM ? t.targets[i] : copyOf[Int(t.targets[i])])
                 weights.append(arrays.transitionWeight[i])
             }
             start.append(UInt32(targets.count))

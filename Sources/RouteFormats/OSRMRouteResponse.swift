@@ -109,7 +109,7 @@ public enum OSRMRouteResponse {
                 lengths.map { total > 0 ? value * $0 / total : value / Double(max(1, lengths.count)) }
             }
             durations += share(stretch.duration - stretch.turnDuration)
-            weights += share(stretch.weight - stretch.turnDuration)
+            weights += share(stretch.weight - stretch.turnDuration - stretch.entryWeight)
         }
         var members: [(String, JSON)] = []
         for kind in kinds {

@@ -57,6 +57,9 @@ public struct SearchResult: Sendable {
     public var arcs: [UInt32]
     /// What the turn onto each arc cost, milliseconds (0 for the first).
     public var turns: [UInt32]
+    /// Weight (not time) charged for entering each arc beyond its own: OSRM's price for turning onto a restricted
+    /// road (`RoadGraph.entryWeight`); zero almost everywhere.
+    public var entries: [UInt32]
     public var settled: Int
 
     /// From the arcs as searched (duplicates included, which is where the turns are known).
@@ -64,6 +67,7 @@ public struct SearchResult: Sendable {
         self.cost = cost
         arcs = path.map { graph.arcBase[Int($0)] }
         turns = path.indices.map { $0 == 0 ? 0 : graph.turnWeight(from: path[$0 - 1], to: path[$0]) }
+        entries = path.map { graph.entryWeight(ofArc: $0) }
         self.settled = settled
     }
 }
@@ -138,7 +142,7 @@ public struct PathSearch {
                     let (dt, turnOverflow) = d.addingReportingOverflow(turn[i])
                     if turnOverflow { continue }
                     for t in targets where t.arc == base {
-                        let (candidate, overflow) = dt.addingReportingOverflow(t.cost)
+                        let (candidate, overflow) = dt.addingReportingOverflow(t.cost &+ graph.entryWeight(ofArc: b))
                         if !overflow && candidate < best { best = candidate; bestPredecessor = arc; bestTarget = b }
                     }
                     var (nd, overflow) = dt.addingReportingOverflow(arcWeight[Int(b)])

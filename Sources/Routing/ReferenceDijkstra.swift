@@ -33,7 +33,9 @@ public enum ReferenceDijkstra {
                 let nextArc = graph.transitionTargets[i]
                 if !graph.classes(ofArc: nextArc).intersection(excluding).isEmpty { continue }
                 let turned = d + UInt64(graph.transitionWeight[i])
-                for t in targets where graph.arcBase[Int(nextArc)] == t.arc { offer(turned + UInt64(t.cost)) }
+                for t in targets where graph.arcBase[Int(nextArc)] == t.arc {
+                    offer(turned + UInt64(t.cost) + UInt64(graph.entryWeight(ofArc: nextArc)))
+                }
                 let nd = turned + UInt64(graph.arcWeight[Int(nextArc)])
                 if dist[nextArc].map({ nd < $0 }) ?? true {
                     dist[nextArc] = nd

@@ -24,6 +24,8 @@ public struct Stretch: Sendable {
     public var part: ClosedRange<Double> = 0...1
     /// Seconds of `duration` (and of `weight`) that the turn onto this arc costs, with the delays at its junction.
     public var turnDuration: Double = 0
+    /// Seconds of `weight` only that entering this arc costs (`RoadGraph.entryWeight`).
+    public var entryWeight: Double = 0
 }
 
 public struct RouteLeg: Sendable {
@@ -293,7 +295,10 @@ public struct Router {
     private func assembleLeg(_ result: SearchResult, source: Snap, target: Snap) -> RouteLeg {
         // The travelled part of each arc, with its exact share of the cost and of the time: the turn onto it,
         // then its part.
-        struct Piece { var arc: UInt32; var from: Double; var to: Double; var weight: UInt64; var duration: UInt64; var turn: UInt32 }
+        struct Piece {
+            var arc: UInt32, from: Double, to: Double, weight: UInt64, duration: UInt64, turn: UInt32
+            var entry: UInt32 = 0
+        }
         var pieces: [Piece] = []
         let last = result.arcs.count - 1
         // Fractions are clamped so that a graph whose stored lengths disagree with its shapes (a damaged file
@@ -308,20 +313,22 @@ public struct Router {
             let to = i == last ? target.fraction(alongArcReversed: reversed) : 1
             let turn = result.turns[i]
             pieces.append(Piece(arc: arc, from: from, to: to,
-                                weight: UInt64(part(graph.arcWeight[Int(arc)], from, to)) + UInt64(turn),
-                                duration: UInt64(part(graph.arcDuration[Int(arc)], from, to)) + UInt64(turn), turn: turn))
+                                weight: UInt64(part(graph.arcWeight[Int(arc)], from, to)) + UInt64(turn) + UInt64(result.entries[i]),
+                                duration: UInt64(part(graph.arcDuration[Int(arc)], from, to)) + UInt64(turn), turn: turn,
+                                entry: result.entries[i]))
         }
         // A point snapped exactly onto a junction leaves an empty piece of the neighbouring road: drop it (the time
         // of a turn onto a dropped last piece stays with the piece before).
         // (Coordinates are stored to 1e-7 degrees, so "exactly" means within a few centimetres.)
         func isEmpty(_ p: Piece) -> Bool {
-            p.weight == UInt64(p.turn) && (p.to - p.from) * Double(graph.edgeLength[graph.edge(ofArc: p.arc).edge]) < 0.05
+            p.weight == UInt64(p.turn) + UInt64(p.entry) && (p.to - p.from) * Double(graph.edgeLength[graph.edge(ofArc: p.arc).edge]) < 0.05
         }
         if pieces.count > 1, isEmpty(pieces[0]) { pieces.removeFirst() }
         if pieces.count > 1, isEmpty(pieces[pieces.count - 1]) {
             pieces[pieces.count - 2].weight += pieces[pieces.count - 1].weight
             pieces[pieces.count - 2].duration += pieces[pieces.count - 1].duration
             pieces[pieces.count - 2].turn += pieces[pieces.count - 1].turn
+            pieces[pieces.count - 2].entry += pieces[pieces.count - 1].entry
             pieces.removeLast()
         }
 
@@ -365,7 +372,8 @@ public struct Router {
                                      distance: length, duration: Double(piece.duration) / 1000,
                                      weight: Double(piece.weight) / 1000,
                                      coordinates: first...(coordinates.count - 1),
-                                     part: piece.from...max(piece.from, piece.to), turnDuration: Double(piece.turn) / 1000))
+                                     part: piece.from...max(piece.from, piece.to), turnDuration: Double(piece.turn) / 1000,
+                                     entryWeight: Double(piece.entry) / 1000))
         }
         // The pieces' shares add up to the search's cost, except where the search priced arcs differently (the
         // penalties that look for alternatives): the leg's weight is what its pieces truly cost.
@@ -385,6 +393,14 @@ func partialWeight(_ weight: UInt32, _ fraction: Double) -> UInt32 {
 }
 
 extension RoadGraph {
+    /// Weight an arc charges beyond its original's for being entered (milliseconds): with OSRM's import rules, a
+    /// restricted road entered from an open one (`import --compat osrm`); zero for every other arc. Charged whole,
+    /// however little of the arc is travelled, as OSRM charges its turn.
+    @inlinable public func entryWeight(ofArc a: UInt32) -> UInt32 {
+        let w = arcWeight[Int(a)], base = arcWeight[Int(arcBase[Int(a)])]
+        return w > base ? w - base : 0
+    }
+
     /// What turning from arc `a` onto arc `b` costs (milliseconds); zero where `b` does not follow `a`.
     public func turnWeight(from a: UInt32, to b: UInt32) -> UInt32 {
         var best: UInt32?

@@ -101,7 +101,7 @@ public struct TableSearch {
                 let turnedTime = UInt32(clamping: UInt64(tt) + UInt64(graph.transitionWeight[i]))
                 if let onArc = targetsOnArc[base] {
                     for (t, e) in onArc {
-                        let (weight, overflow) = turned.addingReportingOverflow(e.cost)
+                        let (weight, overflow) = turned.addingReportingOverflow(e.cost &+ graph.entryWeight(ofArc: b))
                         if overflow || weight == .max { continue }
                         offer(t, weight, UInt32(clamping: UInt64(turnedTime) + UInt64(graph.targetDuration(e))), l + arcLength * e.fraction)
                     }

@@ -114,6 +114,48 @@ import Testing
         }
     }
 
+    /// A destination-only street between two open ones, and no other way through.
+    static func onlyThrough() -> TestMap {
+        let map = TestMap("x    a    b    y")
+        map.way("xa", ["highway": "residential", "name": "West"])
+        map.way("ab", ["highway": "residential", "name": "Residents", "access": "destination"])
+        map.way("by", ["highway": "residential", "name": "East"])
+        return map
+    }
+
+    /// Wayfinder's rule: a restricted road starts or ends a route, never carries it. OSRM's: entering one costs
+    /// 3,276.7 s of weight (not of time), so a route passes through when there is no other way.
+    @Test func restrictedRoadsArePassedThroughWithOSRMsRules() throws {
+        let ends = { (map: TestMap) in [map.position("x"), map.position("y")] }
+        let ours = Self.onlyThrough()
+        let wayfinder = try ours.build(compatibility: .wayfinder).driving
+        #expect(throws: (any Error).self) { try checkedRoute(wayfinder, ends(ours)) }
+        let theirs = Self.onlyThrough()
+        let osrmRules = try theirs.build(compatibility: .osrm).driving
+        let route = try checkedRoute(osrmRules, ends(theirs))
+        #expect(abs(route.distance - 150) < 1)
+        #expect(abs(Double(route.weight) / 1000 - route.duration - 3276.7) < 0.5, "the entry's weight, not its time")
+    }
+
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func restrictedRoadsAsOSRM() throws {
+        let map = Self.onlyThrough()
+        _ = try map.build(compatibility: .osrm)
+        let service = WayfinderService(engine: try Engine(directory: map.graphDirectory), compatibility: .osrm)
+        let osrm = try OSRMOracle(map: map, profile: "car")
+        let within = map.position(between: "a", "b", at: 0.5)
+        for (from, to) in [(map.position("x"), map.position("y")), (map.position("x"), within), (within, map.position("y"))] {
+            let request = "/route/v1/driving/\(OSRMCompatibilityTests.text(from));\(OSRMCompatibilityTests.text(to))?overview=false"
+            func figures(_ body: [String: Any]) -> [Double] {
+                guard let route = (body["routes"] as? [[String: Any]])?.first else { return [] }
+                return ["distance", "duration", "weight"].compactMap { route[$0] as? Double }
+            }
+            let ours = figures(try service.json(request).object), theirs = figures(try osrm.json(request).object)
+            #expect(ours.count == 3 && theirs.count == 3 && zip(ours, theirs).allSatisfy { abs($0 - $1) <= 0.2 },
+                    "\(request): Wayfinder \(ours), OSRM \(theirs)")
+        }
+    }
+
     @Test func theGraphSaysWhoseRules() throws {
         let map = Self.map(Self.cases[0])
         _ = try map.build(compatibility: .osrm)
