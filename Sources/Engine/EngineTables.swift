@@ -232,7 +232,7 @@ extension Engine {
                 let filter = filters?[i] ?? WaypointFilter()
                 let limit = min(filter.radius ?? radius, snap.distance + (osrm ? .infinity : Router.coreSlack))
                 guard let core = graph.snapToCore(query.points[i], maxDistance: limit, filter: filter),
-                      !osrm || graph.isInBigComponent(edge: core.edge) else { return nil }
+                      !osrm || graph.hasBigCore else { return nil }
                 return core
             }
             return Table(engine: self, graph: graph, query: query, sources: query.sources.map { snaps[$0] },

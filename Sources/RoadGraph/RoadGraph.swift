@@ -275,6 +275,9 @@ public struct RoadGraph: @unchecked Sendable {
     public let edgePronunciation: UnsafeBufferPointer<UInt32>, edgeExits: UnsafeBufferPointer<UInt32>
     public let arcComponent: UnsafeBufferPointer<UInt32>, componentSize: UnsafeBufferPointer<UInt32>
     public let arcInCore: UnsafeBufferPointer<UInt8>
+    /// Junctions the core reaches (heads of its arcs): OSRM counts a component's size in these, and a map whose
+    /// largest strongly connected part has under 1,000 of them has no big component at all.
+    public private(set) var coreVertexCount = 0
     public let transitionStart: UnsafeBufferPointer<UInt32>, transitionTargets: UnsafeBufferPointer<UInt32>
     public let transitionWeight: UnsafeBufferPointer<UInt32>
     public let stringOffsets: UnsafeBufferPointer<UInt32>, stringBytes: UnsafeBufferPointer<UInt8>
@@ -397,6 +400,11 @@ public struct RoadGraph: @unchecked Sendable {
         chVertexCost = try sections.buffer(.chVertexCost)
         chArcTail = try sections.buffer(.chArcTail)
         try validate()
+        var seen = [Bool](repeating: false, count: vertexLatitudes.count)
+        for a in 0..<arcHead.count where arcInCore[a] == 1 && !seen[Int(arcHead[a])] {
+            seen[Int(arcHead[a])] = true
+            coreVertexCount += 1
+        }
     }
 
     /// The most one arc may cost, milliseconds (74 hours): sums along any path then stay far from overflow.

@@ -115,8 +115,8 @@ public struct Router {
     public static let coreSlack = 100.0
     /// Snapping as OSRM snaps (`compat=osrm`): the nearest road even where a restricted one is only a little
     /// nearer than one open to all; and a trapped point moved as OSRM's second snap on its big component, within
-    /// the radius however far, where that core has 1,000 arcs or more (a map of small islands has no big
-    /// component). Otherwise Wayfinder's: open roads preferred by 10 m, trapped points moved at most `coreSlack`.
+    /// the radius however far, where that core has 1,000 junctions or more (`RoadGraph.hasBigCore`: a small map
+    /// has no big component). Otherwise Wayfinder's: open roads preferred by 10 m, trapped points moved at most `coreSlack`.
     public var snapsAsOSRM = false
     private var search = PathSearch()
     private var hierarchySearch = HierarchySearch()
@@ -161,7 +161,7 @@ public struct Router {
                 let filter = withExclusion(filters, count: points.count)?[i] ?? WaypointFilter()
                 let limit = min(filter.radius ?? maxSnapDistance, snap.distance + (snapsAsOSRM ? .infinity : Self.coreSlack))
                 guard !graph.isInCore(edge: snap.edge), let core = graph.snapToCore(points[i], maxDistance: limit, filter: filter),
-                      !snapsAsOSRM || graph.isInBigComponent(edge: core.edge)
+                      !snapsAsOSRM || graph.hasBigCore
                 else { return snap }
                 return core
             }

@@ -8,6 +8,8 @@ import Testing
     struct Report {
         var sharedPathShare: Double
         var samePath: Int
+        /// Pairs where one engine routes and the other does not.
+        var codesDiffer: Int
         var durationWithinTenth: Int
         /// Same-path pairs whose legs list the same OSM nodes (`annotations=nodes`).
         var nodesEqual: Int
@@ -38,6 +40,7 @@ import Testing
         let duration = stats["duration"] as? [String: Any] ?? [:], distance = stats["distance"] as? [String: Any] ?? [:]
         return Report(sharedPathShare: summary["same_path_share"] as? Double ?? 0,
                       samePath: summary["same_path"] as? Int ?? 0,
+                      codesDiffer: summary["codes_differ"] as? Int ?? 0,
                       durationWithinTenth: duration["within_0.1"] as? Int ?? 0,
                       nodesEqual: summary["nodes_equal"] as? Int ?? 0,
                       medianDurationDifference: duration["median"] as? Double ?? .infinity,
@@ -58,6 +61,20 @@ import Testing
         #expect(report.medianDistanceDifference <= 0.1, "same path, OSRM's distance to the tenth")
         // Measured: 79 of 80 (61 of 76 with Wayfinder's import rules, which cross platform areas straight).
         #expect(Double(report.nodesEqual) >= 0.95 * Double(report.samePath), "same path, OSRM's OSM nodes")
+    }
+
+    /// A small map: its largest strongly connected part has under 1,000 junctions, which OSRM does not count as a
+    /// big component, so it moves no point out of a one-way trap (`RoadGraph.hasBigCore`).
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func helsinkiByCar() throws {
+        let report = try Self.compare(extract: OracleTests.packageRoot.appendingPathComponent("graphs/helsinki.osm.pbf").path,
+                                      mode: "driving", pairs: 100, table: 100)
+        print(report.text)
+        #expect(report.nullOnlyInWayfinder == 0, "a table cell null where OSRM has a number")
+        // Measured: OSRM NoRoute where Wayfinder routes on 8 pairs (32 while trapped points were moved here).
+        #expect(report.codesDiffer <= 12, "answer codes as OSRM's")
+        #expect(report.sharedPathShare >= 0.8, "most pairs on OSRM's path")
+        #expect(report.medianDistanceDifference <= 0.1, "same path, OSRM's distance")
     }
 
     @Test(.enabled(if: OSRMOracle.available && Available.porto, "needs OSRM's wheel and r5-porto_portugal.osm.pbf"))
