@@ -116,7 +116,8 @@ public struct Router {
     /// Snapping as OSRM snaps (`compat=osrm`): the nearest road even where a restricted one is only a little
     /// nearer than one open to all; and a trapped point moved as OSRM's second snap on its big component, within
     /// the radius however far, where that core has 1,000 junctions or more (`RoadGraph.hasBigCore`: a small map
-    /// has no big component). Otherwise Wayfinder's: open roads preferred by 10 m, trapped points moved at most `coreSlack`.
+    /// has no big component). Otherwise Wayfinder's: open roads preferred by 10 m, trapped points moved at most
+    /// `coreSlack`.
     public var snapsAsOSRM = false
     private var search = PathSearch()
     private var hierarchySearch = HierarchySearch()
