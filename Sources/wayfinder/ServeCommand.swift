@@ -15,8 +15,8 @@ enum ServeCommand {
     told otherwise; --port 0 picks a free port. Logs one line per request on stderr. On SIGINT or SIGTERM it stops
     accepting connections, lets the requests in progress finish (up to --grace seconds), then exits.
 
-    GET /health answers 200 with the graphs' source, build time, format version and modes once they are loaded,
-    503 before that and while a new graph is being swapped in (for load balancers and readiness probes).
+    GET /health answers 200 with the graphs' source, build time, format version, modes and import rules once they
+    are loaded, 503 before that and while a new graph is being swapped in (for load balancers and readiness probes).
     Graph swaps without downtime: when an import renames a new generation into --graph (or the directory is
     pointed elsewhere), and on SIGHUP, the server maps and verifies the new graphs, sends new requests to them
     and unmaps the old ones when their last request ends. A damaged new graph is refused with a log line and the
