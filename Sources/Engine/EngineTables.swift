@@ -226,14 +226,10 @@ extension Engine {
         return try withinBudget {
             // A point off the core (a one-way trap) keeps a second snap on it, as the router would move it
             // (`Router.snapsAsOSRM`), so that a cell is filled exactly where a route is found.
-            let osrm = query.compatibility == .osrm
             let alternates: [Snap?] = query.points.indices.map { i in
-                guard used.contains(i), let snap = snaps[i], !graph.isInCore(edge: snap.edge) else { return nil }
-                let filter = filters?[i] ?? WaypointFilter()
-                let limit = min(filter.radius ?? radius, snap.distance + (osrm ? .infinity : Router.coreSlack))
-                guard let core = graph.snapToCore(query.points[i], maxDistance: limit, filter: filter),
-                      !osrm || graph.hasBigCore else { return nil }
-                return core
+                guard used.contains(i), let snap = snaps[i] else { return nil }
+                return graph.coreSnap(for: snap, at: query.points[i], filter: filters?[i] ?? WaypointFilter(),
+                                      radius: radius, asOSRM: query.compatibility == .osrm)
             }
             return Table(engine: self, graph: graph, query: query, sources: query.sources.map { snaps[$0] },
                          destinations: query.destinations.map { snaps[$0] }, unsnapped: unsnapped,

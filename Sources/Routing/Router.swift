@@ -158,13 +158,10 @@ public struct Router {
             // A point that cannot be reached or left (a one-way trap, a corner of a clipped extract) moves to the
             // nearest road of the core network, where every other core road can be reached, and we try again; but
             // only a short way, so that a truly unconnected place still answers NoRoute.
+            let excludingFilters = withExclusion(filters, count: points.count)
             let moved = snaps.enumerated().map { i, snap in
-                let filter = withExclusion(filters, count: points.count)?[i] ?? WaypointFilter()
-                let limit = min(filter.radius ?? maxSnapDistance, snap.distance + (snapsAsOSRM ? .infinity : Self.coreSlack))
-                guard !graph.isInCore(edge: snap.edge), let core = graph.snapToCore(points[i], maxDistance: limit, filter: filter),
-                      !snapsAsOSRM || graph.hasBigCore
-                else { return snap }
-                return core
+                graph.coreSnap(for: snap, at: points[i], filter: excludingFilters?[i] ?? WaypointFilter(),
+                               radius: maxSnapDistance, asOSRM: snapsAsOSRM) ?? snap
             }
             if zip(moved, snaps).contains(where: { $0.edge != $1.edge || $0.offset != $1.offset }) {
                 snaps = moved

@@ -182,6 +182,16 @@ extension RoadGraph {
         }.map { makeSnap(point, $0, filter) }
     }
 
+    /// Where a point whose road is off the core (a one-way trap, an island) may be moved instead: the nearest road
+    /// of the core within `radius` (or the filter's), and Wayfinder's way no farther than `Router.coreSlack` beyond
+    /// its own road; OSRM's (`asOSRM`) however far, but only onto a big core. Nil where it stays. Routes and
+    /// tables both move points by this one rule, so a cell is filled exactly where a route is found.
+    public func coreSnap(for snap: Snap, at point: Coordinate, filter: WaypointFilter, radius: Double, asOSRM: Bool) -> Snap? {
+        guard !isInCore(edge: snap.edge), !asOSRM || hasBigCore else { return nil }
+        let limit = min(filter.radius ?? radius, snap.distance + (asOSRM ? .infinity : Router.coreSlack))
+        return snapToCore(point, maxDistance: limit, filter: filter)
+    }
+
     /// Whether the core is what OSRM calls a big component, one that a point off it is moved to: 1,000 junctions
     /// or more. (Measured with osrm-routed 26.10: Monaco's core of 2,184 arcs is big, Helsinki's 1,417-arc core
     /// of under 1,000 junctions is not, and OSRM answers NoRoute from a one-way trap there.)
