@@ -454,12 +454,12 @@ struct ModeGraphBuilder {
     /// direction is kept, the one of least weight (the first on a tie); the others' directions (`e << 1 | reversed`)
     /// are returned, and edges that keep neither direction go to `duplicateEdges`.
     private mutating func duplicateArcs() -> Set<Int> {
-        // Candidates first by their ends (cheap), then by their whole node sequence.
-        var byEnds: [[Int64]: [Int]] = [:]
+        // Candidates first by their ends (a plain pair per edge, no array), then by their whole node sequence.
+        struct Ends: Hashable { var low: Int64, high: Int64 }
+        var byEnds: [Ends: [Int]] = [:]
         for e in 0..<arrays.edgeLength.count {
-            let shape = Int(arrays.edgeShapeStart[e])..<Int(arrays.edgeShapeStart[e + 1])
-            let ends = [arrays.shapeNodeIDs[shape.lowerBound], arrays.shapeNodeIDs[shape.upperBound - 1]]
-            byEnds[ends.sorted(), default: []].append(e)
+            let a = arrays.shapeNodeIDs[Int(arrays.edgeShapeStart[e])], b = arrays.shapeNodeIDs[Int(arrays.edgeShapeStart[e + 1]) - 1]
+            byEnds[Ends(low: min(a, b), high: max(a, b)), default: []].append(e)
         }
         var skipped = Set<Int>()
         for group in byEnds.values where group.count > 1 {
