@@ -185,6 +185,10 @@ import Testing
         #expect(try Self.run(["route", "--graph", "/nonexistent", "60.1699,24.9384", "60.1756,24.9412"]).status == 2)
         let missing = try Self.run(["import", "/nonexistent.osm.pbf", "--output", NSTemporaryDirectory() + "/never"])
         #expect(missing.status == 2 && missing.stderr.split(separator: "\n").count == 1)
+        // Import rules that are not Wayfinder's or OSRM's: a usage error, before anything is read or written.
+        let never = NSTemporaryDirectory() + "/wayfinder-never-\(UUID().uuidString)"
+        let rules = try Self.run(["import", OracleTests.packageRoot.appendingPathComponent("graphs/helsinki.osm.pbf").path, "--output", never, "--compat", "valhalla"])
+        #expect(rules.status == 1 && rules.stderr.contains("--compat") && !FileManager.default.fileExists(atPath: never))
     }
 
     @Test func alternativesAndContinueStraightOptions() throws {

@@ -49,12 +49,19 @@ import Testing
                       text: run.stdout)
     }
 
-    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
-    func helsinkiOnFoot() throws {
-        let report = try Self.compare(extract: OracleTests.packageRoot.appendingPathComponent("graphs/helsinki.osm.pbf").path,
-                                      mode: "walking", pairs: 100, table: 100)
+    /// The bundled Helsinki extract in one mode, 100 pairs and a 100-point table, with no table cell null in
+    /// Wayfinder where OSRM has a number.
+    static func helsinki(_ mode: String) throws -> Report {
+        let report = try compare(extract: OracleTests.packageRoot.appendingPathComponent("graphs/helsinki.osm.pbf").path,
+                                 mode: mode, pairs: 100, table: 100)
         print(report.text)
         #expect(report.nullOnlyInWayfinder == 0, "a table cell null where OSRM has a number")
+        return report
+    }
+
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func helsinkiOnFoot() throws {
+        let report = try Self.helsinki("walking")
         // Measured: 80 of 100 pairs on OSRM's path; there, durations a median 0.1 s apart, distances 0.0 m.
         #expect(report.sharedPathShare >= 0.7, "most pairs on OSRM's path")
         #expect(report.medianDurationDifference <= 0.2, "same path, OSRM's duration to the tenth")
@@ -67,10 +74,7 @@ import Testing
     /// big component, so it moves no point out of a one-way trap (`RoadGraph.hasBigCore`).
     @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
     func helsinkiByCar() throws {
-        let report = try Self.compare(extract: OracleTests.packageRoot.appendingPathComponent("graphs/helsinki.osm.pbf").path,
-                                      mode: "driving", pairs: 100, table: 100)
-        print(report.text)
-        #expect(report.nullOnlyInWayfinder == 0, "a table cell null where OSRM has a number")
+        let report = try Self.helsinki("driving")
         // Measured: OSRM NoRoute where Wayfinder routes on 8 pairs (32 while trapped points were moved here).
         #expect(report.codesDiffer <= 12, "answer codes as OSRM's")
         #expect(report.sharedPathShare >= 0.8, "most pairs on OSRM's path")
