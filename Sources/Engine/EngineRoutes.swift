@@ -137,7 +137,7 @@ extension Engine {
         // OSRM's codes: none asked is a malformed option, too many is over a limit.
         guard count >= 1 else { throw EngineError(.invalidOptions, "number must be at least 1") }
         guard count <= limits.maxNearestResults else {
-            throw EngineError(.tooBig, "Number of results \(count) is higher than current maximum (\(limits.maxNearestResults))")
+            throw EngineError(.tooBig, "nearest lists at most \(limits.maxNearestResults) roads, not \(count)")
         }
         let limit = filter.radius ?? radius ?? limits.defaultSnapRadius
         let snaps = try withinBudget { graph.nearestRoads(to: point, count: count, maxDistance: limit, filter: filter) }

@@ -238,7 +238,7 @@ public final class HTTPServer: @unchecked Sendable {
         let type = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Type").map { String(cString: $0) } ?? ""
         guard type.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("application/json") else {
             return .json(OSRMRouteResponse.error(code: "InvalidContentType",
-                                                 message: "POST requests require a Content-Type of application/json."), status: 415)
+                                                 message: "a POST body must be JSON (Content-Type: application/json)"), status: 415)
         }
         if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").flatMap({ Int(String(cString: $0)) }),
            length > options.maxBodySize {
@@ -397,7 +397,7 @@ private func handleRequest(context: UnsafeMutableRawPointer?, connection: Opaque
             return .YES
         default:
             var response = HTTPResponse.json(OSRMRouteResponse.error(code: "InvalidMethod",
-                                                                     message: "Method not allowed. Use \(HTTPServer.methods)."), status: 405)
+                                                                     message: "this server takes \(HTTPServer.methods)"), status: 405)
             response.headers.append(("Allow", HTTPServer.methods))
             return server.refuse(response, connection, method: methodName, target: request.target)
         }

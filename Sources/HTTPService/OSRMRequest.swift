@@ -177,7 +177,7 @@ public struct OSRMRequest {
     /// Route, table, trip and match take two points or more (OSRM's check, before the options').
     func requireTwoCoordinates() throws {
         guard coordinates.count >= 2 else {
-            throw EngineError(.invalidOptions, "Number of coordinates needs to be at least two.")
+            throw EngineError(.invalidOptions, "\(service) needs two points or more")
         }
     }
 
@@ -380,9 +380,9 @@ public struct OSRMRequest {
     /// approach).
     public func nearestQuery() throws -> (points: [Coordinate], count: Int, filters: [WaypointFilter]) {
         try allowOnly(["number"])
-        guard !coordinates.isEmpty else { throw EngineError(.invalidOptions, "Coordinates are invalid") }
+        guard !coordinates.isEmpty else { throw EngineError(.invalidOptions, "nearest needs a point") }
         guard coordinates.count <= Self.maxNearestPoints else {
-            throw EngineError(.tooBig, "Number of coordinates \(coordinates.count) is higher than current maximum (\(Self.maxNearestPoints))")
+            throw EngineError(.tooBig, "nearest takes at most \(Self.maxNearestPoints) points, not \(coordinates.count)")
         }
         guard let number = Int(options["number"] ?? "1") else {
             throw EngineError(.invalidQuery, "number must be a whole number")

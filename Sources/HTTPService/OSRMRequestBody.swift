@@ -22,7 +22,7 @@ extension OSRMRequest {
         }
         guard parts[2] == "v1" else { throw EngineError(.invalidVersion, "version '\(parts[2])' is not supported (v1)") }
         guard Self.bodyServices.contains(parts[1]) else {
-            throw EngineError(.notImplemented, "This service does not support POST requests with a JSON body.")
+            throw EngineError(.notImplemented, "\(parts[1]) takes GET only, not a JSON body (as in OSRM)")
         }
         // OSRM reads a suffix on the profile as part of its name and answers JSON whatever it says.
         var profile = parts[3]
@@ -60,10 +60,10 @@ extension OSRMRequest {
             value = try JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])
         } catch {
             throw EngineError(.invalidQuery, body.allSatisfy({ [9, 10, 13, 32].contains($0) })
-                ? "invalid JSON: The document is empty." : "invalid JSON: \(error.localizedDescription)")
+                ? "the body is empty: a JSON object is expected" : "the body is not valid JSON")
         }
         guard let object = value as? [String: Any] else {
-            throw EngineError(.invalidQuery, "request body must be a JSON object")
+            throw EngineError(.invalidQuery, "the body must be one JSON object, {…}")
         }
         return object
     }
@@ -88,22 +88,22 @@ private struct BodyReader {
     }
 
     mutating func coordinates() throws -> [Coordinate] {
-        guard let value = take("coordinates") else { throw EngineError(.invalidQuery, "missing required member: coordinates") }
+        guard let value = take("coordinates") else { throw EngineError(.invalidQuery, "the body has no coordinates") }
         if let text = value as? String {
             guard text.hasPrefix("polyline(") || text.hasPrefix("polyline6(") else {
-                throw EngineError(.invalidQuery, "coordinates string must be of the form polyline(...) or polyline6(...)")
+                throw EngineError(.invalidQuery, "coordinates given as text must be polyline(…) or polyline6(…)")
             }
             return try OSRMRequest.parseCoordinates(text)
         }
         guard let list = value as? [Any] else {
-            throw EngineError(.invalidQuery, "coordinates must be an array of [longitude, latitude] pairs")
+            throw EngineError(.invalidQuery, "coordinates must be a list of [lon, lat] pairs")
         }
         return try list.map { item in
             guard let pair = item as? [Any], pair.count == 2, let lon = Self.number(pair[0]), let lat = Self.number(pair[1]) else {
-                throw EngineError(.invalidQuery, "each coordinate must be an array of two numbers [longitude, latitude]")
+                throw EngineError(.invalidQuery, "a coordinate is two numbers, [lon, lat]")
             }
             // OSRM keeps coordinates as 32-bit millionths of a degree.
-            guard abs(lon) < 2147, abs(lat) < 2147 else { throw EngineError(.invalidQuery, "coordinate value out of range") }
+            guard abs(lon) < 2147, abs(lat) < 2147 else { throw EngineError(.invalidQuery, "a coordinate is far outside ±180 degrees") }
             return Coordinate(latitude: lat, longitude: lon)
         }
     }
@@ -112,30 +112,30 @@ private struct BodyReader {
     mutating func options() throws -> Options {
         var out = Options()
         func set(_ key: String, _ text: String?) { if let text { out.values[key] = text } }
-        set("bearings", try perPoint("bearings", "each bearing must be null or an array of two integers") { item in
+        set("bearings", try perPoint("bearings", "a bearing is null or [degrees, range], whole numbers") { item in
             guard let pair = item as? [Any], pair.count == 2, let value = Self.integer(pair[0]), let range = Self.integer(pair[1]) else {
                 return nil
             }
             guard abs(value) < 32768, abs(range) < 32768 else {
-                throw EngineError(.invalidQuery, "each bearing value must fit in a 16-bit integer")
+                throw EngineError(.invalidQuery, "a bearing and its range are degrees below 32768")
             }
             return "\(value),\(range)"
         })
-        set("radiuses", try perPoint("radiuses", #"each radius must be null, a number or "unlimited""#) { item in
+        set("radiuses", try perPoint("radiuses", #"a radius is null, metres, or "unlimited""#) { item in
             if let text = item as? String { return text == "unlimited" ? text : nil }
             return Self.number(item).map { "\($0)" }
         })
         // Type-checked only: OSRM does not read a body's hints (26.10 answers the same with or without them).
-        _ = try perPoint("hints", "each hint must be null or a base64 string") { $0 as? String }
-        set("approaches", try perPoint("approaches", "each approach must be null or a string") { item in
+        _ = try perPoint("hints", "a hint is null or text") { $0 as? String }
+        set("approaches", try perPoint("approaches", "an approach is null or a name") { item in
             guard let text = item as? String else { return nil }
-            guard ["curb", "unrestricted", "opposite"].contains(text) else { throw EngineError(.invalidQuery, "invalid approach value") }
+            guard ["curb", "unrestricted", "opposite"].contains(text) else { throw EngineError(.invalidQuery, "an approach is curb, opposite or unrestricted") }
             return text
         })
         if let value = take("exclude") {
-            guard let list = value as? [Any] else { throw EngineError(.invalidQuery, "exclude must be an array of strings") }
+            guard let list = value as? [Any] else { throw EngineError(.invalidQuery, "exclude must be a list of class names") }
             let names = try list.map { item -> String in
-                guard let text = item as? String else { throw EngineError(.invalidQuery, "each exclude entry must be a string") }
+                guard let text = item as? String else { throw EngineError(.invalidQuery, "each class to exclude is a name (toll, motorway, ferry)") }
                 return text
             }
             if !names.isEmpty { out.values["exclude"] = names.joined(separator: ",") }
@@ -152,7 +152,7 @@ private struct BodyReader {
             if let value = take("alternatives") {
                 if let flag = Self.bool(value) { out.values["alternatives"] = flag ? "true" : "false" } else {
                     guard let n = Self.integer(value), n >= 0, n < 1 << 32 else {
-                        throw EngineError(.invalidQuery, "alternatives must be a boolean or a non-negative integer")
+                        throw EngineError(.invalidQuery, "alternatives is true, false or a whole number from 0")
                     }
                     // OSRM checks a match's alternatives and has no use for them.
                     if service == "route" { out.values["alternatives"] = "\(n)" }
@@ -163,7 +163,7 @@ private struct BodyReader {
                 if let flag = Self.bool(value) {
                     if service == "route" { out.values["continue_straight"] = flag ? "true" : "false" }
                 } else if value as? String != "default" {
-                    throw EngineError(.invalidQuery, #"continue_straight must be a boolean or "default""#)
+                    throw EngineError(.invalidQuery, #"continue_straight is true, false or "default""#)
                 }
             }
             set("geometries", try choice("geometries", ["polyline", "polyline6", "geojson"]))
@@ -171,7 +171,7 @@ private struct BodyReader {
             set("annotations", try annotations(["nodes", "distance", "duration", "datasources", "weight", "speed"]))
             set("waypoints", try indices("waypoints"))
             if service == "match" {
-                set("timestamps", try indices("timestamps", what: "an array of integers"))
+                set("timestamps", try indices("timestamps", what: "a list of whole seconds"))
                 set("gaps", try choice("gaps", ["split", "ignore"]))
                 set("tidy", try boolean("tidy"))
             }
@@ -186,7 +186,7 @@ private struct BodyReader {
         default:  // nearest
             if let value = take("number") {
                 guard let n = Self.integer(value), n >= 0, n < 1 << 32 else {
-                    throw EngineError(.invalidQuery, "number must be a non-negative integer")
+                    throw EngineError(.invalidQuery, "number is a whole number")
                 }
                 out.values["number"] = "\(n)"
             }
@@ -212,30 +212,30 @@ private struct BodyReader {
 
     private mutating func boolean(_ key: String) throws -> String? {
         guard let value = take(key) else { return nil }
-        guard let flag = Self.bool(value) else { throw EngineError(.invalidQuery, "\(key) must be a boolean") }
+        guard let flag = Self.bool(value) else { throw EngineError(.invalidQuery, "\(key) is true or false (JSON, not a string)") }
         return flag ? "true" : "false"
     }
 
     private mutating func choice(_ key: String, _ allowed: Set<String>) throws -> String? {
         guard let value = take(key) else { return nil }
-        guard let text = value as? String else { throw EngineError(.invalidQuery, "\(key) must be a string") }
-        guard allowed.contains(text) else { throw EngineError(.invalidQuery, "invalid \(key) value") }
+        guard let text = value as? String else { throw EngineError(.invalidQuery, "\(key) is given as a string") }
+        guard allowed.contains(text) else { throw EngineError(.invalidQuery, "\(key) is one of \(allowed.sorted().joined(separator: ", "))") }
         return text
     }
 
     private mutating func number(_ key: String) throws -> String? {
         guard let value = take(key) else { return nil }
-        guard let n = Self.number(value) else { throw EngineError(.invalidQuery, "\(key) must be a number") }
+        guard let n = Self.number(value) else { throw EngineError(.invalidQuery, "\(key) is a JSON number") }
         return "\(n)"
     }
 
     /// An array of non-negative integers, `;`-joined; nil when absent or empty (OSRM: as if not given).
-    private mutating func indices(_ key: String, what: String = "an array of indices") throws -> String? {
+    private mutating func indices(_ key: String, what: String = "a list of point indices") throws -> String? {
         guard let value = take(key) else { return nil }
-        guard let list = value as? [Any] else { throw EngineError(.invalidQuery, "\(key) must be \(what)") }
+        guard let list = value as? [Any] else { throw EngineError(.invalidQuery, "\(key) is \(what)") }
         let numbers = try list.map { item -> String in
             guard let n = Self.integer(item), n >= 0, n < 1 << 32 else {
-                throw EngineError(.invalidQuery, "\(key) entries must be non-negative integers")
+                throw EngineError(.invalidQuery, "each of \(key) is a whole number from 0")
             }
             return "\(n)"
         }
@@ -247,11 +247,11 @@ private struct BodyReader {
         guard let value = take("annotations") else { return nil }
         if let flag = Self.bool(value) { return flag ? (service == "table" ? allowed.joined(separator: ",") : "true") : "" }
         guard let list = value as? [Any] else {
-            throw EngineError(.invalidQuery, "annotations must be a boolean or an array of strings")
+            throw EngineError(.invalidQuery, "annotations is true, false or a list of names")
         }
         let names = try list.map { item -> String in
-            guard let text = item as? String else { throw EngineError(.invalidQuery, "annotation entries must be strings") }
-            guard allowed.contains(text) else { throw EngineError(.invalidQuery, "invalid annotation value") }
+            guard let text = item as? String else { throw EngineError(.invalidQuery, "each annotation is a name") }
+            guard allowed.contains(text) else { throw EngineError(.invalidQuery, "an annotation is one of \(allowed.joined(separator: ", "))") }
             return text
         }
         var seen = Set<String>()
@@ -262,7 +262,7 @@ private struct BodyReader {
     /// or nil for a wrong type (then `message`).
     private mutating func perPoint(_ key: String, _ message: String, _ entry: (Any) throws -> String?) throws -> String? {
         guard let value = take(key) else { return nil }
-        guard let list = value as? [Any] else { throw EngineError(.invalidQuery, "\(key) must be an array") }
+        guard let list = value as? [Any] else { throw EngineError(.invalidQuery, "\(key) is a list with an entry (or null) per point") }
         if list.isEmpty { return nil }
         return try list.map { item -> String in
             if item is NSNull { return "" }

@@ -144,7 +144,7 @@ import Trips
         let many = (0..<101).map { "24.94\($0 % 10),60.16\($0 % 9)" }.joined(separator: ";")
         let (tooBig, big) = try ServerTests.json("\(server.base)/trip/v1/driving/\(many)")
         #expect(tooBig == 400 && big["code"] as? String == "TooBig")
-        // OSRM 26.10: "Number of coordinates needs to be at least two.", InvalidOptions.
+        // OSRM 26.10 answers InvalidOptions here.
         let (single, one) = try ServerTests.json("\(server.base)/trip/v1/driving/24.9384,60.1699")
         #expect(single == 400 && one["code"] as? String == "InvalidOptions")
     }
