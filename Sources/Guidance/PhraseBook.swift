@@ -19,8 +19,8 @@ public enum GuidanceError: Error, CustomStringConvertible {
 }
 
 /// The words of one language, read from `Phrases/<language>.json`: adding a language is adding a file. The
-/// instruction table follows osrm-text-instructions' shape (type → modifier → form), so a step is worded the way
-/// OSRM's clients word it, with our own phrases where a maps app says more (lanes, "then", roundabout turns).
+/// instruction table is keyed as osrm-text-instructions chooses (type → modifier → form), so a step gets the kind of
+/// phrase OSRM's clients would pick; the sentences themselves are Wayfinder's own.
 public struct PhraseBook: Sendable {
     public let language: String
     /// Shared by the book's copies: a book is copied with each step it words, and four tables were four
@@ -284,12 +284,17 @@ public struct PhraseBook: Sendable {
         let exit = Self.firstEntry(step.pointee.exits)
         // Which of `forms` apply, by bit (a list of them was made for every step).
         var wanted: UInt8 = 1 << 6
-        if m.type == .arrive && step.pointee.waypointNumber != nil { wanted |= 1 }
-        if step.pointee.staysOn { wanted |= 1 << 1 }
-        if !destination.isEmpty && !exit.isEmpty { wanted |= 1 << 2 }
-        if !destination.isEmpty { wanted |= 1 << 3 }
-        if !exit.isEmpty { wanted |= 1 << 4 }
-        if !way.isEmpty && !step.pointee.staysOn { wanted |= 1 << 5 }
+        // A route that ends on the circle has no exit: the step says only that it goes onto it (the road it names
+        // is the circle's own).
+        let endsOnRing = (m.type == .roundabout || m.type == .rotary) && m.exit == nil
+        if !endsOnRing {
+            if m.type == .arrive && step.pointee.waypointNumber != nil { wanted |= 1 }
+            if step.pointee.staysOn { wanted |= 1 << 1 }
+            if !destination.isEmpty && !exit.isEmpty { wanted |= 1 << 2 }
+            if !destination.isEmpty { wanted |= 1 << 3 }
+            if !exit.isEmpty { wanted |= 1 << 4 }
+            if !way.isEmpty && !step.pointee.staysOn { wanted |= 1 << 5 }
+        }
         var template = ""
         search: for p in 0..<Self.prefixes.count where prefixes & (1 << p) != 0 {
             for k in 0..<Self.forms.count where wanted & (1 << k) != 0 {

@@ -455,7 +455,7 @@ extension StepAssembly {
                 if s.kind == .turn { steps[i].kind = .continueOn }
                 steps[i].staysOn = true
             } else if s.kind == .continueOn && s.modifier != .uturn && !s.label.isEmpty && s.mode == before.mode {
-                // A `continue` says the road stays the same (osrm-text-instructions words it "to stay on"); one
+                // A `continue` says the road stays the same (worded "still on"); one
                 // that collapsing left onto another road is a new name, or a turn.
                 steps[i].kind = s.modifier == .straight ? .newName : .turn
             }

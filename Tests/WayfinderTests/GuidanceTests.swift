@@ -79,13 +79,13 @@ import Testing
         #expect(kinds(try steps(graph, [w, map.position("h")])) == ["depart", "turn sharp right", "arrive"])
         #expect(kinds(try steps(graph, [w, map.position("e")])) == ["depart", "new name straight", "arrive"])
         let left = try texts(graph, [w, map.position("l")])
-        #expect(left.en == ["Head east on Approach", "Turn left onto Left Street", "You have arrived at your destination"])
+        #expect(left.en == ["Go east along Approach", "Turn left into Left Street", "Your destination is here"])
         #expect(left.zh == ["沿Approach向东出发", "左转进入Left Street", "您已到达目的地"])
         let sharp = try texts(graph, [w, map.position("h")])
-        #expect(sharp.en[1] == "Make a sharp right onto Hairpin Street")
+        #expect(sharp.en[1] == "Turn sharp right into Hairpin Street")
         #expect(sharp.zh[1] == "向右急转进入Hairpin Street")
         let ahead = try texts(graph, [w, map.position("e")])
-        #expect(ahead.en[1] == "Continue onto Ahead Street")
+        #expect(ahead.en[1] == "Carry on as the road becomes Ahead Street")
         #expect(ahead.zh[1] == "继续沿Ahead Street前行")
         let turn = try steps(graph, [w, map.position("l")])[1]
         #expect(turn.maneuver.bearingBefore == 90 && turn.maneuver.bearingAfter == 0)
@@ -130,7 +130,7 @@ import Testing
         let graph = try map.build().driving
         let result = try texts(graph, [map.position("a"), map.position("c")])
         #expect(kinds(try steps(graph, [map.position("a"), map.position("c")])) == ["depart", "arrive"])
-        #expect(result.en[0] == "Head east on Main")
+        #expect(result.en[0] == "Go east along Main")
         #expect(result.zh[0] == "沿Main向东出发")
         // Taking the minor road is the decision, and it is announced.
         #expect(kinds(try steps(graph, [map.position("a"), map.position("d")])).count == 3)
@@ -160,7 +160,7 @@ import Testing
         map.way("bc", ["highway": "residential", "name": "Second"])
         let result = try steps(try map.build().driving, [map.position("a"), map.position("c")])
         #expect(kinds(result) == ["depart", "new name straight", "arrive"])
-        #expect(result[1].instruction == "Continue onto Second")
+        #expect(result[1].instruction == "Carry on as the road becomes Second")
     }
 
     /// OSRM's suffix rule (a compass word more or less) and our abbreviation rule (`St`/`Street`): one street.
@@ -189,7 +189,7 @@ import Testing
         map.way("ef", ["highway": "primary", "name": "Hämeentie", "ref": "5"])
         let graph = try map.build().driving
         let result = try texts(graph, [map.position("a"), map.position("f")])
-        #expect(result.en == ["Head east on Hämeentie (5)", "You have arrived at your destination"])
+        #expect(result.en == ["Go east along Hämeentie (5)", "Your destination is here"])
         #expect(result.zh == ["沿Hämeentie（5）向东出发", "您已到达目的地"])
     }
 
@@ -211,7 +211,7 @@ import Testing
         let graph = try map.build().driving
         #expect(kinds(try steps(graph, [map.position("e"), map.position("a")])) == ["depart", "end of road left", "arrive"])
         let right = try texts(graph, [map.position("e"), map.position("c")])
-        #expect(right.en[1] == "At the end of the road, turn right onto Top Road")
+        #expect(right.en[1] == "Where the road ends, turn right into Top Road")
         #expect(right.zh[1] == "在道路尽头右转进入Top Road")
         // Starting on the stem's last block, nothing was passed: a plain turn.
         let near = map.position(between: "d", "b", at: 0.3)
@@ -230,7 +230,7 @@ import Testing
         let graph = try map.build().driving
         #expect(kinds(try steps(graph, [map.position("a"), map.position("c")])) == ["depart", "continue left", "arrive"])
         let result = try texts(graph, [map.position("a"), map.position("c")])
-        #expect(result.en[1] == "Turn left to stay on Main")
+        #expect(result.en[1] == "Turn left, still on Main")
         #expect(result.zh[1] == "左转，继续沿Main前行")
     }
 
@@ -244,7 +244,7 @@ import Testing
             let result = try steps(graph, [map.position("a"), map.position("d")])
             #expect(kinds(result).map { $0.split(separator: " ")[0] } == ["depart", "notification", "notification", "arrive"])
             #expect(result[1].mode == "ferry" && result[2].mode == (graph.mode == .driving ? "driving" : "walking"))
-            #expect(result[1].instruction == "Take the ferry Suomenlinna ferry")
+            #expect(result[1].instruction == "Board the ferry (Suomenlinna ferry)")
             #expect(try steps(graph, [map.position("a"), map.position("d")], language: "zh")[1].instruction == "乘坐渡轮（Suomenlinna ferry）")
         }
     }
@@ -259,7 +259,7 @@ import Testing
         #expect(kinds(result).map { $0.split(separator: " ")[0] } == ["depart", "notification", "notification", "arrive"])
         #expect(result[1].mode == "train" && result[2].mode == "driving")
         let text = try texts(graph, [map.position("a"), map.position("d")])
-        #expect(text.en[1] == "Take the train Autojuna")
+        #expect(text.en[1] == "Board the train (Autojuna)")
         #expect(text.zh[1] == "乘坐火车（Autojuna）")
         // OSRM's car profile calls it a ferry: so does compat=osrm.
         let route = try checkedRoute(graph, [map.position("a"), map.position("d")])
@@ -287,7 +287,7 @@ import Testing
     @Test func theRestOnFoot() throws {
         let map = try Self.laneBehindABollard()
         let engine = try Engine(directory: map.graphDirectory)
-        for (language, leave) in [("en", "Leave the car and continue on foot along Quiet Lane"), ("zh", "下车后沿Quiet Lane步行前往")] {
+        for (language, leave) in [("en", "Park here and walk the rest of the way along Quiet Lane"), ("zh", "下车后沿Quiet Lane步行前往")] {
             var query = RouteQuery(mode: .driving, points: [map.position("a"), map.position("d")])
             query.directions = DirectionsOptions(language: language)
             let answer = try engine.route(query)
@@ -324,7 +324,7 @@ import Testing
         let result = try steps(try map.build().driving, [map.position("a"), map.position("d")])
         #expect(kinds(result).contains("continue uturn"), "OSRM's dead-end U-turn: \(kinds(result))")
         #expect(kinds(result).filter { $0.contains("uturn") }.count == 1)
-        #expect(try #require(result.first { $0.maneuver.modifier == .uturn }).instruction.hasPrefix("Make a U-turn"))
+        #expect(try #require(result.first { $0.maneuver.modifier == .uturn }).instruction.hasPrefix("Do a U-turn"))
     }
 
     /// A U-turn across the gap of a divided road is one step, not two left turns.
@@ -339,7 +339,7 @@ import Testing
         let result = try texts(try map.build().driving, [map.position("c"), map.position("f")])
         #expect(kinds(try steps(try map.build().driving, [map.position("c"), map.position("f")]))
                     == ["depart", "continue uturn", "arrive"])
-        #expect(result.en[1] == "Make a U-turn and continue on Main")
+        #expect(result.en[1] == "Do a U-turn back along Main")
         #expect(result.zh[1] == "掉头，继续沿Main前行")
     }
 
@@ -362,7 +362,7 @@ import Testing
         #expect(kinds(result) == ["depart", "turn right", "arrive"])
         #expect(result[1].name == "Cross")
         let text = try texts(graph, [map.position("a"), map.position("e")])
-        #expect(text.en[1] == "Turn right onto Cross")
+        #expect(text.en[1] == "Turn right into Cross")
         #expect(text.zh[1] == "右转进入Cross")
     }
 
@@ -377,7 +377,7 @@ import Testing
         let graph = try map.build().driving
         let result = try texts(graph, [map.position("a"), map.position("f")])
         #expect(kinds(try steps(graph, [map.position("a"), map.position("f")])) == ["depart", "arrive"], "\(result.en)")
-        #expect(result.en[0] == "Head south on Side")
+        #expect(result.en[0] == "Go south along Side")
         #expect(result.zh[0] == "沿Side向南出发")
     }
 
@@ -468,11 +468,11 @@ import Testing
         #expect(result[1].maneuver.modifier == .right)
         #expect(result[1].name == road)
         let ordinal = ["1st", "2nd", "3rd", "4th"][exit - 1]
-        #expect(result[1].instruction == "Enter the roundabout and take the \(ordinal) exit onto \(road)")
+        #expect(result[1].instruction == "At the roundabout, take the \(ordinal) exit into \(road)")
         let zh = try steps(graph, [map.position("s"), map.position(destination)], language: "zh")
         #expect(zh[1].instruction == "进入环岛，从第\(exit)个出口驶出，进入\(road)")
         // The entry step named the road; the exit step does not say it again.
-        #expect(result[2].instruction == "Exit the roundabout" && result[2].name == road)
+        #expect(result[2].instruction == "Leave the roundabout" && result[2].name == road)
         #expect(zh[2].instruction == "驶出环岛")
     }
 
@@ -497,7 +497,7 @@ import Testing
         map.way("lw", ["highway": "primary", "name": "West Road"])
         let result = try steps(try map.build().driving, [map.position("s"), map.position("n")])
         #expect(result[1].maneuver.exit == 1, "East Road is no exit: North Road is the first")
-        #expect(result[1].instruction == "Enter the roundabout and take the 1st exit onto North Road")
+        #expect(result[1].instruction == "At the roundabout, take the 1st exit into North Road")
     }
 
     /// A named ring with a radius over 15 m whose name no arm carries is a rotary, announced by its name.
@@ -506,9 +506,21 @@ import Testing
         let result = try steps(graph, [map.position("s"), map.position("n")])
         #expect(result[1].maneuver.type == .rotary && result[2].maneuver.type == .exitRotary)
         #expect(result[1].rotaryName == "Central Circus")
-        #expect(result[1].instruction == "Enter Central Circus and take the 2nd exit onto North Road")
+        #expect(result[1].instruction == "At Central Circus, take the 2nd exit into North Road")
         let zh = try steps(graph, [map.position("s"), map.position("n")], language: "zh")
         #expect(zh[1].instruction == "进入Central Circus，从第2个出口驶出，进入North Road")
+    }
+
+    /// A route that ends on the circle takes no exit: the entry step is said alone, not "… exit onto" the circle.
+    @Test(arguments: [nil, "Central Circus"] as [String?])
+    func aRouteEndingOnTheRingSaysOnlyTheEntry(named: String?) throws {
+        let (map, graph) = try roundabout(named: named, size: 20)
+        let points = [map.position("s"), map.position("h")]
+        let en = try steps(graph, points), zh = try steps(graph, points, language: "zh")
+        #expect(kinds(en).map { $0.split(separator: " ")[0] } == ["depart", named == nil ? "roundabout" : "rotary", "arrive"])
+        #expect(en[1].maneuver.exit == nil)
+        #expect(en[1].instruction == (named.map { "Go onto \($0)" } ?? "Go onto the roundabout"))
+        #expect(zh[1].instruction == "进入" + (named ?? "环岛"))
     }
 
     /// `junction=circular` with a name is a rotary whatever its size.
@@ -539,7 +551,7 @@ import Testing
         #expect(kinds(result) == ["depart", "roundabout turn left", "arrive"], "one step, no exit step")
         #expect(result[1].maneuver.exit == 3)
         let text = try texts(graph, [map.position("s"), map.position("w")])
-        #expect(text.en[1] == "At the roundabout, turn left onto West Road")
+        #expect(text.en[1] == "Turn left at the roundabout into West Road")
         #expect(text.zh[1] == "在环岛左转进入West Road")
     }
 
@@ -560,8 +572,8 @@ import Testing
         #expect(result[1].exits == "12")
         #expect(result[1].destinations == "Porto, Braga")
         let text = try texts(graph, [map.position("a"), map.position("e")])
-        #expect(text.en[0] == "Head east on E18", "a motorway is known by its ref (osrm-text-instructions)")
-        #expect(text.en[1] == "Take exit 12 towards Porto")
+        #expect(text.en[0] == "Go east along E18", "a motorway is known by its ref (osrm-text-instructions)")
+        #expect(text.en[1] == "Leave at exit 12 for Porto")
         #expect(text.zh[1] == "从12号出口驶出，朝Porto方向行进")
     }
 
@@ -579,7 +591,7 @@ import Testing
         #expect(kinds(result).map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
                     == ["depart", "on ramp", "merge slight", "arrive"])
         let text = try texts(graph, [map.position("p"), map.position("c")])
-        #expect(text.en[2] == "Merge left onto Ring I")
+        #expect(text.en[2] == "Merge left into Ring I")
         #expect(text.zh[2] == "向左汇入Ring I")
     }
 
@@ -597,7 +609,7 @@ import Testing
         #expect(kinds(try steps(graph, [map.position("a"), map.position("x")])) == ["depart", "fork slight left", "arrive"])
         let right = try texts(graph, [map.position("a"), map.position("y")])
         #expect(kinds(try steps(graph, [map.position("a"), map.position("y")])) == ["depart", "fork slight right", "arrive"])
-        #expect(right.en[1] == "Keep right towards Braga")
+        #expect(right.en[1] == "Take the right fork for Braga")
         #expect(right.zh[1] == "在岔路口靠右，朝Braga方向行进")
     }
 
@@ -613,7 +625,7 @@ import Testing
         let graph = try map.build().driving
         #expect(kinds(try steps(graph, [map.position("a"), map.position("x")])) == ["depart", "fork slight left", "arrive"])
         let right = try texts(graph, [map.position("a"), map.position("y")])
-        #expect(right.en[1] == "Keep right onto Right Branch")
+        #expect(right.en[1] == "Take the right fork into Right Branch")
         #expect(right.zh[1] == "在岔路口靠右进入Right Branch")
     }
 
@@ -635,7 +647,7 @@ import Testing
         #expect(lanes.map(\.indications) == [["straight"], ["straight"], ["right"]])
         #expect(lanes.map(\.valid) == [false, false, true])
         let text = try texts(graph, [map.position("w"), map.position("s")])
-        #expect(text.en[1] == "Use the right lane to turn right onto South Road")
+        #expect(text.en[1] == "Get in the right lane and turn right into South Road")
         #expect(text.zh[1] == "使用右侧车道，右转进入South Road")
         // Straight on, the lanes are on the departure's intersection list, not a step.
         let ahead = try steps(graph, [map.position("w"), map.position("e")])
@@ -659,7 +671,7 @@ import Testing
         #expect(kinds(result) == ["depart", "use lane straight", "arrive"])
         #expect(result[1].lanes.map(\.valid) == [true, false, false])
         let text = try texts(graph, [map.position("w"), map.position("e")])
-        #expect(text.en[1] == "Keep left to continue straight" || text.en[1].hasPrefix("Use the left lane"), "\(text.en[1])")
+        #expect(text.en[1] == "Get in the left lane and keep going straight on Approach", "\(text.en[1])")
         #expect(text.zh[1].contains("左侧车道"), "\(text.zh[1])")
     }
 
@@ -722,12 +734,12 @@ import Testing
         let middle = map.position(between: "a", "b", at: 0.5)
         let south = Coordinate(latitude: middle.latitude - 10 / 111_195, longitude: middle.longitude)
         let north = Coordinate(latitude: middle.latitude + 10 / 111_195, longitude: middle.longitude)
-        #expect(try steps(graph, [map.position("a"), south]).last!.instruction == "You have arrived at your destination, on the right")
-        #expect(try steps(graph, [map.position("a"), north]).last!.instruction == "You have arrived at your destination, on the left")
+        #expect(try steps(graph, [map.position("a"), south]).last!.instruction == "Your destination is on the right")
+        #expect(try steps(graph, [map.position("a"), north]).last!.instruction == "Your destination is on the left")
         #expect(try steps(graph, [map.position("a"), south], language: "zh").last!.instruction == "您已到达目的地，目的地在右侧")
         let via = try steps(graph, [map.position("a"), middle, map.position("b")])
         #expect(via.filter { $0.maneuver.type == .arrive }.map(\.instruction)
-                    == ["You have arrived at your 1st destination", "You have arrived at your destination"])
+                    == ["Your 1st destination is here", "Your destination is here"])
         #expect(try steps(graph, [map.position("a"), middle, map.position("b")], language: "zh")
                     .first { $0.maneuver.type == .arrive }?.instruction == "您已到达第1个途经点")
     }
@@ -755,7 +767,7 @@ import Testing
         #expect(try steps(graph, points, language: "sv").map(\.name).prefix(2) == ["Mannerheimvägen", "Kaivokatu"])
         #expect(try steps(graph, points, language: "zh").map(\.name).prefix(2) == ["曼纳海姆路", "Kaivokatu"])
         #expect(try steps(graph, points, language: "en").map(\.name).prefix(2) == ["Mannerheimintie", "Kaivokatu"])
-        #expect(try steps(graph, points, language: "sv")[1].instruction == "Continue onto Kaivokatu", "no Swedish phrases: English")
+        #expect(try steps(graph, points, language: "sv")[1].instruction == "Carry on as the road becomes Kaivokatu", "no Swedish phrases: English")
         #expect(try steps(graph, points, language: "zh")[0].instruction == "沿曼纳海姆路向东出发")
     }
 
