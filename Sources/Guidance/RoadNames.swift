@@ -167,8 +167,9 @@ public enum RoadNames {
         let fromRef = osrm ? from.ref : from.plainRef, toRef = osrm ? to.ref : to.plainRef
         let refContained = fromRef.isEmpty || toRef.isEmpty || contains(fromRef, toRef) || contains(toRef, fromRef)
         let refRemoved = !from.ref.isEmpty && to.ref.isEmpty
-        // A named street whose ref changes (a road renumbered along the way) is still that street to a driver.
-        let sameNamedStreet = !osrm && !from.name.isEmpty && sameNames
+        // A named street whose ref changes (a road renumbered along the way) is still that street, to a driver and
+        // to OSRM (measured with osrm-routed on drawn maps: unannounced at a junction or between two ways alone).
+        let sameNamedStreet = !from.name.isEmpty && sameNames
         let obvious = (namesEmpty && refsEmpty) || (namesEqual && refContained) || (namesEqual && refsEmpty)
             || (refContained && nameRemoved) || (namesEqual && refRemoved) || sameNamedStreet
         let needs = (from.name.isEmpty && !from.ref.isEmpty && !to.name.isEmpty && to.ref.isEmpty)

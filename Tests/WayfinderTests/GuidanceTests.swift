@@ -1,6 +1,7 @@
 import Engine
 import Foundation
 import Guidance
+import HTTPService
 import RoadGraph
 import RouteFormats
 import Routing
@@ -177,6 +178,38 @@ import Testing
         #expect(RoadNames.same("Rua Doutor Alfredo Magalhães", "Rua do Doutor Alfredo de Magalhães"))
         #expect(!RoadNames.same("South Road", "East Road"))
         #expect(!RoadNames.same("Rua A", "Rua Alegria"))
+    }
+
+    /// A named street whose ref changes is not announced, by OSRM either; a road known by its ref alone is.
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func refChangesAsOSRM() throws {
+        func kinds(_ body: [String: Any]) -> [String] {
+            let legs = ((body["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]]) ?? []
+            return legs.flatMap { ($0["steps"] as? [[String: Any]]) ?? [] }.map { step in
+                let m = step["maneuver"] as? [String: Any] ?? [:]
+                return [m["type"] as? String, m["modifier"] as? String].compactMap { $0 }.joined(separator: " ")
+            }
+        }
+        for named in [true, false] {
+            let map = TestMap("""
+                a     b     c
+                      s
+                """, gridSize: 150)
+            var before = ["highway": "trunk", "ref": "A 44"], after = ["highway": "trunk", "ref": "IC 23"]
+            if named { (before["name"], after["name"]) = ("Via X", "Via X") }
+            map.way("ab", before)
+            map.way("bc", after)
+            map.way("bs", ["highway": "residential", "name": "Side"])
+            _ = try map.build()
+            let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+            let osrm = try OSRMOracle(map: map, profile: "car")
+            let request = "/route/v1/driving/\(OSRMCompatibilityTests.text(map.position("a")));"
+                + "\(OSRMCompatibilityTests.text(map.position("c")))?steps=true&overview=false"
+            let theirs = kinds(try osrm.json(request).object)
+            #expect(theirs == (named ? ["depart", "arrive"] : ["depart", "new name straight", "arrive"]))
+            #expect(kinds(try service.json(request + "&compat=osrm").object) == theirs, "named: \(named)")
+            #expect(kinds(try service.json(request).object) == theirs, "named: \(named)")
+        }
     }
 
     /// A bridge carrying its own name (and no ref) over a river is part of the street a driver is on.
