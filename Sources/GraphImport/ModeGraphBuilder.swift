@@ -674,14 +674,13 @@ struct ModeGraphBuilder {
     }
 
     /// The direction of travel on an arc as it leaves its tail, or as it arrives at its head (degrees from north).
+    /// The arc's road as perceived at a junction (OSRM's representative bearing, `edgeEnds`): leaving it at the
+    /// tail, or arriving along it at the head.
     private func bearing(ofArc arc: UInt32, atTail: Bool) -> Double {
         let packed = arrays.arcEdge[Int(arc)]
         let e = Int(packed >> 1), reversed = packed & 1 == 1
-        // From the junction end into the edge: the tail's end for leaving, the head's end (reversed) for arriving.
-        let away = Geo.bearing(intoLine: Int(arrays.edgeShapeStart[e])..<Int(arrays.edgeShapeStart[e + 1]),
-                               fromLast: atTail == reversed) {
-            Coordinate(fixedLatitude: arrays.shapeLatitudes[$0], fixedLongitude: arrays.shapeLongitudes[$0])
-        }
+        // The end the junction sees: the tail's end for leaving, the head's end (reversed) for arriving.
+        let away = arrays.edgeEnds[2 * e + (atTail == reversed ? 1 : 0)].bearing
         return atTail ? away : (away + 180).truncatingRemainder(dividingBy: 360)
     }
 

@@ -7,7 +7,7 @@ import Foundation
 /// segment and an `atan2`: 6 % of a route request with steps, 15 % of one without).
 /// `edgeEnds[2 * e]` is edge e seen from its first shape point, `edgeEnds[2 * e + 1]` from its last.
 public struct EdgeEnd: Sendable, Equatable {
-    /// Degrees, 0..<360: the bearing `perceivedLookahead` metres along the edge.
+    /// Degrees, 0..<360: the bearing a driver at the junction perceives (`PerceivedBearing`).
     public var bearing: Double
     /// Straight-line metres from the vertex to the edge's far end.
     public var reach: Double
@@ -15,9 +15,9 @@ public struct EdgeEnd: Sendable, Equatable {
     /// route travelling the whole edge this way adds up (the router's leg assembly reads it for every whole arc).
     public var shapeLength: Double
 
-    /// How far along a road its bearing is read: what a person sees of it from the junction, not the first metre
-    /// of drawing. Short for service roads and circles, long for motorways (OSRM's representative coordinate,
-    /// simplified); 1 m where only two roads meet.
+    /// How far along a road a plain lookahead reads its bearing, where OSRM reads one point at a fixed distance
+    /// (the arms of a small roundabout): short for service roads and circles, long for motorways; 1 m where only
+    /// two roads meet.
     public static func perceivedLookahead(_ roadClass: RoadClass, isLink: Bool, onRing: Bool, roadsHere: Int) -> Double {
         if roadsHere <= 2 { return 1 }
         if onRing { return 2 }
@@ -53,13 +53,14 @@ extension GraphArrays {
         shapeLongitudes.withUnsafeBufferPointer { slon in
         edgeShapeStart.withUnsafeBufferPointer { shapeStart in
         edgeClass.withUnsafeBufferPointer { classes in
+        edgeLanes.withUnsafeBufferPointer { lanes in
         edgeFlags.withUnsafeBufferPointer { flags in
         vertexEdgeStart.withUnsafeBufferPointer { start in
         vertexEdges.withUnsafeBufferPointer { entries in
             body(EdgeEndInputs(vertexLatitudes: vlat, vertexLongitudes: vlon, shapeLatitudes: slat, shapeLongitudes: slon,
-                               edgeShapeStart: shapeStart, edgeClass: classes, edgeFlags: flags, vertexEdgeStart: start,
-                               vertexEdges: entries))
-        }}}}}}}}}
+                               edgeShapeStart: shapeStart, edgeClass: classes, edgeLanes: lanes, edgeFlags: flags,
+                               vertexEdgeStart: start, vertexEdges: entries))
+        }}}}}}}}}}
     }
 }
 
@@ -67,24 +68,29 @@ private struct EdgeEndInputs: @unchecked Sendable {
     let vertexLatitudes: UnsafeBufferPointer<Int32>, vertexLongitudes: UnsafeBufferPointer<Int32>
     let shapeLatitudes: UnsafeBufferPointer<Int32>, shapeLongitudes: UnsafeBufferPointer<Int32>
     let edgeShapeStart: UnsafeBufferPointer<UInt32>
-    let edgeClass: UnsafeBufferPointer<UInt8>, edgeFlags: UnsafeBufferPointer<UInt8>
+    let edgeClass: UnsafeBufferPointer<UInt8>, edgeLanes: UnsafeBufferPointer<UInt8>, edgeFlags: UnsafeBufferPointer<UInt8>
     let vertexEdgeStart: UnsafeBufferPointer<UInt32>, vertexEdges: UnsafeBufferPointer<UInt32>
 
     func computeEnds(atVertex v: Int, into out: UnsafeMutableBufferPointer<EdgeEnd>) {
         let range = Int(vertexEdgeStart[v])..<Int(vertexEdgeStart[v + 1])
         let origin = Coordinate(fixedLatitude: vertexLatitudes[v], fixedLongitude: vertexLongitudes[v])
         let originCos = Geo.cosLatitude(origin)
+        let entries = vertexEdges[range]
+        // A graph drawn in code may have no lanes.
+        let lanesHere = edgeLanes.isEmpty ? 0 : Int(entries.lazy.map { self.edgeLanes[Int($0 >> 1)] }.max() ?? 0)
         let latitudes = shapeLatitudes, longitudes = shapeLongitudes
-        for entry in vertexEdges[range] {
+        for entry in entries {
             let edge = Int(entry >> 1), atEnd = entry & 1 == 1
             let flags = EdgeFlags(rawValue: edgeFlags[edge])
-            let lookahead = EdgeEnd.perceivedLookahead(
-                RoadClass(rawValue: edgeClass[edge]) ?? .other, isLink: flags.contains(.link),
-                onRing: flags.contains(.roundabout) || flags.contains(.circular), roadsHere: range.count)
             let shape = Int(edgeShapeStart[edge])..<Int(edgeShapeStart[edge + 1])
-            let bearing = Geo.bearing(intoLine: shape, fromLast: atEnd, lookahead: lookahead) {
+            let line = (atEnd ? Array(shape.reversed()) : Array(shape)).map {
                 Coordinate(fixedLatitude: latitudes[$0], fixedLongitude: longitudes[$0])
             }
+            let road = PerceivedBearing.Road(
+                roadClass: RoadClass(rawValue: edgeClass[edge]) ?? .other, isLink: flags.contains(.link),
+                onRing: flags.contains(.roundabout) || flags.contains(.circular), roadsHere: range.count,
+                lanesHere: lanesHere, isLoop: line.count > 2 && line[0] == line[line.count - 1])
+            let bearing = PerceivedBearing.bearing(along: line, road: road)
             let farIndex = atEnd ? shape.lowerBound : shape.upperBound - 1
             let far = Coordinate(fixedLatitude: latitudes[farIndex], fixedLongitude: longitudes[farIndex])
             var length = 0.0

@@ -106,8 +106,8 @@ import Testing
     }
 
     /// What the import stores of each edge end is, to the bit, what guidance and leg assembly would work out from
-    /// the shapes at query time: the perceived bearing with its lookahead, the distance to the far end, the length
-    /// summed from that end.
+    /// the shapes at query time: the perceived bearing (OSRM's representative point), the distance to the far end,
+    /// the length summed from that end.
     @Test(arguments: TravelMode.allCases)
     func edgeEndsAreWhatAJunctionWouldWorkOut(mode: TravelMode) throws {
         let graph = try RoadGraph(contentsOf: try graphFile(CommandLineTests.graph.1, mode))
@@ -117,17 +117,19 @@ import Testing
         for v in 0..<UInt32(graph.vertexCount) {
             let here = graph.edges(atVertex: v)
             let origin = graph.vertexCoordinate(v)
+            let lanesHere = here.map { Int(graph.edgeLanes[$0.edge]) }.max() ?? 0
             for (edge, atEnd) in here {
                 let end = graph.edgeEnds[2 * edge + (atEnd ? 1 : 0)]
                 let flags = graph.flags(ofEdge: edge)
-                let lookahead = EdgeEnd.perceivedLookahead(graph.roadClass(ofEdge: edge), isLink: flags.contains(.link),
-                                                           onRing: flags.contains(.roundabout) || flags.contains(.circular),
-                                                           roadsHere: here.count)
                 let shape = graph.shapeRange(ofEdge: edge)
                 let points = (atEnd ? Array(shape.reversed()) : Array(shape)).map { graph.shapePoint($0) }
+                let road = PerceivedBearing.Road(
+                    roadClass: graph.roadClass(ofEdge: edge), isLink: flags.contains(.link),
+                    onRing: flags.contains(.roundabout) || flags.contains(.circular), roadsHere: here.count,
+                    lanesHere: lanesHere, isLoop: points.count > 2 && points[0] == points[points.count - 1])
                 var length = 0.0
                 for k in 1..<points.count { length += Geo.osrmRulerDistance(points[k - 1], points[k]) }
-                #expect(end.bearing == graph.bearing(ofEdge: edge, leavingFromEnd: atEnd, lookahead: lookahead))
+                #expect(end.bearing == PerceivedBearing.bearing(along: points, road: road))
                 #expect(end.reach == Geo.distance(origin, points[points.count - 1]))
                 #expect(end.shapeLength == length)
                 checked += 1
