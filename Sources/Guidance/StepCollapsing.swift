@@ -4,8 +4,9 @@ import RoadGraph
 /// OSRM's query-time passes after the roundabouts: close maneuvers collapsed into the one a driver perceives,
 /// lanes anticipated, silent steps turned into intersections, short name changes dropped; then our own passes.
 extension StepAssembly {
-    /// Steps closer than this collapse into one maneuver (OSRM's `MAX_COLLAPSE_DISTANCE`).
-    static let collapseDistance = 30.0
+    /// Steps closer than this collapse into one maneuver: OSRM's profile setting, 30 m by car and 10 m on foot
+    /// (measured with osrm-routed: a name change 16 m after a turn is its own step on foot, one at 45 m is not by car).
+    var collapseDistance: Double { trip.travelMode == .walking ? 10 : 30 }
 
     // MARK: Collapsing
 
@@ -38,10 +39,10 @@ extension StepAssembly {
             && prior.mode == cur.mode && cur.noIntermediaryIntersections
     }
 
-    static func isUTurn(_ prior: DraftStep, _ cur: DraftStep, _ next: DraftStep) -> Bool {
+    static func isUTurn(_ prior: DraftStep, _ cur: DraftStep, _ next: DraftStep, within d: Double) -> Bool {
         guard preconditions(prior, cur, next), [.turn, .continueOn, .endOfRoad].contains(cur.kind),
               Self.bearingsAreReversed(Self.entryBearing(cur), Self.exitBearing(next)), Self.haveSameName(prior, next) else { return false }
-        let linkRoad = cur.distance <= 2 * Self.collapseDistance && cur.name.isEmpty && cur.label.isEmpty
+        let linkRoad = cur.distance <= 2 * d && cur.name.isEmpty && cur.label.isEmpty
             && !prior.label.name.isEmpty && !next.label.name.isEmpty && cur.noIntermediaryIntersections
         return cur.isShortAndUndisturbed || linkRoad || (next.allowedTurns == 1 && cur.noIntermediaryIntersections)
     }
@@ -71,10 +72,9 @@ extension StepAssembly {
     }
 
     /// The collapse for the turn `c` between the turns `p` and `n` (one step of OSRM's `collapseTurnInstructions`).
-    static func collapse(_ p: borrowing DraftStep, _ c: borrowing DraftStep, _ n: borrowing DraftStep) -> Collapse {
-        let d = collapseDistance
+    static func collapse(_ p: borrowing DraftStep, _ c: borrowing DraftStep, _ n: borrowing DraftStep, within d: Double) -> Collapse {
         if isStaggered(p, c, n) { return .staggered }
-        if isUTurn(p, c, n) { return .uTurn }
+        if isUTurn(p, c, n, within: d) { return .uTurn }
         if isNameOscillation(p, c, n) { return .nameOscillation }
         if (preconditions(p, c, n) && c.isShortAndUndisturbed && isNameChange(c) && n.hasTurnType && n.kind != .suppressed)
             || (preconditions(c, n) && c.isShortAndUndisturbed && c.allowedTurns > 1 && c.kind == .suppressed
@@ -92,7 +92,7 @@ extension StepAssembly {
         {
             return .combinedTurn
         }
-        if suppressedStraightBetweenTurns(p, c, n) { return .suppressedStraight }
+        if suppressedStraightBetweenTurns(p, c, n, within: d) { return .suppressedStraight }
         return .none
     }
 
@@ -104,7 +104,7 @@ extension StepAssembly {
 
     /// Reading `steps[i].field` on the array copied the whole step out first (three references retained and
     /// released), nine times a turn; the pass reads through a buffer pointer and copies a step only to act.
-    static func visit(_ s: UnsafeBufferPointer<DraftStep>, _ cur: Int) -> CollapseVisit {
+    static func visit(_ s: UnsafeBufferPointer<DraftStep>, _ cur: Int, within d: Double) -> CollapseVisit {
         let kind = s[cur].kind
         if kind.entersRing || kind.staysOnRing { return .skip }
         guard s[cur].hasTurnType, !s[cur].isWaypoint else { return .skip }
@@ -116,10 +116,10 @@ extension StepAssembly {
         // Most turns are silent passes far from the next one, where no case can apply: each case needs the step
         // to be a turn, a continue, an end of road or a name change (u-turns, oscillations), or at most twice the
         // collapse distance long (all others). Such a step is let be without copying three steps to ask.
-        if s[cur].distance > 2 * collapseDistance && !Self.mayCollapseAtAnyLength(kind) {
+        if s[cur].distance > 2 * d && !Self.mayCollapseAtAnyLength(kind) {
             return .turn(prev: prev, next: next, .none)
         }
-        return .turn(prev: prev, next: next, collapse(s[prev], s[cur], s[next]))
+        return .turn(prev: prev, next: next, collapse(s[prev], s[cur], s[next], within: d))
     }
 
     /// The kinds a step of any length may collapse as (`isUTurn`, `isNameOscillation`).
@@ -129,11 +129,12 @@ extension StepAssembly {
 
     mutating func collapseTurns() {
         guard steps.count > 2 else { return }
+        let d = collapseDistance
         var cur = 1
         turns: while cur + 1 < steps.count {
             defer { cur += 1 }
             let prev: Int, next: Int, collapse: Collapse
-            switch steps.withUnsafeBufferPointer({ Self.visit($0, cur) }) {
+            switch steps.withUnsafeBufferPointer({ Self.visit($0, cur, within: d) }) {
             case .skip: continue
             case .stop: break turns
             case .sliproad:
@@ -172,8 +173,8 @@ extension StepAssembly {
             let (doubleChoiceless, newNext) = steps.withUnsafeBufferPointer { s in
                 let newNext = Self.nextTurn(s, after: cur)
                 // `doubleChoiceless` needs a step under 1.5 times the collapse distance.
-                return (!s[cur].invalid && newNext < s.count && !s[newNext].isWaypoint && s[cur].distance < 1.5 * Self.collapseDistance
-                        && Self.doubleChoiceless(s[cur], s[newNext]), newNext)
+                return (!s[cur].invalid && newNext < s.count && !s[newNext].isWaypoint && s[cur].distance < 1.5 * d
+                        && Self.doubleChoiceless(s[cur], s[newNext], within: d), newNext)
             }
             if doubleChoiceless {
                 let prior = steps[previousTurn(before: cur)]
@@ -185,7 +186,7 @@ extension StepAssembly {
                 let kind = s[prior].kind
                 guard !s[prior].isWaypoint && !s[cur].invalid && !s[prior].invalid,
                       kind == .turn || kind == .continueOn || kind == .endOfRoad else { return (false, prior) }
-                return (Self.isUTurn(s[Self.previousTurn(s, before: prior)], s[prior], s[cur]), prior)
+                return (Self.isUTurn(s[Self.previousTurn(s, before: prior)], s[prior], s[cur], within: d), prior)
             }
             if uTurn {
                 combine(prior, cur) { at, _ in at.kind = .continueOn; at.modifier = .uturn }
@@ -201,9 +202,8 @@ extension StepAssembly {
         return (c.isShortAndUndisturbed || strong || choiceless) && isNameChange(n) && c.hasTurnType && c.kind != .suppressed
     }
 
-    static func suppressedStraightBetweenTurns(_ p: DraftStep, _ c: DraftStep, _ n: DraftStep) -> Bool {
+    static func suppressedStraightBetweenTurns(_ p: DraftStep, _ c: DraftStep, _ n: DraftStep, within d: Double) -> Bool {
         guard preconditions(p, c, n), !p.isWaypoint else { return false }
-        let d = Self.collapseDistance
         let shortEnough = p.distance < 0.8 * d && c.distance < 0.8 * d
         let similar = (p.distance < 5 && c.distance < 5) || min(p.distance, c.distance) / max(p.distance, c.distance) > 0.75
         let types = c.kind == .suppressed && c.modifier == .straight && (p.kind == .turn || p.kind == .continueOn)
@@ -212,10 +212,10 @@ extension StepAssembly {
         return shortEnough && similar && types && total > 40 && total < 320
     }
 
-    static func doubleChoiceless(_ c: DraftStep, _ n: DraftStep) -> Bool {
+    static func doubleChoiceless(_ c: DraftStep, _ n: DraftStep, within d: Double) -> Bool {
         guard preconditions(c, n) else { return false }
         return n.allowedTurns == 1 && c.intersections.count == 2 && c.intersections[1].roads.count(where: \.entry) == 1
-            && c.distance < 1.5 * Self.collapseDistance
+            && c.distance < 1.5 * d
     }
 
     /// A slip road and the turn at its end are one turn, said where the slip road leaves.
