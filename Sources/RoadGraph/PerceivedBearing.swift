@@ -37,9 +37,11 @@ public struct PerceivedBearing {
 
     /// Degrees, 0..<360, from the junction (`line[0]`) along the road's line to the next junction.
     public static func bearing(along line: [Coordinate], road: Road) -> Double {
+        // OSRM holds coordinates in millionths of a degree; over the 2 m it reads round a ring, that alone moves a
+        // bearing by degrees.
         var points: [Coordinate] = []
         points.reserveCapacity(line.count)
-        for p in line where points.last != p { points.append(p) }
+        for p in line.lazy.map(micro) where points.last != p { points.append(p) }
         guard points.count >= 2 else { return 0 }
         return Geo.bearing(from: points[0], to: representativePoint(points, road))
     }
@@ -120,8 +122,19 @@ public struct PerceivedBearing {
         return c[c.count - 1]
     }
 
+    /// The point a fraction `t` of the way from a to b, cut to millionths of a degree towards zero (OSRM's integer
+    /// interpolation).
     static func interpolate(_ a: Coordinate, _ b: Coordinate, _ t: Double) -> Coordinate {
-        Coordinate(latitude: a.latitude + (b.latitude - a.latitude) * t, longitude: a.longitude + (b.longitude - a.longitude) * t)
+        func along(_ x: Double, _ y: Double) -> Double {
+            let (xm, ym) = ((x * 1e6).rounded(), (y * 1e6).rounded())
+            return (xm + (ym - xm) * t).rounded(.towardZero) / 1e6
+        }
+        return Coordinate(latitude: along(a.latitude, b.latitude), longitude: along(a.longitude, b.longitude))
+    }
+
+    /// A coordinate rounded to millionths of a degree.
+    static func micro(_ p: Coordinate) -> Coordinate {
+        Coordinate(latitude: (p.latitude * 1e6).rounded() / 1e6, longitude: (p.longitude * 1e6).rounded() / 1e6)
     }
 
     /// Each segment's own length, `[0, d1, d2, …]`.
@@ -180,15 +193,20 @@ public struct PerceivedBearing {
         let squared = dx * dx + dy * dy
         guard squared > 0 else { return a }
         let t = min(1, max(0, ((p.longitude - a.longitude) * dx + (p.latitude - a.latitude) * dy) / squared))
-        return Coordinate(latitude: a.latitude + t * dy, longitude: a.longitude + t * dx)
+        return micro(Coordinate(latitude: a.latitude + t * dy, longitude: a.longitude + t * dx))
     }
 
     /// `head` moved back by nine tenths of the way from the junction to `base`: the direction of the line through
     /// base and head, seen from the junction.
     static func corrected(_ node: Coordinate, base: Coordinate, head: Coordinate) -> Coordinate {
         guard Geo.osrmRulerDistance(base, head) >= 2 else { return head }
-        return Coordinate(latitude: head.latitude - 0.9 * (base.latitude - node.latitude),
-                          longitude: head.longitude - 0.9 * (base.longitude - node.longitude))
+        // In whole millionths, the nine tenths cut towards zero, as OSRM computes it.
+        func moved(_ h: Double, _ b: Double, _ n: Double) -> Double {
+            let (hm, bm, nm) = (Int((h * 1e6).rounded()), Int((b * 1e6).rounded()), Int((n * 1e6).rounded()))
+            return Double(hm - 90 * (bm - nm) / 100) / 1e6
+        }
+        return Coordinate(latitude: moved(head.latitude, base.latitude, node.latitude),
+                          longitude: moved(head.longitude, base.longitude, node.longitude))
     }
 
     /// A least-squares line through points every metre along the first 40 m of `c`; returns the line's nearest
@@ -231,7 +249,7 @@ public struct PerceivedBearing {
         let x0 = xs.min()! - 0.00001, x1 = xs.max()! + 0.00001
         func unturned(_ x: Double) -> Coordinate {
             let y = slope * x + intercept
-            return steep ? Coordinate(latitude: x, longitude: -y) : Coordinate(latitude: y, longitude: x)
+            return micro(steep ? Coordinate(latitude: x, longitude: -y) : Coordinate(latitude: y, longitude: x))
         }
         return (unturned(x0), unturned(x1))
     }
