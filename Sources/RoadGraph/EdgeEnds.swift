@@ -34,76 +34,102 @@ extension GraphArrays {
     public mutating func computeEdgeEnds() {
         let vertices = vertexLatitudes.count
         var ends = [EdgeEnd](repeating: EdgeEnd(bearing: 0, reach: 0, shapeLength: 0), count: 2 * edgeLength.count)
-        withUnsafeArrays { graph in
-            ends.withUnsafeMutableBufferPointer { out in
-                // Each edge end is listed at one vertex, so ranges of vertices write disjoint slots.
-                parallelChunks(vertices) { range in
-                    for v in range { graph.computeEnds(atVertex: v, into: out) }
-                }
+        var vertexAt: [UInt64: UInt32] = [:]
+        vertexAt.reserveCapacity(vertices)
+        for v in 0..<vertices { vertexAt[Self.key(vertexLatitudes[v], vertexLongitudes[v])] = UInt32(v) }
+        let reader = EdgeEndReader(graph: self, vertexAt: vertexAt)
+        ends.withUnsafeMutableBufferPointer { out in
+            // Each edge end is listed at one vertex, so ranges of vertices write disjoint slots.
+            parallelChunks(vertices) { range in
+                for v in range { reader.computeEnds(atVertex: v, into: out) }
             }
         }
         edgeEnds = ends
     }
 
-    /// The arrays `computeEdgeEnds` reads, as buffers that threads may share.
-    private func withUnsafeArrays(_ body: (EdgeEndInputs) -> Void) {
-        vertexLatitudes.withUnsafeBufferPointer { vlat in
-        vertexLongitudes.withUnsafeBufferPointer { vlon in
-        shapeLatitudes.withUnsafeBufferPointer { slat in
-        shapeLongitudes.withUnsafeBufferPointer { slon in
-        edgeShapeStart.withUnsafeBufferPointer { shapeStart in
-        edgeClass.withUnsafeBufferPointer { classes in
-        edgeLanes.withUnsafeBufferPointer { lanes in
-        edgeFlags.withUnsafeBufferPointer { flags in
-        vertexEdgeStart.withUnsafeBufferPointer { start in
-        vertexEdges.withUnsafeBufferPointer { entries in
-            body(EdgeEndInputs(vertexLatitudes: vlat, vertexLongitudes: vlon, shapeLatitudes: slat, shapeLongitudes: slon,
-                               edgeShapeStart: shapeStart, edgeClass: classes, edgeLanes: lanes, edgeFlags: flags,
-                               vertexEdgeStart: start, vertexEdges: entries))
-        }}}}}}}}}}
+    static func key(_ latitude: Int32, _ longitude: Int32) -> UInt64 {
+        UInt64(UInt32(bitPattern: latitude)) << 32 | UInt64(UInt32(bitPattern: longitude))
     }
 }
 
-private struct EdgeEndInputs: @unchecked Sendable {
-    let vertexLatitudes: UnsafeBufferPointer<Int32>, vertexLongitudes: UnsafeBufferPointer<Int32>
-    let shapeLatitudes: UnsafeBufferPointer<Int32>, shapeLongitudes: UnsafeBufferPointer<Int32>
-    let edgeShapeStart: UnsafeBufferPointer<UInt32>
-    let edgeClass: UnsafeBufferPointer<UInt8>, edgeLanes: UnsafeBufferPointer<UInt8>, edgeFlags: UnsafeBufferPointer<UInt8>
-    let vertexEdgeStart: UnsafeBufferPointer<UInt32>, vertexEdges: UnsafeBufferPointer<UInt32>
+/// Reads the graph's arrays, which threads may share, to work out edge ends.
+private struct EdgeEndReader: @unchecked Sendable {
+    let graph: GraphArrays
+    /// The vertex at each vertex position.
+    let vertexAt: [UInt64: UInt32]
+
+    func point(_ i: Int) -> Coordinate {
+        Coordinate(fixedLatitude: graph.shapeLatitudes[i], fixedLongitude: graph.shapeLongitudes[i])
+    }
+
+    /// The edge's shape from one end.
+    func points(ofEdge edge: Int, fromLast: Bool) -> [Coordinate] {
+        let shape = Int(graph.edgeShapeStart[edge])..<Int(graph.edgeShapeStart[edge + 1])
+        return (fromLast ? Array(shape.reversed()) : Array(shape)).map(point)
+    }
+
+    /// The road from a junction as OSRM sees it: the edge, continued through vertices where it only meets the next
+    /// piece of the same road (a way's end, where the next way has the same name, ref, class, lanes and one-way
+    /// rule). OSRM joins such pieces into one edge and reads the bearing along the whole.
+    func road(ofEdge edge: Int, fromLast: Bool) -> [Coordinate] {
+        var line = points(ofEdge: edge, fromLast: fromLast)
+        var current = edge, currentFromLast = fromLast
+        var walked = 0.0
+        for k in 1..<line.count { walked += Geo.osrmRulerDistance(line[k - 1], line[k]) }
+        // Far enough for the longest stretch the bearing reads (40 m plus eight lanes of motorway).
+        for _ in 0..<64 where walked < 120 {
+            let far = currentFromLast ? Int(graph.edgeShapeStart[current]) : Int(graph.edgeShapeStart[current + 1]) - 1
+            guard let v = vertexAt[GraphArrays.key(graph.shapeLatitudes[far], graph.shapeLongitudes[far])] else { break }
+            let range = Int(graph.vertexEdgeStart[Int(v)])..<Int(graph.vertexEdgeStart[Int(v) + 1])
+            guard range.count == 2,
+                  let next = graph.vertexEdges[range].first(where: { Int($0 >> 1) != current }) else { break }
+            let nextEdge = Int(next >> 1), nextFromLast = next & 1 == 1
+            guard nextEdge != edge, sameRoad(current, leftAtStart: !currentFromLast, nextEdge, enteredAtStart: !nextFromLast)
+            else { break }
+            let more = points(ofEdge: nextEdge, fromLast: nextFromLast)
+            for k in 1..<more.count { walked += Geo.osrmRulerDistance(more[k - 1], more[k]) }
+            line += more.dropFirst()
+            (current, currentFromLast) = (nextEdge, nextFromLast)
+        }
+        return line
+    }
+
+    /// Two edges that meet end to end are one road: the same labels, class, lanes and flags, and the same
+    /// directions allowed along the line through them.
+    func sameRoad(_ a: Int, leftAtStart aForward: Bool, _ b: Int, enteredAtStart bForward: Bool) -> Bool {
+        guard graph.edgeClass[a] == graph.edgeClass[b], graph.edgeFlags[a] == graph.edgeFlags[b],
+              graph.edgeLabel[a] == graph.edgeLabel[b], graph.edgeRef[a] == graph.edgeRef[b],
+              graph.edgeLanes.isEmpty || graph.edgeLanes[a] == graph.edgeLanes[b] else { return false }
+        // Travelling away from the junction along a means travelling a forward when a is read from its start.
+        func directions(_ e: Int, forward: Bool) -> (Bool, Bool) {
+            let (f, r) = (graph.edgeForwardArc[e] != noIndex, graph.edgeBackwardArc[e] != noIndex)
+            return forward ? (f, r) : (r, f)
+        }
+        return directions(a, forward: aForward) == directions(b, forward: bForward)
+    }
 
     func computeEnds(atVertex v: Int, into out: UnsafeMutableBufferPointer<EdgeEnd>) {
-        let range = Int(vertexEdgeStart[v])..<Int(vertexEdgeStart[v + 1])
-        let origin = Coordinate(fixedLatitude: vertexLatitudes[v], fixedLongitude: vertexLongitudes[v])
+        let range = Int(graph.vertexEdgeStart[v])..<Int(graph.vertexEdgeStart[v + 1])
+        let origin = Coordinate(fixedLatitude: graph.vertexLatitudes[v], fixedLongitude: graph.vertexLongitudes[v])
         let originCos = Geo.cosLatitude(origin)
-        let entries = vertexEdges[range]
+        let entries = graph.vertexEdges[range]
         // A graph drawn in code may have no lanes.
-        let lanesHere = edgeLanes.isEmpty ? 0 : Int(entries.lazy.map { self.edgeLanes[Int($0 >> 1)] }.max() ?? 0)
-        let latitudes = shapeLatitudes, longitudes = shapeLongitudes
+        let lanesHere = graph.edgeLanes.isEmpty ? 0 : Int(entries.lazy.map { graph.edgeLanes[Int($0 >> 1)] }.max() ?? 0)
         for entry in entries {
             let edge = Int(entry >> 1), atEnd = entry & 1 == 1
-            let flags = EdgeFlags(rawValue: edgeFlags[edge])
-            let shape = Int(edgeShapeStart[edge])..<Int(edgeShapeStart[edge + 1])
-            let line = (atEnd ? Array(shape.reversed()) : Array(shape)).map {
-                Coordinate(fixedLatitude: latitudes[$0], fixedLongitude: longitudes[$0])
-            }
+            let flags = EdgeFlags(rawValue: graph.edgeFlags[edge])
+            let line = points(ofEdge: edge, fromLast: atEnd)
+            let along = range.count > 2 ? road(ofEdge: edge, fromLast: atEnd) : line
             let road = PerceivedBearing.Road(
-                roadClass: RoadClass(rawValue: edgeClass[edge]) ?? .other, isLink: flags.contains(.link),
+                roadClass: RoadClass(rawValue: graph.edgeClass[edge]) ?? .other, isLink: flags.contains(.link),
                 onRing: flags.contains(.roundabout) || flags.contains(.circular), roadsHere: range.count,
                 lanesHere: lanesHere, isLoop: line.count > 2 && line[0] == line[line.count - 1])
-            let bearing = PerceivedBearing.bearing(along: line, road: road)
-            let farIndex = atEnd ? shape.lowerBound : shape.upperBound - 1
-            let far = Coordinate(fixedLatitude: latitudes[farIndex], fixedLongitude: longitudes[farIndex])
             var length = 0.0
-            var previous = Coordinate(fixedLatitude: latitudes[shape.lowerBound], fixedLongitude: longitudes[shape.lowerBound])
-            if atEnd { previous = Coordinate(fixedLatitude: latitudes[shape.upperBound - 1], fixedLongitude: longitudes[shape.upperBound - 1]) }
             // Measured as the import measured it (OSRM's ruler): a route's length is the sum of these.
-            for k in 1..<shape.count {
-                let i = atEnd ? shape.upperBound - 1 - k : shape.lowerBound + k
-                let point = Coordinate(fixedLatitude: latitudes[i], fixedLongitude: longitudes[i])
-                length += Geo.osrmRulerDistance(previous, point)
-                previous = point
-            }
-            out[Int(entry)] = EdgeEnd(bearing: bearing, reach: Geo.distance(origin, far, cosLatitudeA: originCos), shapeLength: length)
+            for k in 1..<line.count { length += Geo.osrmRulerDistance(line[k - 1], line[k]) }
+            out[Int(entry)] = EdgeEnd(bearing: PerceivedBearing.bearing(along: along, road: road),
+                                      reach: Geo.distance(origin, line[line.count - 1], cosLatitudeA: originCos),
+                                      shapeLength: length)
         }
     }
 }

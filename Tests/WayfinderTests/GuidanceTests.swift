@@ -180,16 +180,18 @@ import Testing
         #expect(!RoadNames.same("Rua A", "Rua Alegria"))
     }
 
+    /// "type modifier" of each step of an OSRM JSON answer.
+    func stepKinds(_ body: [String: Any]) -> [String] {
+        let legs = ((body["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]]) ?? []
+        return legs.flatMap { ($0["steps"] as? [[String: Any]]) ?? [] }.map { step in
+            let m = step["maneuver"] as? [String: Any] ?? [:]
+            return [m["type"] as? String, m["modifier"] as? String].compactMap { $0 }.joined(separator: " ")
+        }
+    }
+
     /// A named street whose ref changes is not announced, by OSRM either; a road known by its ref alone is.
     @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
     func refChangesAsOSRM() throws {
-        func kinds(_ body: [String: Any]) -> [String] {
-            let legs = ((body["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]]) ?? []
-            return legs.flatMap { ($0["steps"] as? [[String: Any]]) ?? [] }.map { step in
-                let m = step["maneuver"] as? [String: Any] ?? [:]
-                return [m["type"] as? String, m["modifier"] as? String].compactMap { $0 }.joined(separator: " ")
-            }
-        }
         for named in [true, false] {
             let map = TestMap("""
                 a     b     c
@@ -205,10 +207,10 @@ import Testing
             let osrm = try OSRMOracle(map: map, profile: "car")
             let request = "/route/v1/driving/\(OSRMCompatibilityTests.text(map.position("a")));"
                 + "\(OSRMCompatibilityTests.text(map.position("c")))?steps=true&overview=false"
-            let theirs = kinds(try osrm.json(request).object)
+            let theirs = stepKinds(try osrm.json(request).object)
             #expect(theirs == (named ? ["depart", "arrive"] : ["depart", "new name straight", "arrive"]))
-            #expect(kinds(try service.json(request + "&compat=osrm").object) == theirs, "named: \(named)")
-            #expect(kinds(try service.json(request).object) == theirs, "named: \(named)")
+            #expect(stepKinds(try service.json(request + "&compat=osrm").object) == theirs, "named: \(named)")
+            #expect(stepKinds(try service.json(request).object) == theirs, "named: \(named)")
         }
     }
 
