@@ -3,7 +3,7 @@
 
     scripts/compare_osrm.py --extract FILE.osm.pbf [--mode driving|walking] [--pairs 200] [--seed 1]
         [--options compat=osrm] [--import-options '--compat osrm'] [--radius 25] [--show N] [--json OUT]
-        [--wayfinder BIN] [--osrm-bin DIR] [--work DIR]
+        [--bbox W,S,E,N] [--wayfinder BIN] [--osrm-bin DIR] [--work DIR]
 
 Builds and serves both engines as scripts/osrm_diff.py does (same cache), routes each pair with steps on both, and
 keeps the pairs where both drive the same road (route lengths within 1 %). For every OSRM maneuver but depart and
@@ -127,6 +127,8 @@ def main():
     ap.add_argument("--show", type=int, default=0, metavar="N", help="places listed per disagreement")
     ap.add_argument("--top", type=int, default=25, help="disagreements listed")
     ap.add_argument("--json", metavar="OUT", help="write the figures and every pair here")
+    ap.add_argument("--bbox", help="west,south,east,north to draw points in (default: the graph's bounds; for an "
+                    "extract with stray far-away data)")
     ap.add_argument("--wayfinder", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".build",
                                                         "release", "wayfinder"))
     ap.add_argument("--osrm-bin", help="directory with osrm-extract/-contract/-routed (default: install-osrm.sh)")
@@ -140,6 +142,8 @@ def main():
     rng = random.Random(args.seed)
     try:
         osrm, wf, box = osrm_diff.setup(args)
+        if args.bbox:
+            box = tuple(float(x) for x in args.bbox.split(","))
         atexit.register(shutil.rmtree, args.logs, True)
         points = osrm_diff.road_points(osrm, args.mode, box, 2 * args.pairs, rng)
     except osrm_diff.SetupError as e:
