@@ -79,7 +79,7 @@ struct ModeGraphBuilder {
         if profile.mode == .walking && profile.compatibility == .wayfinder { addAreaCrossings() }
         buildArcs()
         buildVertexEdges()
-        arrays.computeEdgeEnds()
+        arrays.computeEdgeEnds(classesPart: profile.mode == .driving)
         var transitions = buildTransitions(viaNodeRules: restrictions.filter { $0.isViaNode })
         applyViaWayRestrictions(restrictions.filter { !$0.isViaNode }, transitions: &transitions)
         arrays.transitionWeight = turnWeights(transitions)

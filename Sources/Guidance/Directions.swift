@@ -146,7 +146,10 @@ extension GuidanceStep {
                                 exit: draft.exit > 0 ? draft.exit : nil)
         let coordinates = type == .arrive ? [location, location] : Array(legCoordinates[draft.first...draft.last])
         self.init(maneuver: maneuver, name: draft.name, ref: draft.label.ref, mode: draft.mode.rawValue, distance: draft.distance,
-                  duration: draft.duration, coordinates: coordinates, intersections: draft.intersections)
+                  duration: draft.duration, coordinates: coordinates,
+                  intersections: draft.intersections.dropFirst().contains(where: \.joinsOneRoad)
+                      ? draft.intersections.enumerated().filter { $0.offset == 0 || !$0.element.joinsOneRoad }.map(\.element)
+                      : draft.intersections)
         pronunciation = draft.label.pronunciation
         destinations = draft.destinations
         exits = draft.label.exits

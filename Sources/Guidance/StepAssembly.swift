@@ -248,7 +248,7 @@ struct StepAssembly {
             }
         }
         return Intersection(location: j.pointee.location, roads: ordered, inIndex: inIndex, outIndex: outIndex,
-                            lanes: lanes, classes: classes)
+                            lanes: lanes, classes: classes, joinsOneRoad: j.pointee.joinsOneRoad)
     }
 
     // MARK: Post-processing

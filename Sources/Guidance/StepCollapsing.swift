@@ -339,7 +339,7 @@ extension StepAssembly {
                     suppress(i, into: last)
                 }
             } else if !kind.isSilent || isWaypoint {
-                if kind == .endOfRoad && steps[last].intersections.count < 2 {
+                if kind == .endOfRoad && steps[last].intersections.count(where: { !$0.joinsOneRoad }) < 2 {
                     let s = steps[i]
                     let same = !s.label.isEmpty && !RoadNames.requiresAnnouncement(from: steps[last].label, to: s.label)
                     steps[i].kind = same ? .continueOn : .turn

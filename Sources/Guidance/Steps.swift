@@ -74,6 +74,8 @@ public struct Intersection: Sendable {
     public var outIndex: Int?
     public var lanes: [Lane] = []
     public var classes: ArcClasses = []
+    /// Where two pieces of one road meet: OSRM lists no intersection there, and neither do the steps.
+    var joinsOneRoad = false
 
     /// OSRM's `bearings`: each road's bearing leaving the junction, degrees clockwise from north.
     public var bearings: [Int] { roads.map(\.bearing) }

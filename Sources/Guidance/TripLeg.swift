@@ -146,6 +146,8 @@ public struct TripJunction: Sendable {
     public var approachLanes: [[String]]
     /// How the circle at this junction is announced, if there is one.
     var ring: RingKind?
+    /// Two pieces of one road meet here and nothing else: OSRM has no junction here (`RoadGraph.joinsOneRoad`).
+    var joinsOneRoad = false
 
     var takenRoad: TripRoad { roads[taken] }
     var enterable: [TripRoad] { roads.filter(\.entryAllowed) }
@@ -439,6 +441,7 @@ struct TripLegReader {
         var junction = TripJunction(location: location, vertex: v, roads: consume roads, taken: taken, approachBearing: 0,
                                     approachLanes: approachLanes)
         junction.ring = ringKind(at: v)
+        junction.joinsOneRoad = graph.joinsOneRoad(atVertex: v)
         junction.mergeDividedRoads(approach: &approach)
         junction.order(approach: approach)
         addAhead(&junction)

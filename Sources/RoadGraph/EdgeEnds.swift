@@ -31,13 +31,15 @@ extension GraphArrays {
     /// Fills `edgeEnds` from the shapes, the classes and flags, and the edges at each vertex (which must be
     /// built). Each end is worked out at the vertex that lists it, as a junction there reads it; on every core for
     /// a large graph.
-    public mutating func computeEdgeEnds() {
+    /// `classesPart`: whether OSRM's classes (tunnel, toll…) tell pieces of a road apart in this mode: the car
+    /// profile has classes, the foot profile none.
+    public mutating func computeEdgeEnds(classesPart: Bool) {
         let vertices = vertexLatitudes.count
         var ends = [EdgeEnd](repeating: EdgeEnd(bearing: 0, reach: 0, shapeLength: 0), count: 2 * edgeLength.count)
         var vertexAt: [UInt64: UInt32] = [:]
         vertexAt.reserveCapacity(vertices)
         for v in 0..<vertices { vertexAt[Self.key(vertexLatitudes[v], vertexLongitudes[v])] = UInt32(v) }
-        let reader = EdgeEndReader(graph: self, vertexAt: vertexAt)
+        let reader = EdgeEndReader(graph: self, vertexAt: vertexAt, classesPart: classesPart)
         ends.withUnsafeMutableBufferPointer { out in
             // Each edge end is listed at one vertex, so ranges of vertices write disjoint slots.
             parallelChunks(vertices) { range in
@@ -52,11 +54,50 @@ extension GraphArrays {
     }
 }
 
+/// What OSRM compares before it joins two edges that meet end to end, with nothing else at the vertex, into one:
+/// the same names, class, lanes and flags, and the same directions open along the way through the vertex.
+struct RoadPiece: Equatable {
+    var label: UInt32, ref: UInt32, roadClass: UInt8, flags: UInt8, lanes: UInt8
+    /// OSRM's classes (tunnel, toll, motorway, ferry…) where the mode has them: a tunnel's ends are junctions to
+    /// OSRM's car profile.
+    var classes: UInt8
+    /// Open in the direction of travel through the vertex, and against it.
+    var along: Bool, against: Bool
+
+    init(label: UInt32, ref: UInt32, roadClass: UInt8, flags: UInt8, lanes: UInt8, forwardArc: UInt32, backwardArc: UInt32,
+         arcClasses: (UInt32) -> UInt8, travelledForward: Bool) {
+        (self.label, self.ref, self.roadClass, self.flags, self.lanes) = (label, ref, roadClass, flags, lanes)
+        classes = arcClasses(forwardArc != noIndex ? forwardArc : backwardArc)
+        let (forward, backward) = (forwardArc != noIndex, backwardArc != noIndex)
+        (along, against) = travelledForward ? (forward, backward) : (backward, forward)
+    }
+}
+
+extension RoadGraph {
+    /// Only two edges meet at v, and they are one road to OSRM (`RoadPiece`): it joins them, so no junction is
+    /// there for it, and none is listed.
+    public func joinsOneRoad(atVertex v: UInt32) -> Bool {
+        let here = edges(atVertex: v)
+        guard here.count == 2 else { return false }
+        let ends = (here[0], here[1])
+        guard ends.0.edge != ends.1.edge else { return false }
+        // Travelling through v from the first edge into the second.
+        func piece(_ e: Int, forward: Bool) -> RoadPiece {
+            RoadPiece(label: edgeLabel[e], ref: edgeRef[e], roadClass: edgeClass[e], flags: edgeFlags[e],
+                      lanes: edgeLanes.isEmpty ? 0 : edgeLanes[e], forwardArc: edgeForwardArc[e],
+                      backwardArc: edgeBackwardArc[e], arcClasses: { $0 == noIndex || self.mode != .driving ? 0 : self.arcClasses[Int($0)] },
+                      travelledForward: forward)
+        }
+        return piece(ends.0.edge, forward: ends.0.atEnd) == piece(ends.1.edge, forward: !ends.1.atEnd)
+    }
+}
+
 /// Reads the graph's arrays, which threads may share, to work out edge ends.
 private struct EdgeEndReader: @unchecked Sendable {
     let graph: GraphArrays
     /// The vertex at each vertex position.
     let vertexAt: [UInt64: UInt32]
+    let classesPart: Bool
 
     func point(_ i: Int) -> Coordinate {
         Coordinate(fixedLatitude: graph.shapeLatitudes[i], fixedLongitude: graph.shapeLongitudes[i])
@@ -97,15 +138,14 @@ private struct EdgeEndReader: @unchecked Sendable {
     /// Two edges that meet end to end are one road: the same labels, class, lanes and flags, and the same
     /// directions allowed along the line through them.
     func sameRoad(_ a: Int, leftAtStart aForward: Bool, _ b: Int, enteredAtStart bForward: Bool) -> Bool {
-        guard graph.edgeClass[a] == graph.edgeClass[b], graph.edgeFlags[a] == graph.edgeFlags[b],
-              graph.edgeLabel[a] == graph.edgeLabel[b], graph.edgeRef[a] == graph.edgeRef[b],
-              graph.edgeLanes.isEmpty || graph.edgeLanes[a] == graph.edgeLanes[b] else { return false }
-        // Travelling away from the junction along a means travelling a forward when a is read from its start.
-        func directions(_ e: Int, forward: Bool) -> (Bool, Bool) {
-            let (f, r) = (graph.edgeForwardArc[e] != noIndex, graph.edgeBackwardArc[e] != noIndex)
-            return forward ? (f, r) : (r, f)
+        func piece(_ e: Int, forward: Bool) -> RoadPiece {
+            RoadPiece(label: graph.edgeLabel[e], ref: graph.edgeRef[e], roadClass: graph.edgeClass[e], flags: graph.edgeFlags[e],
+                      lanes: graph.edgeLanes.isEmpty ? 0 : graph.edgeLanes[e], forwardArc: graph.edgeForwardArc[e],
+                      backwardArc: graph.edgeBackwardArc[e],
+                      arcClasses: { $0 == noIndex || !classesPart ? 0 : graph.arcClasses[Int($0)] },
+                      travelledForward: forward)
         }
-        return directions(a, forward: aForward) == directions(b, forward: bForward)
+        return piece(a, forward: aForward) == piece(b, forward: bForward)
     }
 
     func computeEnds(atVertex v: Int, into out: UnsafeMutableBufferPointer<EdgeEnd>) {

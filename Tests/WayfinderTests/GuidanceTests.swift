@@ -189,6 +189,33 @@ import Testing
         }
     }
 
+    /// Where two ways of one road meet end to end, OSRM has no junction, and lists no intersection; where one of
+    /// them is a tunnel, the car profile has one (its classes differ) and the foot profile does not.
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func intersectionsWhereOSRMHasJunctions() throws {
+        func intersections(_ body: [String: Any]) -> Int {
+            let legs = ((body["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]]) ?? []
+            return legs.flatMap { ($0["steps"] as? [[String: Any]]) ?? [] }.reduce(0) { $0 + (($1["intersections"] as? [Any])?.count ?? 0) }
+        }
+        for tunnel in [false, true] {
+            let map = TestMap("a      b      c      d", gridSize: 20)
+            map.way("ab", ["highway": "secondary", "name": "Long Road"])
+            map.way("bc", ["highway": "secondary", "name": "Long Road"].merging(tunnel ? ["tunnel": "yes", "layer": "-1"] : [:]) { a, _ in a })
+            map.way("cd", ["highway": "secondary", "name": "Long Road"])
+            _ = try map.build()
+            let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+            for (profile, mode) in [("car", "driving"), ("foot", "walking")] {
+                let osrm = try OSRMOracle(map: map, profile: profile)
+                let request = "/route/v1/\(mode)/\(OSRMCompatibilityTests.text(map.position("a")));"
+                    + "\(OSRMCompatibilityTests.text(map.position("d")))?steps=true&overview=false"
+                let theirs = intersections(try osrm.json(request).object)
+                #expect(theirs == (tunnel && mode == "driving" ? 4 : 2), "\(mode), tunnel: \(tunnel)")
+                #expect(intersections(try service.json(request + "&compat=osrm").object) == theirs, "\(mode), tunnel: \(tunnel)")
+                #expect(intersections(try service.json(request).object) == theirs, "\(mode), tunnel: \(tunnel)")
+            }
+        }
+    }
+
     /// A named street whose ref changes is not announced, by OSRM either; a road known by its ref alone is.
     @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
     func refChangesAsOSRM() throws {
