@@ -36,10 +36,12 @@ extension GraphArrays {
     public mutating func computeEdgeEnds(classesPart: Bool) {
         let vertices = vertexLatitudes.count
         var ends = [EdgeEnd](repeating: EdgeEnd(bearing: 0, reach: 0, shapeLength: 0), count: 2 * edgeLength.count)
-        var vertexAt: [UInt64: UInt32] = [:]
-        vertexAt.reserveCapacity(vertices)
-        for v in 0..<vertices { vertexAt[Self.key(vertexLatitudes[v], vertexLongitudes[v])] = UInt32(v) }
-        let reader = EdgeEndReader(graph: self, vertexAt: vertexAt, classesPart: classesPart)
+        // The vertex at each edge end, from the lists of edges at each vertex (two nodes may share a position).
+        var endVertex = [UInt32](repeating: noIndex, count: 2 * edgeLength.count)
+        for v in 0..<vertices {
+            for entry in vertexEdges[Int(vertexEdgeStart[v])..<Int(vertexEdgeStart[v + 1])] { endVertex[Int(entry)] = UInt32(v) }
+        }
+        let reader = EdgeEndReader(graph: self, endVertex: endVertex, classesPart: classesPart)
         ends.withUnsafeMutableBufferPointer { out in
             // Each edge end is listed at one vertex, so ranges of vertices write disjoint slots.
             parallelChunks(vertices) { range in
@@ -47,10 +49,6 @@ extension GraphArrays {
             }
         }
         edgeEnds = ends
-    }
-
-    static func key(_ latitude: Int32, _ longitude: Int32) -> UInt64 {
-        UInt64(UInt32(bitPattern: latitude)) << 32 | UInt64(UInt32(bitPattern: longitude))
     }
 }
 
@@ -95,8 +93,9 @@ extension RoadGraph {
 /// Reads the graph's arrays, which threads may share, to work out edge ends.
 private struct EdgeEndReader: @unchecked Sendable {
     let graph: GraphArrays
-    /// The vertex at each vertex position.
-    let vertexAt: [UInt64: UInt32]
+    /// The vertex at each edge end (`2 * edge`, `2 * edge + 1` for its last point); `noIndex` for an edge no
+    /// junction lists (a road mapped twice).
+    let endVertex: [UInt32]
     let classesPart: Bool
 
     func point(_ i: Int) -> Coordinate {
@@ -109,18 +108,19 @@ private struct EdgeEndReader: @unchecked Sendable {
         return (fromLast ? Array(shape.reversed()) : Array(shape)).map(point)
     }
 
-    /// The road from a junction as OSRM sees it: the edge, continued through vertices where it only meets the next
-    /// piece of the same road (a way's end, where the next way has the same name, ref, class, lanes and one-way
-    /// rule). OSRM joins such pieces into one edge and reads the bearing along the whole.
-    func road(ofEdge edge: Int, fromLast: Bool) -> [Coordinate] {
-        var line = points(ofEdge: edge, fromLast: fromLast)
+    /// The road from a junction as OSRM sees it: the edge (`line`, read from that end, `length` long), continued
+    /// through vertices where it only meets the next piece of the same road (a way's end, where the next way has
+    /// the same name, ref, class, lanes and one-way rule). OSRM joins such pieces into one edge and reads the
+    /// bearing along the whole.
+    func road(ofEdge edge: Int, fromLast: Bool, line: [Coordinate], length: Double) -> [Coordinate] {
+        var line = line
         var current = edge, currentFromLast = fromLast
-        var walked = 0.0
-        for k in 1..<line.count { walked += Geo.osrmRulerDistance(line[k - 1], line[k]) }
+        var walked = length
         // Far enough for the longest stretch the bearing reads (40 m plus eight lanes of motorway).
         for _ in 0..<64 where walked < 120 {
-            let far = currentFromLast ? Int(graph.edgeShapeStart[current]) : Int(graph.edgeShapeStart[current + 1]) - 1
-            guard let v = vertexAt[GraphArrays.key(graph.shapeLatitudes[far], graph.shapeLongitudes[far])] else { break }
+            // The far end of the piece walked last.
+            let v = endVertex[2 * current + (currentFromLast ? 0 : 1)]
+            guard v != noIndex else { break }
             let range = Int(graph.vertexEdgeStart[Int(v)])..<Int(graph.vertexEdgeStart[Int(v) + 1])
             guard range.count == 2,
                   let next = graph.vertexEdges[range].first(where: { Int($0 >> 1) != current }) else { break }
@@ -159,14 +159,14 @@ private struct EdgeEndReader: @unchecked Sendable {
             let edge = Int(entry >> 1), atEnd = entry & 1 == 1
             let flags = EdgeFlags(rawValue: graph.edgeFlags[edge])
             let line = points(ofEdge: edge, fromLast: atEnd)
-            let along = range.count > 2 ? road(ofEdge: edge, fromLast: atEnd) : line
+            var length = 0.0
+            // Measured as the import measured it (OSRM's ruler): a route's length is the sum of these.
+            for k in 1..<line.count { length += Geo.osrmRulerDistance(line[k - 1], line[k]) }
+            let along = range.count > 2 ? road(ofEdge: edge, fromLast: atEnd, line: line, length: length) : line
             let road = PerceivedBearing.Road(
                 roadClass: RoadClass(rawValue: graph.edgeClass[edge]) ?? .other, isLink: flags.contains(.link),
                 onRing: flags.contains(.roundabout) || flags.contains(.circular), roadsHere: range.count,
                 lanesHere: lanesHere, isLoop: line.count > 2 && line[0] == line[line.count - 1])
-            var length = 0.0
-            // Measured as the import measured it (OSRM's ruler): a route's length is the sum of these.
-            for k in 1..<line.count { length += Geo.osrmRulerDistance(line[k - 1], line[k]) }
             out[Int(entry)] = EdgeEnd(bearing: PerceivedBearing.bearing(along: along, road: road),
                                       reach: Geo.distance(origin, line[line.count - 1], cosLatitudeA: originCos),
                                       shapeLength: length)
