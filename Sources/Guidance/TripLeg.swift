@@ -676,11 +676,6 @@ extension Geo {
         Geo.remainder360(arriving - leaving + 540)
     }
 
-    /// The smallest difference between two bearings or angles, 0...180.
-    static func deviation(_ a: Double, _ b: Double) -> Double {
-        let d = remainder360(abs(a - b))
-        return min(d, 360 - d)
-    }
 }
 
 extension TripJunction {

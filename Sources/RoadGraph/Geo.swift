@@ -170,6 +170,12 @@ public enum Geo {
             : bearing(from: start, to: previous, cosLatitudeA: startCos)
     }
 
+    /// The smallest difference between two bearings or angles, 0...180.
+    public static func deviation(_ a: Double, _ b: Double) -> Double {
+        let d = remainder360(abs(a - b))
+        return min(d, 360 - d)
+    }
+
     /// Initial bearing from `a` to `b`, degrees clockwise from north in [0, 360).
 
     public static func bearing(from a: Coordinate, to b: Coordinate) -> Double {

@@ -273,8 +273,7 @@ public struct PerceivedBearing {
     static func isCurve(_ c: [Coordinate], _ lengths: [Double], total: Double, width: Double) -> Bool {
         let n = c.count
         let first = Geo.bearing(from: c[0], to: c[1]), lastBearing = Geo.bearing(from: c[n - 2], to: c[n - 1])
-        let turned = abs(first - lastBearing).truncatingRemainder(dividingBy: 360)
-        guard min(turned, 360 - turned) > 20 else { return false }
+        guard Geo.deviation(first, lastBearing) > 20 else { return false }
         let end = c[n - 1]
         if n > 3 {
             let side = isCounterClockwise(c[0], end, c[1])
