@@ -673,7 +673,6 @@ struct ModeGraphBuilder {
         return arcsLeaving(v).contains { speed($0) > faster } || speed(b) > faster
     }
 
-    /// The direction of travel on an arc as it leaves its tail, or as it arrives at its head (degrees from north).
     /// The arc's road as perceived at a junction (OSRM's representative bearing, `edgeEnds`): leaving it at the
     /// tail, or arriving along it at the head.
     private func bearing(ofArc arc: UInt32, atTail: Bool) -> Double {
