@@ -24,7 +24,6 @@ import math
 import os
 import random
 import shutil
-import signal
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -117,28 +116,14 @@ def report(records, args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--extract", required=True, help=".osm.pbf file")
-    ap.add_argument("--mode", choices=("driving", "walking"), default="driving")
-    ap.add_argument("--pairs", type=int, default=200)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--options", default="", help="query options appended to Wayfinder's requests only")
-    ap.add_argument("--import-options", default="", help="extra arguments for wayfinder import (e.g. '--compat osrm')")
+    osrm_diff.add_setup_arguments(ap, pairs=200)
     ap.add_argument("--radius", type=float, default=25.0, help="metres within which a maneuver counts as found")
     ap.add_argument("--show", type=int, default=0, metavar="N", help="places listed per disagreement")
     ap.add_argument("--top", type=int, default=25, help="disagreements listed")
     ap.add_argument("--json", metavar="OUT", help="write the figures and every pair here")
     ap.add_argument("--bbox", help="west,south,east,north to draw points in (default: the graph's bounds; for an "
                     "extract with stray far-away data)")
-    ap.add_argument("--wayfinder", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".build",
-                                                        "release", "wayfinder"))
-    ap.add_argument("--osrm-bin", help="directory with osrm-extract/-contract/-routed (default: install-osrm.sh)")
-    ap.add_argument("--work", help="cache shared with osrm_diff.py (default: ~/.cache/wayfinder/osrm-diff)")
-    args = ap.parse_args()
-    args.work = args.work or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
-                                          "wayfinder", "osrm-diff")
-    args.options = args.options.lstrip("?&")
-    atexit.register(osrm_diff.stop_all)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    args = osrm_diff.parse_setup_arguments(ap)
     rng = random.Random(args.seed)
     try:
         osrm, wf, box = osrm_diff.setup(args)

@@ -442,11 +442,11 @@ def setup(args):
     return osrm, wf, bounds(args, graph)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_setup_arguments(ap, pairs):
+    """The arguments `setup` reads, shared with compare_osrm.py."""
     ap.add_argument("--extract", required=True, help=".osm.pbf file")
     ap.add_argument("--mode", choices=("driving", "walking"), default="driving")
-    ap.add_argument("--pairs", type=int, default=100)
+    ap.add_argument("--pairs", type=int, default=pairs)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--wayfinder", help="binary (default: this checkout's .build/release/wayfinder)",
                     default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".build", "release", "wayfinder"))
@@ -455,16 +455,27 @@ def main():
                     "(default: ${XDG_CACHE_HOME:-~/.cache}/wayfinder/osrm-diff)")
     ap.add_argument("--options", default="", help="query options appended to Wayfinder's requests only")
     ap.add_argument("--import-options", default="", help="extra arguments for wayfinder import (e.g. '--compat osrm')")
-    ap.add_argument("--table", type=int, default=0, metavar="N", help="also compare an N x N table")
-    ap.add_argument("--json", metavar="OUT", help="write the summary, table figures and every pair here")
-    ap.add_argument("--same-path-tolerance", type=float, default=5.0, metavar="METRES")
-    ap.add_argument("--distance-tolerance", type=float, default=0.01, metavar="FRACTION")
+
+
+def parse_setup_arguments(ap):
+    """Parses, fills in the cache's default place, and stops the servers however the script ends."""
     args = ap.parse_args()
     args.work = args.work or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
                                           "wayfinder", "osrm-diff")
     args.options = args.options.lstrip("?&")
     atexit.register(stop_all)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    return args
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_setup_arguments(ap, pairs=100)
+    ap.add_argument("--table", type=int, default=0, metavar="N", help="also compare an N x N table")
+    ap.add_argument("--json", metavar="OUT", help="write the summary, table figures and every pair here")
+    ap.add_argument("--same-path-tolerance", type=float, default=5.0, metavar="METRES")
+    ap.add_argument("--distance-tolerance", type=float, default=0.01, metavar="FRACTION")
+    args = parse_setup_arguments(ap)
     rng = random.Random(args.seed)
     try:
         osrm, wf, box = setup(args)
