@@ -114,6 +114,17 @@ def report(records, args):
             "disagreements": {f"{o} -> {w}": len(p) for (o, w), p in where.items()}}
 
 
+def bbox(text):
+    """west,south,east,north in degrees, west < east and south < north."""
+    try:
+        w, s, e, n = (float(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not four numbers west,south,east,north")
+    if not (-180 <= w < e <= 180 and -90 <= s < n <= 90):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a box west,south,east,north")
+    return w, s, e, n
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     osrm_diff.add_setup_arguments(ap, pairs=200)
@@ -121,14 +132,13 @@ def main():
     ap.add_argument("--show", type=int, default=0, metavar="N", help="places listed per disagreement")
     ap.add_argument("--top", type=int, default=25, help="disagreements listed")
     ap.add_argument("--json", metavar="OUT", help="write the figures and every pair here")
-    ap.add_argument("--bbox", help="west,south,east,north to draw points in (default: the graph's bounds; for an "
+    ap.add_argument("--bbox", type=bbox, help="west,south,east,north to draw points in (default: the graph's bounds; for an "
                     "extract with stray far-away data)")
     args = osrm_diff.parse_setup_arguments(ap)
     rng = random.Random(args.seed)
     try:
         osrm, wf, box = osrm_diff.setup(args)
-        if args.bbox:
-            box = tuple(float(x) for x in args.bbox.split(","))
+        box = args.bbox or box
         atexit.register(shutil.rmtree, args.logs, True)
         points = osrm_diff.road_points(osrm, args.mode, box, 2 * args.pairs, rng)
     except osrm_diff.SetupError as e:
