@@ -1,36 +1,6 @@
 import Foundation
 import RoadGraph
 
-/// The names, ref, pronunciation and exit number of a road: what decides whether a change is announced. A class:
-/// a leg's roads, junctions and steps pass labels around by the thousand, and a leg reads each distinct label
-/// once (`TripLegReader`), so one reference beats six strings copied, and the same label is the same object.
-final class RoadLabel: Equatable, Sendable {
-    let name: String
-    let ref: String
-    let pronunciation: String
-    let exits: String
-    /// `name` and `ref` as compared, worked out once: a leg's guidance compares each label many times.
-    let nameKey: [String]
-    let strippedKeys: [[String]]
-    let plainRef: String
-
-    init(name: String, ref: String, pronunciation: String, exits: String) {
-        self.name = name
-        self.ref = ref
-        self.pronunciation = pronunciation
-        self.exits = exits
-        nameKey = RoadNames.key(name)
-        strippedKeys = RoadNames.stripped(nameKey)
-        plainRef = RoadNames.plain(ref: ref)
-    }
-
-    var isEmpty: Bool { name.isEmpty && ref.isEmpty }
-
-    static func == (a: RoadLabel, b: RoadLabel) -> Bool {
-        a === b || (a.name == b.name && a.ref == b.ref && a.pronunciation == b.pronunciation && a.exits == b.exits)
-    }
-}
-
 /// Whether a change of road is a change of name a driver should hear, after OSRM's `requiresNameAnnounced`, with
 /// names compared as a person reads them: case, accents, abbreviations (`St`/`Street`, `Av.`/`Avenida`,
 /// `Dr.`/`Doutor`), little words (`do`, `de`, `of`, `von`) and compass words at either end (`N Main St`) do not

@@ -1,0 +1,329 @@
+import Foundation
+import RoadGraph
+import Routing
+
+extension TripLeg {
+    /// Reads a leg's roads and junctions from the graph. `language` picks the names shown (`name:xx`).
+    public init(leg: RouteLeg, graph: RoadGraph, language: String?, labels: RoadLabelStore? = nil) {
+        var reader = TripLegReader(graph: graph, leg: leg, store: labels)
+        coordinates = leg.coordinates
+        source = leg.source
+        target = leg.target
+        distance = leg.distance
+        duration = leg.duration
+        weight = Double(leg.weight) / 1000
+        travelMode = graph.mode
+        sourceName = graph.name(ofEdge: leg.source.edge, language: language)
+        targetName = graph.name(ofEdge: leg.target.edge, language: language)
+        // The stretches read in place: a stretch passed by value was copied with its name and ref.
+        var segments: [TripSegment] = [], junctions: [TripJunction] = []
+        segments.reserveCapacity(leg.stretches.count)
+        junctions.reserveCapacity(max(0, leg.stretches.count - 1))
+        leg.stretches.withUnsafeBufferPointer { stretches in
+            guard let first = stretches.baseAddress else { return }
+            for k in stretches.indices { segments.append(reader.segment(first + k, language: language)) }
+            for k in 1..<max(1, stretches.count) {
+                junctions.append(reader.junction(from: first + k - 1, to: first + k, approachLanes: segments[k - 1].turnLanes))
+            }
+        }
+        // Connectors inside divided-road junctions, from the junctions at both of their ends. Only short pieces off
+        // circles can be one: those are picked reading the segments in place, and only their junctions are copied
+        // to ask.
+        let candidates = segments.withUnsafeBufferPointer { s in
+            s.indices.filter { k in k > 0 && k < s.count - 1 && s[k].edgeLength <= 32 && !s[k].roundabout && !s[k].circular }
+        }
+        for k in candidates {
+            segments[k].isSegregated = TripLeg.isSegregated(segments[k], start: junctions[k - 1], end: junctions[k])
+        }
+        self.segments = segments
+        self.junctions = junctions
+        (keptLabels, keptAheads) = reader.keptObjects
+    }
+}
+
+/// Reads the facts of one leg from the graph: the only place guidance touches it.
+struct TripLegReader {
+    let graph: RoadGraph
+    let leg: RouteLeg
+    /// Circles met along the leg, by each of their vertices.
+    var rings: [UInt32: RingKind?] = [:]
+    /// Labels by the ids of their strings: a leg meets few streets many times, and decoding and keying a label
+    /// was most of guidance's time.
+    private let labels = LabelCache()
+
+    /// A leg's labels by their ids, open addressing with a multiplicative hash: looked up for every road at every
+    /// junction, where hashing four ids through `Hasher` cost more than the rest of the lookup.
+    /// One leg's, on one thread: its properties skip the runtime's exclusivity checks, which cost as much as the
+    /// lookups themselves.
+    final class LabelCache {
+        @exclusivity(unchecked) private var keys: [LabelIDs] =
+            Array(repeating: LabelIDs(name: .max, ref: .max, pronunciation: .max, exits: .max), count: 64)
+        @exclusivity(unchecked) private var values: [RoadLabel?] = Array(repeating: nil, count: 64)
+        @exclusivity(unchecked) private var count = 0
+        /// Names in the requested language by label id: a leg's segments run along few streets.
+        @exclusivity(unchecked) var localized: [UInt32: String] = [:]
+        /// The junctions ahead the leg's roads point to.
+        @exclusivity(unchecked) var aheads: [JunctionAhead] = []
+
+        /// Every label looked up.
+        var all: [RoadLabel] { values.compactMap { $0 } }
+
+        subscript(ids: LabelIDs) -> RoadLabel? {
+            get {
+                var i = ids.slot(keys.count)
+                while let value = values[i] {
+                    if keys[i] == ids { return value }
+                    i = (i + 1) & (keys.count - 1)
+                }
+                return nil
+            }
+            set {
+                guard let newValue else { return }
+                if 2 * (count + 1) > keys.count { grow() }
+                var i = ids.slot(keys.count)
+                while values[i] != nil && keys[i] != ids { i = (i + 1) & (keys.count - 1) }
+                if values[i] == nil { count += 1 }
+                keys[i] = ids
+                values[i] = newValue
+            }
+        }
+
+        private func grow() {
+            let old = zip(keys, values).compactMap { k, v in v.map { (k, $0) } }
+            keys = Array(repeating: keys[0], count: keys.count * 2)
+            values = Array(repeating: nil, count: keys.count)
+            count = 0
+            for (k, v) in old { self[k] = v }
+        }
+    }
+
+    struct LabelIDs: Hashable {
+        var name: UInt32, ref: UInt32, pronunciation: UInt32, exits: UInt32
+
+        /// A slot in a table of `size` (a power of two).
+        func slot(_ size: Int) -> Int {
+            let mixed = (UInt64(name) &* 0x9E37_79B9_7F4A_7C15) ^ (UInt64(ref) &* 0xC2B2_AE3D_27D4_EB4F)
+                ^ (UInt64(pronunciation) &* 0x1656_67B1_9E37_79F9) ^ (UInt64(exits) &* 0x27D4_EB2F_1656_67C5)
+            return Int(truncatingIfNeeded: (mixed ^ (mixed >> 29)) & UInt64(size - 1))
+        }
+    }
+
+    /// Labels kept across legs and requests, where the caller has a store for this graph.
+    let store: RoadLabelStore?
+
+    init(graph: RoadGraph, leg: RouteLeg, store: RoadLabelStore? = nil) {
+        self.graph = graph
+        self.leg = leg
+        self.store = store
+    }
+
+    /// What the roads read so far refer to without holding it, for the leg to hold.
+    var keptObjects: ([RoadLabel], [JunctionAhead]) { (labels.all, labels.aheads) }
+
+    func label(_ edge: Int) -> RoadLabel {
+        let ids = LabelIDs(name: graph.edgeLabel[edge], ref: graph.edgeRef[edge], pronunciation: graph.edgePronunciation[edge],
+                           exits: graph.edgeExits[edge])
+        if let known = labels[ids] { return known }
+        return newLabel(ids, edge)
+    }
+
+    /// A label the leg has not met yet: from the graph's store, or made (kept out of `label`, whose closure
+    /// copied the graph value on every call).
+    private func newLabel(_ ids: LabelIDs, _ edge: Int) -> RoadLabel {
+        let make = { [graph] in
+            RoadLabel(name: graph.name(ofEdge: edge), ref: graph.ref(ofEdge: edge),
+                      pronunciation: graph.pronunciation(ofEdge: edge), exits: graph.exits(ofEdge: edge))
+        }
+        let label = store?.label(ids, make) ?? make()
+        labels[ids] = label
+        return label
+    }
+
+    func mode(_ edge: Int) -> StepMode {
+        let flags = graph.flags(ofEdge: edge)
+        return flags.contains(.ferry) ? .ferry : flags.contains(.train) ? .train : StepMode(graph.mode)
+    }
+
+    /// The signs and turn lanes of the segment before, by the ids they were read from: consecutive segments mostly
+    /// run along one street under one sign, and share them.
+    private var lastSigns: (ids: LabelIDs, destinations: UInt32, signs: RoadSigns)?
+    private var lastTurnLanes: (id: UInt32, lanes: [[String]])?
+
+    mutating func segment(_ stretch: UnsafePointer<Stretch>, language: String?) -> TripSegment {
+        let edge = graph.edge(ofArc: stretch.pointee.arc).edge
+        let flags = graph.flags(ofEdge: edge)
+        let ids = LabelIDs(name: graph.edgeLabel[edge], ref: graph.edgeRef[edge], pronunciation: graph.edgePronunciation[edge],
+                           exits: graph.edgeExits[edge])
+        let destinations = graph.arcDestinations[Int(stretch.pointee.arc)]
+        let signs: RoadSigns
+        if let last = lastSigns, last.ids == ids, last.destinations == destinations {
+            signs = last.signs
+        } else {
+            let name: String
+            if let known = labels.localized[ids.name] {
+                name = known
+            } else {
+                name = graph.name(ofEdge: edge, language: language)
+                labels.localized[ids.name] = name
+            }
+            signs = RoadSigns(label: label(edge), name: name, destinations: graph.destinations(ofArc: stretch.pointee.arc))
+            lastSigns = (ids, destinations, signs)
+        }
+        let turnLanesID = graph.arcTurnLanes[Int(stretch.pointee.arc)]
+        let turnLanes: [[String]]
+        if let last = lastTurnLanes, last.id == turnLanesID {
+            turnLanes = last.lanes
+        } else {
+            turnLanes = Lanes.parse(graph.turnLanes(ofArc: stretch.pointee.arc))
+            lastTurnLanes = (turnLanesID, turnLanes)
+        }
+        return TripSegment(
+            signs: signs, roadClass: graph.roadClass(ofEdge: edge),
+            isLink: flags.contains(.link), classes: stretch.pointee.classes, roundabout: flags.contains(.roundabout),
+            circular: flags.contains(.circular), isBridge: flags.contains(.bridge), mode: mode(edge),
+            distance: stretch.pointee.distance, duration: stretch.pointee.duration, weight: stretch.pointee.weight, coordinates: stretch.pointee.coordinates,
+            laneCount: Int(graph.edgeLanes[edge]), turnLanes: turnLanes,
+            edgeLength: Double(graph.edgeLength[edge]), edge: edge)
+    }
+
+    /// Every road at vertex `v`, seen from there. `allowed`: the arcs the approach may turn onto, as a range of
+    /// the transition table (nil: every road that can be left along).
+    func roads(at v: UInt32, allowed: Range<Int>?) -> [TripRoad] {
+        let here = graph.edges(atVertex: v)
+        var roads: [TripRoad] = []
+        roads.reserveCapacity(here.count)
+        for (edge, atEnd) in here {
+            let leaving = atEnd ? graph.edgeBackwardArc[edge] : graph.edgeForwardArc[edge]
+            let arriving = atEnd ? graph.edgeForwardArc[edge] : graph.edgeBackwardArc[edge]
+            let flags = graph.flags(ofEdge: edge)
+            let roadClass = graph.roadClass(ofEdge: edge)
+            let isLink = flags.contains(.link)
+            let end = graph.edgeEnds[2 * edge + (atEnd ? 1 : 0)]
+            var entryAllowed = leaving != noIndex
+            if entryAllowed, let allowed {
+                // A handful of arcs: a scan finds them faster than a set hashes them.
+                entryAllowed = allowed.contains { graph.arcBase[Int(graph.transitionTargets[$0])] == leaving }
+            }
+            let label = label(edge)
+            roads.append(TripRoad(
+                bearing: end.bearing, angle: 0, entryAllowed: entryAllowed,
+                label: label, labelKey: ObjectIdentifier(label), roadClass: roadClass, isLink: isLink,
+                classes: leaving != noIndex ? graph.classes(ofArc: leaving) : (arriving != noIndex ? graph.classes(ofArc: arriving) : []),
+                roundabout: flags.contains(.roundabout), circular: flags.contains(.circular), incomingOnly: leaving == noIndex,
+                oneway: flags.contains(.oneway), laneCount: Int(graph.edgeLanes[edge]), mode: mode(edge),
+                length: Double(graph.edgeLength[edge]), reach: end.reach, edge: edge, atEnd: atEnd,
+                farVertex: leaving != noIndex ? graph.arcHead[Int(leaving)] : v))
+        }
+        return roads
+    }
+
+    /// The junction between two stretches; `approachLanes`: the turn lanes of the first, as its segment read them.
+    mutating func junction(from a: UnsafePointer<Stretch>, to b: UnsafePointer<Stretch>, approachLanes: [[String]])
+        -> TripJunction
+    {
+        let v = graph.arcHead[Int(a.pointee.arc)]
+        let location = leg.coordinates[a.pointee.coordinates.upperBound]
+        let allowed = Int(graph.transitionStart[Int(a.pointee.arc)])..<Int(graph.transitionStart[Int(a.pointee.arc) + 1])
+        let (inEdge, inReversed) = graph.edge(ofArc: a.pointee.arc)
+        let (outEdge, outReversed) = graph.edge(ofArc: b.pointee.arc)
+        var roads = roads(at: v, allowed: allowed)
+        var approach = 0, taken = 0
+        // Fields read in place: a road taken out by value is a copy of some hundred bytes.
+        roads.withUnsafeBufferPointer { roads in
+            for i in roads.indices {
+                if roads[i].edge == inEdge && roads[i].atEnd != inReversed { approach = i }
+                if roads[i].edge == outEdge && roads[i].atEnd == outReversed { taken = i }
+            }
+        }
+        // The road the route takes is open to it whatever the transition table's copies say.
+        roads[taken].entryAllowed = true
+        // Handed over, not shared: the junction's passes below would otherwise copy the array on first write.
+        var junction = TripJunction(location: location, vertex: v, roads: consume roads, taken: taken, approachBearing: 0,
+                                    approachLanes: approachLanes)
+        junction.ring = ringKind(at: v)
+        junction.joinsOneRoad = graph.joinsOneRoad(atVertex: v)
+        junction.mergeDividedRoads(approach: &approach)
+        junction.order(approach: approach)
+        addAhead(&junction)
+        return junction
+    }
+
+    // MARK: Slip roads
+
+    /// Where the route turns off a road that goes on under the approach's name, the next junction along that
+    /// road: a slip road that cuts the corner to it is one turn (OSRM's sliproad handler needs these facts).
+    func addAhead(_ junction: inout TripJunction) {
+        guard junction.roads.count > 2, junction.taken != 0 else { return }
+        let approach = junction.roads[0], taken = junction.takenRoad
+        guard Geo.deviation(taken.angle, 180) <= 80, !taken.onRing, !taken.lowPriority, !approach.label.isEmpty else { return }
+        for i in junction.roads.indices where i != 0 && i != junction.taken {
+            let r = junction.roads[i]
+            guard !r.incomingOnly, r.priority == approach.priority, r.mode == approach.mode,
+                  TripRoad.identical(r, approach), !r.onRing else { continue }
+            guard let next = ahead(from: junction.vertex, along: r) else { continue }
+            labels.aheads.append(next)  // before the road refers to it
+            junction.roads[i].ahead = next
+        }
+    }
+
+    /// Follows a road across vertices that join only two edges (at most ten) to the next real junction.
+    func ahead(from start: UInt32, along road: TripRoad) -> JunctionAhead? {
+        var edge = road.edge, atEnd = road.atEnd
+        var distance = road.length
+        var v = road.farVertex
+        for _ in 0..<10 {
+            let here = graph.edges(atVertex: v)
+            guard here.count == 2 else { break }
+            guard let next = here.first(where: { $0.edge != edge || $0.atEnd == atEnd }) else { return nil }
+            let arc = next.atEnd ? graph.edgeBackwardArc[next.edge] : graph.edgeForwardArc[next.edge]
+            guard arc != noIndex else { return nil }
+            edge = next.edge
+            atEnd = next.atEnd
+            distance += Double(graph.edgeLength[edge])
+            v = graph.arcHead[Int(arc)]
+        }
+        guard v != start else { return nil }
+        var roads = roads(at: v, allowed: nil)
+        guard roads.count > 2, let back = roads.firstIndex(where: { $0.edge == edge && $0.atEnd != atEnd }) else { return nil }
+        let arrivalBearing = Geo.remainder360(roads[back].bearing + 180)
+        for i in roads.indices { roads[i].angle = Geo.turnAngle(arriving: arrivalBearing, leaving: roads[i].bearing) }
+        let others = roads.indices.filter { $0 != back && !roads[$0].incomingOnly }
+        let rightmost = others.min { roads[$0].angle < roads[$1].angle }
+        let leftmost = others.max { roads[$0].angle < roads[$1].angle }
+        return JunctionAhead(
+            vertex: v, location: graph.vertexCoordinate(v), distance: distance, labels: roads.map(\.label),
+            rightmost: rightmost.map { (roads[$0].farVertex, roads[$0].angle, roads[$0].bearing) },
+            leftmost: leftmost.map { (roads[$0].farVertex, roads[$0].angle, roads[$0].bearing) })
+    }
+}
+
+extension TripJunction {
+    /// Angles from the approach, and the roads in OSRM's order: back first, then from sharp right to sharp left.
+    mutating func order(approach: Int) {
+        approachBearing = Geo.remainder360(roads[approach].bearing + 180)
+        for i in roads.indices {
+            roads[i].angle = i == approach ? 0 : Geo.turnAngle(arriving: approachBearing, leaving: roads[i].bearing)
+            // A road along the approach's own bearing is not "back": it sits at the end of the order.
+            if i != approach && roads[i].angle < 0.5 { roads[i].angle = 359.5 }
+        }
+        // A stable sort in place by swaps (a handful of roads): the approach to the front, the others after it by
+        // angle, ties in their order at the vertex. Through a buffer: reading a field of a road in the array copied
+        // the whole road (its references retained and released).
+        var taken = taken
+        roads.withUnsafeMutableBufferPointer { roads in
+            func swap(_ a: Int, _ b: Int) {
+                roads.swapAt(a, b)
+                if taken == a { taken = b } else if taken == b { taken = a }
+            }
+            for k in stride(from: approach, to: 0, by: -1) { swap(k, k - 1) }
+            for i in roads.indices.dropFirst(2) {
+                var j = i
+                while j > 1 && roads[j].angle < roads[j - 1].angle {
+                    swap(j, j - 1)
+                    j -= 1
+                }
+            }
+        }
+        self.taken = taken
+    }
+}
