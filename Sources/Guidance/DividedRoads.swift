@@ -31,7 +31,7 @@ extension TripLeg {
 extension TripJunction {
     /// A dual carriageway seen as one road (OSRM's mergeable roads): two oneway roads side by side, one coming in
     /// and one going out, of one name and class and less than 95° apart, become one road at their mean bearing.
-    mutating func mergeDividedRoads(approach: inout Int) {
+    mutating func mergeDividedRoads(approach: inout Int, labels: LegLabels) {
         guard roads.count >= 3 else { return }
         var merged = true
         // Most junctions have no oneway pair: nothing to merge, nothing to sort.
@@ -47,7 +47,7 @@ extension TripJunction {
                     guard roads[i].oneway && roads[j].oneway, roads[i].incomingOnly != roads[j].incomingOnly,
                           !roads[i].onRing, !roads[j].onRing, roads[i].roadClass == roads[j].roadClass,
                           roads[i].isLink == roads[j].isLink, roads[i].mode == roads[j].mode,
-                          TripRoad.identical(roads[i], roads[j]),
+                          labels.identical(roads[i].label, roads[j].label),
                           Geo.deviation(roads[i].bearing, roads[j].bearing) < 95 else { continue }
                     let a = roads[i], b = roads[j]
                     let (outgoing, incoming) = a.incomingOnly ? (j, i) : (i, j)

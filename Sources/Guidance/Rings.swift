@@ -36,7 +36,7 @@ extension TripLegReader {
                 let ringEdges = here.filter { graph.flags(ofEdge: $0.edge).contains(ringFlag) }
                 guard ringEdges.count == 2 else { break walk }
                 for (edge, _) in here {
-                    let label = label(edge)
+                    let label = roadLabel(edge)
                     if graph.flags(ofEdge: edge).contains(ringFlag) {
                         if !label.name.isEmpty && names.allSatisfy({ RoadNames.requiresAnnouncement(from: $0, to: label) }) {
                             names.append(label)

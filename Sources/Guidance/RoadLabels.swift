@@ -32,6 +32,41 @@ final class RoadLabel: Equatable, Sendable {
     }
 }
 
+/// A label's place in its leg's `LegLabels`. Within a leg one label has one id, so equal ids are the same label.
+struct LabelID: Hashable, Sendable {
+    let index: UInt32
+}
+
+/// The labels one leg read, each once, by id: the leg owns them, and its roads carry ids (plain bytes) instead
+/// of references.
+struct LegLabels: Sendable {
+    private(set) var all: [RoadLabel] = []
+
+    subscript(id: LabelID) -> RoadLabel { all[Int(id.index)] }
+
+    mutating func add(_ label: RoadLabel) -> LabelID {
+        all.append(label)
+        return LabelID(index: UInt32(all.count - 1))
+    }
+
+    /// `RoadNames.requiresAnnouncement` between two labels; one label says no without a look.
+    func announce(from a: LabelID, to b: LabelID) -> Bool {
+        a != b && RoadNames.requiresAnnouncement(from: self[a], to: self[b])
+    }
+
+    /// `RoadNames.identical` between two labels.
+    func identical(_ a: LabelID, _ b: LabelID) -> Bool {
+        a == b ? !self[a].isEmpty : RoadNames.identical(self[a], self[b])
+    }
+
+    /// Whether two labels say the same (`RoadLabel ==`).
+    func same(_ a: LabelID, _ b: LabelID) -> Bool { a == b || self[a] == self[b] }
+
+    func isEmpty(_ id: LabelID) -> Bool { self[id].isEmpty }
+
+    func isUnnamed(_ id: LabelID) -> Bool { self[id].name.isEmpty }
+}
+
 /// What a driver reads of a road along the leg: its label, its name in the requested language and the
 /// destinations signed in this direction. One shared object: steps take it on from one another many times over.
 final class RoadSigns: Sendable {

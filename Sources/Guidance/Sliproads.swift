@@ -36,7 +36,8 @@ enum Sliproads {
         // of a fork).
         var main = obvious[k]
         if main == 0, roads.count == 3, instructions[1].kind == .fork, instructions[2].kind == .fork { main = 3 - b.taken }
-        guard main != 0, abs(main - b.taken) == 1, let ahead = roads[main].ahead else { return false }
+        guard main != 0, abs(main - b.taken) == 1, let aheadIndex = roads[main].ahead else { return false }
+        let ahead = trip.aheads[aheadIndex], labels = trip.labels
         let taken = instructions[b.taken]
         guard !taken.kind.hasRingType, !s.lowPriority, !s.onRing, Geo.deviation(s.angle, 180) <= 80,
               Geo.deviation(roads[main].angle, s.angle) > 0.001 else { return false }
@@ -57,8 +58,8 @@ enum Sliproads {
         if end.roads.count == 4 && !end.roads.contains(where: { $0.farVertex == crossing.far }) { return false }
         // Not a road that itself goes on at its end.
         let approachAtEnd = end.roads[0]
-        if !approachAtEnd.label.isEmpty && end.roads.indices.contains(where: { j in
-            j != 0 && Geo.deviation(end.roads[j].angle, 180) < 25 && RoadNames.identical(end.roads[j].label, approachAtEnd.label)
+        if !labels.isEmpty(approachAtEnd.label) && end.roads.indices.contains(where: { j in
+            j != 0 && Geo.deviation(end.roads[j].angle, 180) < 25 && RoadNames.identical(labels[end.roads[j].label], labels[approachAtEnd.label])
                 && end.roads[j].priority == approachAtEnd.priority
         }) { return false }
         let o = obvious[d]
@@ -76,10 +77,10 @@ enum Sliproads {
         guard area >= 3 && area <= maxArea else { return false }
         // A road at the slip road's end leads to the junction ahead, or to where the crossing road goes.
         for (j, r) in end.roads.enumerated() where j != 0 {
-            guard ahead.labels.contains(where: { !RoadNames.requiresAnnouncement(from: $0, to: r.label) }) else { continue }
-            if !s.isLink && !roads[main].label.name.isEmpty && !s.label.name.isEmpty && !r.label.name.isEmpty
-                && RoadNames.requiresAnnouncement(from: roads[main].label, to: s.label)
-                && RoadNames.requiresAnnouncement(from: s.label, to: r.label) { continue }
+            guard ahead.labels.contains(where: { !RoadNames.requiresAnnouncement(from: labels[$0], to: labels[r.label]) }) else { continue }
+            if !s.isLink && !labels.isUnnamed(roads[main].label) && !labels.isUnnamed(s.label) && !labels.isUnnamed(r.label)
+                && RoadNames.requiresAnnouncement(from: labels[roads[main].label], to: labels[s.label])
+                && RoadNames.requiresAnnouncement(from: labels[s.label], to: labels[r.label]) { continue }
             if s.isLink && r.isLink { continue }
             if r.farVertex == ahead.vertex { return true }
             if r.farVertex == crossing.far && Geo.deviation(r.bearing, crossing.bearing) < 25

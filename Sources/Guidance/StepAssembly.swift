@@ -9,11 +9,11 @@ struct DraftStep {
     var kind: TurnKind
     var modifier: Modifier
     var waypoint: Waypoint = .none
-    /// The road's signs after the maneuver, and for a rotary, the circle's (its name is said). Held by the leg's
-    /// segments, which outlive the steps being worked out: the steps are copied many times over.
-    unowned(unsafe) var signs: RoadSigns
+    /// The road's signs after the maneuver, and for a rotary, the circle's (its name is said): shared with the
+    /// leg's segments.
+    var signs: RoadSigns
     var mode: StepMode
-    unowned(unsafe) var rotary: RoadSigns?
+    var rotary: RoadSigns?
     var distance: Double
     var duration: Double
     var weight: Double
@@ -108,7 +108,7 @@ struct StepAssembly {
             trip.segments.withUnsafeBufferPointer { s in
                 instructions.reserveCapacity(j.reduce(0) { $0 + $1.roads.count })
                 for k in j.indices {
-                    obvious.append(TurnAnalysis.analyse(j.baseAddress! + k, arrivingClasses: s[k].classes, arrivingMode: s[k].mode,
+                    obvious.append(TurnAnalysis.analyse(j.baseAddress! + k, labels: trip.labels, arrivingClasses: s[k].classes, arrivingMode: s[k].mode,
                                                         appendingTo: &instructions))
                     start.append(instructions.count)
                 }

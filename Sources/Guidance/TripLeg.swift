@@ -20,9 +20,10 @@ public struct TripLeg: Sendable {
     /// The names of the roads the leg starts and ends on, in the requested language (OSRM's waypoint names).
     public var sourceName: String
     public var targetName: String
-    /// What the junctions' roads refer to without holding it: every label the leg read and every junction ahead.
-    let keptLabels: [RoadLabel]
-    let keptAheads: [JunctionAhead]
+    /// Every label the leg read, once: the junctions' roads name them by id.
+    var labels: LegLabels
+    /// The junctions ahead that roads at the leg's junctions point to (`TripRoad.ahead`).
+    var aheads: [JunctionAhead]
 }
 
 /// One stretch of one road along a leg.
@@ -72,12 +73,9 @@ public struct TripRoad: Sendable {
     public var angle: Double
     /// Whether the route's approach may turn onto it.
     public var entryAllowed: Bool
-    /// Held by the leg (`keptLabels`), not by each road: with no reference counted, a road copies as plain bytes,
-    /// and guidance copies roads by the thousand.
-    unowned(unsafe) var label: RoadLabel
-    /// The label's identity: roads under one label object need no look at it to know they share a name (loading
-    /// an unowned reference retains it).
-    var labelKey: ObjectIdentifier
+    /// The road's label in the leg's `labels`: an id, so that a road is plain bytes (guidance copies roads by the
+    /// thousand) and two roads under one label are known to share a name without a look at it.
+    var label: LabelID
     public var roadClass: RoadClass
     var isLink: Bool
     public var classes: ArcClasses
@@ -96,23 +94,12 @@ public struct TripRoad: Sendable {
     /// The vertex the road leads to (the junction itself for a road that cannot be taken from here).
     var farVertex: UInt32
     /// For a road that carries the approach on while the route turns off just before it: the next junction along
-    /// it, which a slip road cutting the corner would join (OSRM's sliproad test). Held by the leg (`keptAheads`).
-    unowned(unsafe) var ahead: JunctionAhead?
+    /// it, which a slip road cutting the corner would join (OSRM's sliproad test): an index in the leg's `aheads`.
+    var ahead: Int?
 
     var priority: Int { RoadPriority.of(roadClass, isLink: isLink) }
     var lowPriority: Bool { roadClass.isLowPriority }
 
-    /// `RoadNames.requiresAnnouncement` between two roads' labels; one label object says no without a look.
-    /// Inlined, as the other small tests of roads are: a road read from a buffer and passed to a call was copied
-    /// to the stack first, a memcpy per argument.
-    @inline(__always) static func announce(from a: TripRoad, to b: TripRoad) -> Bool {
-        a.labelKey != b.labelKey && RoadNames.requiresAnnouncement(from: a.label, to: b.label)
-    }
-
-    /// `RoadNames.identical` between two roads' labels.
-    @inline(__always) static func identical(_ a: TripRoad, _ b: TripRoad) -> Bool {
-        a.labelKey == b.labelKey ? !a.label.isEmpty : RoadNames.identical(a.label, b.label)
-    }
     var isMotorway: Bool { (roadClass == .motorway || roadClass == .trunk) && !isLink }
     var isRamp: Bool { (roadClass == .motorway || roadClass == .trunk) && isLink }
     var onRing: Bool { roundabout || circular }
@@ -188,28 +175,18 @@ enum RoadPriority {
     }
 }
 
-/// The next junction along a road from a junction of the leg. A class: roads at a junction are copied many times
-/// over, and this is the largest thing they would carry.
-final class JunctionAhead: Sendable {
+/// The next junction along a road from a junction of the leg.
+struct JunctionAhead: Sendable {
     typealias Extreme = (far: UInt32, angle: Double, bearing: Double)
     let vertex: UInt32
     let location: Coordinate
     let distance: Double
-    /// The names of every road there.
-    let labels: [RoadLabel]
+    /// The labels of every road there, in the leg's `labels`.
+    let labels: [LabelID]
     /// The sharpest right and left roads there, arriving along the road: where they lead, their turn angle and
     /// bearing.
     let rightmost: Extreme?
     let leftmost: Extreme?
-
-    init(vertex: UInt32, location: Coordinate, distance: Double, labels: [RoadLabel], rightmost: Extreme?, leftmost: Extreme?) {
-        self.vertex = vertex
-        self.location = location
-        self.distance = distance
-        self.labels = labels
-        self.rightmost = rightmost
-        self.leftmost = leftmost
-    }
 }
 
 extension Geo {

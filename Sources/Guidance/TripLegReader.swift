@@ -37,7 +37,8 @@ extension TripLeg {
         }
         self.segments = segments
         self.junctions = junctions
-        (keptLabels, keptAheads) = reader.keptObjects
+        self.labels = reader.cache.labels
+        aheads = reader.cache.aheads
     }
 }
 
@@ -49,7 +50,7 @@ struct TripLegReader {
     var rings: [UInt32: RingKind?] = [:]
     /// Labels by the ids of their strings: a leg meets few streets many times, and decoding and keying a label
     /// was most of guidance's time.
-    private let labels = LabelCache()
+    let cache = LabelCache()
 
     /// A leg's labels by their ids, open addressing with a multiplicative hash: looked up for every road at every
     /// junction, where hashing four ids through `Hasher` cost more than the rest of the lookup.
@@ -58,17 +59,16 @@ struct TripLegReader {
     final class LabelCache {
         @exclusivity(unchecked) private var keys: [LabelIDs] =
             Array(repeating: LabelIDs(name: .max, ref: .max, pronunciation: .max, exits: .max), count: 64)
-        @exclusivity(unchecked) private var values: [RoadLabel?] = Array(repeating: nil, count: 64)
+        @exclusivity(unchecked) private var values: [LabelID?] = Array(repeating: nil, count: 64)
         @exclusivity(unchecked) private var count = 0
         /// Names in the requested language by label id: a leg's segments run along few streets.
         @exclusivity(unchecked) var localized: [UInt32: String] = [:]
         /// The junctions ahead the leg's roads point to.
         @exclusivity(unchecked) var aheads: [JunctionAhead] = []
+        /// Every label looked up, by the ids the leg's roads carry.
+        @exclusivity(unchecked) var labels = LegLabels()
 
-        /// Every label looked up.
-        var all: [RoadLabel] { values.compactMap { $0 } }
-
-        subscript(ids: LabelIDs) -> RoadLabel? {
+        subscript(ids: LabelIDs) -> LabelID? {
             get {
                 var i = ids.slot(keys.count)
                 while let value = values[i] {
@@ -117,26 +117,30 @@ struct TripLegReader {
         self.store = store
     }
 
-    /// What the roads read so far refer to without holding it, for the leg to hold.
-    var keptObjects: ([RoadLabel], [JunctionAhead]) { (labels.all, labels.aheads) }
-
-    func label(_ edge: Int) -> RoadLabel {
+    /// The id of an edge's label, reading the label where the leg has not met it yet.
+    func label(_ edge: Int) -> LabelID {
         let ids = LabelIDs(name: graph.edgeLabel[edge], ref: graph.edgeRef[edge], pronunciation: graph.edgePronunciation[edge],
                            exits: graph.edgeExits[edge])
-        if let known = labels[ids] { return known }
+        if let known = cache[ids] { return known }
         return newLabel(ids, edge)
+    }
+
+    /// An edge's label itself.
+    func roadLabel(_ edge: Int) -> RoadLabel {
+        let id = label(edge)  // first: reading it may add the label
+        return cache.labels[id]
     }
 
     /// A label the leg has not met yet: from the graph's store, or made (kept out of `label`, whose closure
     /// copied the graph value on every call).
-    private func newLabel(_ ids: LabelIDs, _ edge: Int) -> RoadLabel {
+    private func newLabel(_ ids: LabelIDs, _ edge: Int) -> LabelID {
         let make = { [graph] in
             RoadLabel(name: graph.name(ofEdge: edge), ref: graph.ref(ofEdge: edge),
                       pronunciation: graph.pronunciation(ofEdge: edge), exits: graph.exits(ofEdge: edge))
         }
-        let label = store?.label(ids, make) ?? make()
-        labels[ids] = label
-        return label
+        let id = cache.labels.add(store?.label(ids, make) ?? make())
+        cache[ids] = id
+        return id
     }
 
     func mode(_ edge: Int) -> StepMode {
@@ -160,13 +164,13 @@ struct TripLegReader {
             signs = last.signs
         } else {
             let name: String
-            if let known = labels.localized[ids.name] {
+            if let known = cache.localized[ids.name] {
                 name = known
             } else {
                 name = graph.name(ofEdge: edge, language: language)
-                labels.localized[ids.name] = name
+                cache.localized[ids.name] = name
             }
-            signs = RoadSigns(label: label(edge), name: name, destinations: graph.destinations(ofArc: stretch.pointee.arc))
+            signs = RoadSigns(label: roadLabel(edge), name: name, destinations: graph.destinations(ofArc: stretch.pointee.arc))
             lastSigns = (ids, destinations, signs)
         }
         let turnLanesID = graph.arcTurnLanes[Int(stretch.pointee.arc)]
@@ -204,10 +208,9 @@ struct TripLegReader {
                 // A handful of arcs: a scan finds them faster than a set hashes them.
                 entryAllowed = allowed.contains { graph.arcBase[Int(graph.transitionTargets[$0])] == leaving }
             }
-            let label = label(edge)
             roads.append(TripRoad(
                 bearing: end.bearing, angle: 0, entryAllowed: entryAllowed,
-                label: label, labelKey: ObjectIdentifier(label), roadClass: roadClass, isLink: isLink,
+                label: label(edge), roadClass: roadClass, isLink: isLink,
                 classes: leaving != noIndex ? graph.classes(ofArc: leaving) : (arriving != noIndex ? graph.classes(ofArc: arriving) : []),
                 roundabout: flags.contains(.roundabout), circular: flags.contains(.circular), incomingOnly: leaving == noIndex,
                 oneway: flags.contains(.oneway), laneCount: Int(graph.edgeLanes[edge]), mode: mode(edge),
@@ -242,7 +245,7 @@ struct TripLegReader {
                                     approachLanes: approachLanes)
         junction.ring = ringKind(at: v)
         junction.joinsOneRoad = graph.joinsOneRoad(atVertex: v)
-        junction.mergeDividedRoads(approach: &approach)
+        junction.mergeDividedRoads(approach: &approach, labels: cache.labels)
         junction.order(approach: approach)
         addAhead(&junction)
         return junction
@@ -255,14 +258,14 @@ struct TripLegReader {
     func addAhead(_ junction: inout TripJunction) {
         guard junction.roads.count > 2, junction.taken != 0 else { return }
         let approach = junction.roads[0], taken = junction.takenRoad
-        guard Geo.deviation(taken.angle, 180) <= 80, !taken.onRing, !taken.lowPriority, !approach.label.isEmpty else { return }
+        guard Geo.deviation(taken.angle, 180) <= 80, !taken.onRing, !taken.lowPriority, !cache.labels.isEmpty(approach.label) else { return }
         for i in junction.roads.indices where i != 0 && i != junction.taken {
             let r = junction.roads[i]
             guard !r.incomingOnly, r.priority == approach.priority, r.mode == approach.mode,
-                  TripRoad.identical(r, approach), !r.onRing else { continue }
+                  cache.labels.identical(r.label, approach.label), !r.onRing else { continue }
             guard let next = ahead(from: junction.vertex, along: r) else { continue }
-            labels.aheads.append(next)  // before the road refers to it
-            junction.roads[i].ahead = next
+            junction.roads[i].ahead = cache.aheads.count
+            cache.aheads.append(next)
         }
     }
 

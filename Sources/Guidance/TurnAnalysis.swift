@@ -71,6 +71,8 @@ struct TurnAnalysis {
     /// references retained and released) at every test of every handler. Valid only inside `analyse`.
     let roads: UnsafeBufferPointer<TripRoad>
     let via: TripRoad
+    /// The leg's labels, which the roads name by id.
+    let labels: LegLabels
     let ring: RingKind?
     /// One per road, on the stack of `analyse`.
     let instructions: UnsafeMutableBufferPointer<TurnInstruction>
@@ -78,9 +80,10 @@ struct TurnAnalysis {
     private var obvious: Int?
     var size: Int { roads.count }
 
-    private init(roads: UnsafeBufferPointer<TripRoad>, ring: RingKind?, classes: ArcClasses, mode: StepMode,
+    private init(roads: UnsafeBufferPointer<TripRoad>, labels: LegLabels, ring: RingKind?, classes: ArcClasses, mode: StepMode,
                  instructions: UnsafeMutableBufferPointer<TurnInstruction>) {
         self.roads = roads
+        self.labels = labels
         var via = roads[0]
         // The approach as travelled: its own classes and mode, not those of the way back.
         via.classes = classes
@@ -95,12 +98,12 @@ struct TurnAnalysis {
     /// array), and returns the obvious road where more than two roads meet (0 for none). `arrivingClasses` and
     /// `arrivingMode` are the segment the route arrives on. The junction comes through a pointer: read from its
     /// array and passed by value, it was copied whole.
-    static func analyse(_ junction: UnsafePointer<TripJunction>, arrivingClasses: ArcClasses, arrivingMode: StepMode,
+    static func analyse(_ junction: UnsafePointer<TripJunction>, labels: LegLabels, arrivingClasses: ArcClasses, arrivingMode: StepMode,
                         appendingTo instructions: inout [TurnInstruction]) -> Int {
         let ring = junction.pointee.ring
         return junction.pointee.roads.withUnsafeBufferPointer { roads in
             withUnsafeTemporaryAllocation(of: TurnInstruction.self, capacity: roads.count) { scratch in
-                var analysis = TurnAnalysis(roads: roads, ring: ring, classes: arrivingClasses, mode: arrivingMode,
+                var analysis = TurnAnalysis(roads: roads, labels: labels, ring: ring, classes: arrivingClasses, mode: arrivingMode,
                                             instructions: scratch)
                 analysis.run()
                 instructions.append(contentsOf: scratch)
@@ -132,13 +135,13 @@ struct TurnAnalysis {
 
     func dev(_ a: Double, _ b: Double) -> Double { Geo.deviation(a, b) }
     func direction(_ i: Int) -> Modifier { i == 0 ? .uturn : Modifier(angle: roads[i].angle) }
-    @inline(__always) func announce(_ a: TripRoad, _ b: TripRoad) -> Bool { TripRoad.announce(from: a, to: b) }
+    @inline(__always) func announce(_ a: TripRoad, _ b: TripRoad) -> Bool { labels.announce(from: a.label, to: b.label) }
     var enterableCount: Int { roads.count(where: \.entryAllowed) }
 
     /// OSRM's `findBasicTurnType`: onto a ramp, on along the same name, or a turn.
     @inline(__always) func basicType(_ r: TripRoad) -> TurnKind {
         if !via.isRamp && r.isRamp { return .onRamp }
-        if !via.label.name.isEmpty && !r.label.name.isEmpty && !announce(via, r) { return .continueOn }
+        if !labels.isUnnamed(via.label) && !labels.isUnnamed(r.label) && !announce(via, r) { return .continueOn }
         return .turn
     }
 
@@ -175,10 +178,10 @@ struct TurnAnalysis {
     /// The road turned onto goes on at the far side of the junction under the same name and class.
     func isThroughStreet(_ index: Int) -> Bool {
         let r = roads[index]
-        guard !r.label.isEmpty else { return false }
+        guard !labels.isEmpty(r.label) else { return false }
         return roads.indices.contains { j in
             j != index && j >= 1 && dev(roads[j].angle, r.angle) > 155
-                && TripRoad.identical(roads[j], r) && sameClassification(roads[j], r)
+                && labels.identical(roads[j].label, r.label) && sameClassification(roads[j], r)
         }
     }
 
@@ -231,11 +234,11 @@ struct TurnAnalysis {
         if size == 1 { return 0 }
         if size == 2 { return 1 }
         func result(_ i: Int) -> Int { via.roundabout != roads[i].roundabout ? 0 : i }
-        let viaEmpty = via.label.isEmpty
+        let viaEmpty = labels.isEmpty(via.label)
         // 1. The road that keeps the name, of the same or a higher class.
         if let c = straightest({ r in
-            r.entryAllowed && !(viaEmpty && !via.lowPriority) && !(r.label.isEmpty && !r.lowPriority)
-                && viaEmpty == r.label.isEmpty && !strictlyLess(r, via) && !isLinkTo(r, via) && !announce(via, r)
+            r.entryAllowed && !(viaEmpty && !via.lowPriority) && !(labels.isEmpty(r.label) && !r.lowPriority)
+                && viaEmpty == labels.isEmpty(r.label) && !strictlyLess(r, via) && !isLinkTo(r, via) && !announce(via, r)
         }), isDistinctTurn(c) {
             return result(c)
         }
@@ -251,7 +254,7 @@ struct TurnAnalysis {
         // 4. A motorway going on with nothing else to take.
         if roads[v].isMotorway && vd <= 60 && enterableCount == 1 { return result(v) }
         // 5. Three roads of one name, one way on.
-        if size == 3 && !viaEmpty && roads.allSatisfy({ $0.label == via.label }) && enterableCount == 1
+        if size == 3 && !viaEmpty && roads.allSatisfy({ labels.same($0.label, via.label) }) && enterableCount == 1
             && (dev(roads[1].angle, 90) > 40 || dev(roads[2].angle, 270) > 40)
         {
             return result(v)
@@ -506,7 +509,7 @@ struct TurnAnalysis {
         func obviousOfTwo(_ road: TripRoad, _ other: TripRoad) -> Bool {
             if obviousByRoadClass(via, road, other) { return true }
             if obviousByRoadClass(via, other, road) { return false }
-            if !via.label.name.isEmpty && dev(road.angle, 180) == 0 && !announce(via, road) { return true }
+            if !labels.isUnnamed(via.label) && dev(road.angle, 180) == 0 && !announce(via, road) { return true }
             let rd = dev(road.angle, 180), od = dev(other.angle, 180)
             return od / rd > 1.4 && abs(od - rd) > 25
         }
@@ -536,7 +539,7 @@ struct TurnAnalysis {
             instructions[right] = .init(.fork, .slightRight)
             if dev(roads[center].angle, 180) < 3 {
                 let changes = via.oneway != roads[center].oneway || via.classes != roads[center].classes
-                    || via.label != roads[center].label || via.mode != roads[center].mode
+                    || !labels.same(via.label, roads[center].label) || via.mode != roads[center].mode
                 instructions[center] = changes ? .init(.fork, .straight)
                     : .init(roads[center].mode == via.mode ? .suppressed : .notification, .straight)
             } else {
@@ -571,7 +574,7 @@ struct TurnAnalysis {
 
     mutating func handleDriveway() {
         guard let road = (1..<size).first(where: { !roads[$0].lowPriority }), instructions[road].kind != .invalid else { return }
-        let sameName = !via.label.name.isEmpty && !roads[road].label.name.isEmpty && !announce(via, roads[road])
+        let sameName = !labels.isUnnamed(via.label) && !labels.isUnnamed(roads[road].label) && !announce(via, roads[road])
         instructions[road].kind = sameName ? .noTurn : .newName
         guard instructions[road].modifier == .straight else { return }
         for i in 1..<size where i != road && instructions[i].kind != .invalid && instructions[i].modifier == .straight {
@@ -616,7 +619,7 @@ struct TurnAnalysis {
         let continueAngle: Double
         if let i = (1..<size).first(where: { i in
             let r = roads[i]
-            return r.entryAllowed && r.angle != 0 && !r.label.name.isEmpty && !announce(via, r) && r.isMotorway
+            return r.entryAllowed && r.angle != 0 && !labels.isUnnamed(r.label) && !announce(via, r) && r.isMotorway
         }) {
             continueAngle = roads[i].angle
         } else if let i = straightestMotorway() {
@@ -684,8 +687,8 @@ struct TurnAnalysis {
         if size == 2 && enterable == 1 {
             instructions[1] = obviousInstruction(2, 1, throughStreet: isThroughStreet(1))
         } else if size == 3 {
-            let same = !TripRoad.announce(from: roads[2], to: roads[1])
-            let named = !roads[1].label.name.isEmpty && !roads[2].label.name.isEmpty
+            let same = !announce(roads[2], roads[1])
+            let named = !labels.isUnnamed(roads[1].label) && !labels.isUnnamed(roads[2].label)
             if enterable == 1 {
                 if roads[1].entryAllowed {
                     instructions[1] = roads[1].isMotorway && named && same
