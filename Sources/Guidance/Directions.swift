@@ -25,7 +25,8 @@ public struct Directions: Sendable {
     public private(set) var trips: [TripLeg]
     public let phrases: PhraseBook
     public let options: DirectionsOptions
-    /// The names of the roads at the route's waypoints, in the requested language (OSRM's `waypoints[].name`).
+    /// The name of the road at each of the route's waypoints, in the requested language (OSRM's
+    /// `waypoints[].name`): one per waypoint, for every format to read.
     public private(set) var waypointNames: [String]
 
     /// `labels`: the graph's label store, where the caller keeps one across requests.
@@ -40,10 +41,10 @@ public struct Directions: Sendable {
             trips = []
             legs = route.legs.map { _ in [] }
             let language = options.language
-            waypointNames = route.legs.first.map { first in
+            waypointNames = Self.waypointNames(route, graph: graph, language: language, legEnds: route.legs.first.map { first in
                 [graph.name(ofEdge: first.source.edge, language: language)]
                     + route.legs.map { graph.name(ofEdge: $0.target.edge, language: language) }
-            } ?? []
+            } ?? [])
             return
         }
         // Names are compared by the request's rules all through the leg's reading and its steps.
@@ -67,7 +68,15 @@ public struct Directions: Sendable {
         }
         self.trips = trips
         self.legs = legs
-        waypointNames = trips.first.map { [$0.sourceName] + trips.map(\.targetName) } ?? []
+        waypointNames = Self.waypointNames(route, graph: graph, language: language,
+                                           legEnds: trips.first.map { [$0.sourceName] + trips.map(\.targetName) } ?? [])
+    }
+
+    /// The legs' end names, and for a waypoint no leg ends at (a route with no leg) the graph's name of its road.
+    private static func waypointNames(_ route: Route, graph: RoadGraph, language: String?, legEnds: [String]) -> [String] {
+        route.waypoints.indices.map { i in
+            i < legEnds.count ? legEnds[i] : graph.name(ofEdge: route.waypoints[i].edge, language: language)
+        }
     }
 
     /// Goes on from the last leg's arrival with the steps of a walk (its own directions, one leg): the arrival

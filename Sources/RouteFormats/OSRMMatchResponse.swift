@@ -33,9 +33,9 @@ public enum OSRMMatchResponse {
             guard let place else { return .null }
             let m = matchings[place.matching]
             let snap = m.route.waypoints[place.index]
-            let names = m.directions.waypointNames
-            let name = place.index < names.count ? names[place.index] : graph.name(ofEdge: snap.edge)
-            guard case .object(var fields) = OSRMRouteResponse.waypoint(snap, name: name) else { return .null }
+            guard case .object(var fields) = OSRMRouteResponse.waypoint(snap, name: m.directions.waypointNames[place.index]) else {
+                return .null
+            }
             fields.append(("matchings_index", .number(Double(place.matching))))
             fields.append(("waypoint_index", .number(Double(place.index))))
             fields.append(("alternatives_count", .number(Double(m.alternatives[place.index]))))

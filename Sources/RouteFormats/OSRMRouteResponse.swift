@@ -44,10 +44,8 @@ public enum OSRMRouteResponse {
                 + alternatives.map { routeObject($0.0, directions: $0.1, graph: graph, options: options) })),
         ]
         if options.includeWaypoints {
-            // The names come with the directions, in their language; a graph lookup stays for routes without legs.
-            let names = directions.waypointNames
             members.append(("waypoints", .array(route.waypoints.enumerated().map { i, snap in
-                waypoint(snap, name: i < names.count ? names[i] : graph.name(ofEdge: snap.edge, language: directions.options.language))
+                waypoint(snap, name: directions.waypointNames[i])
             })))
         }
         return .object(members)

@@ -15,9 +15,9 @@ public enum OSRMTripResponse {
             members.append(("waypoints", .array(placement.map { place in
                 let (route, directions) = trips[place.trip]
                 let snap = route.waypoints[place.index]
-                let names = directions.waypointNames
-                let name = place.index < names.count ? names[place.index] : graph.name(ofEdge: snap.edge)
-                guard case .object(var fields) = OSRMRouteResponse.waypoint(snap, name: name) else { return .null }
+                guard case .object(var fields) = OSRMRouteResponse.waypoint(snap, name: directions.waypointNames[place.index]) else {
+                    return .null
+                }
                 fields.append(("waypoint_index", .number(Double(place.index))))
                 fields.append(("trips_index", .number(Double(place.trip))))
                 return .object(fields)

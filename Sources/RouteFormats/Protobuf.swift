@@ -36,10 +36,8 @@ public enum ProtobufOutput {
 
     public static func route(_ route: Route, directions: Directions, graph: RoadGraph) throws -> [UInt8] {
         let strings = CStrings()
-        let language = directions.options.language
-        let names = directions.waypointNames
         let waypoints = route.waypoints.enumerated().map { i, snap in
-            waypoint(snap, name: i < names.count ? names[i] : graph.name(ofEdge: snap.edge, language: language), strings: strings)
+            waypoint(snap, name: directions.waypointNames[i], strings: strings)
         }
         let stepArrays: [[wf_pb_step]] = directions.legs.map { steps in
             steps.map { s in

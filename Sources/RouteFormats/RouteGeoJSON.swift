@@ -23,12 +23,11 @@ public enum RouteGeoJSON {
             ])
         }
         var features = [line]
-        let names = directions?.waypointNames ?? []
         for (i, snap) in route.waypoints.enumerated() {
             let role = i == 0 ? "start" : i == route.waypoints.count - 1 ? "end" : "via"
             features.append(point(snap.location, [
                 ("role", .string(role)),
-                ("name", .string(i < names.count ? names[i] : snap.name)),
+                ("name", .string(directions?.waypointNames[i] ?? snap.name)),
                 ("snap_distance", .number(snap.distance, decimals: 2)),
             ]))
         }
