@@ -26,8 +26,7 @@ public struct MatchQuery: Sendable {
 
 public struct MatchAnswer: Sendable {
     public struct Matched: Sendable {
-        public var route: Route
-        public var directions: Directions
+        public var guided: GuidedRoute
         public var confidence: Double
         public var points: [MatchedPoint]
     }
@@ -87,7 +86,7 @@ extension Engine {
         let matchings = try result.matchings.map { m -> MatchAnswer.Matched in
             let route = Route(mode: query.mode, legs: m.legs, waypoints: m.points.map(\.snap))
             let directions = try Directions(route: route, graph: graph, options: query.directions, labels: set.labels[query.mode])
-            return .init(route: route, directions: directions, confidence: m.confidence, points: m.points)
+            return .init(guided: GuidedRoute(route: route, directions: directions), confidence: m.confidence, points: m.points)
         }
         return MatchAnswer(graph: graph, matchings: matchings, placement: result.placement)
     }

@@ -32,9 +32,9 @@ public struct RouteQuery: Sendable {
 
 public struct RouteAnswer: Sendable {
     public let graph: RoadGraph
-    public let route: Route
-    public let directions: Directions
-    public let alternatives: [(route: Route, directions: Directions)]
+    /// The best route, and up to `RouteQuery.alternatives` others (OSRM's `routes`, in its order).
+    public let best: GuidedRoute
+    public let alternatives: [GuidedRoute]
 }
 
 extension Engine {
@@ -73,9 +73,9 @@ extension Engine {
                     let labels = set.labels[query.mode]
                     let directions = try Directions(route: route, graph: graph, options: query.directions, labels: labels)
                     let others = try router.alternatives(to: route, count: query.alternatives).map {
-                        (route: $0, directions: try Directions(route: $0, graph: graph, options: query.directions, labels: labels))
+                        GuidedRoute(route: $0, directions: try Directions(route: $0, graph: graph, options: query.directions, labels: labels))
                     }
-                    return RouteAnswer(graph: graph, route: route, directions: directions, alternatives: others)
+                    return RouteAnswer(graph: graph, best: GuidedRoute(route: route, directions: directions), alternatives: others)
                 } catch let error as RoutingError {
                     throw EngineError.from(error)
                 }
@@ -95,7 +95,7 @@ extension Engine {
     /// do otherwise. A destination that is merely far from any road keeps OSRM's answer (and the table's).
     func walkTheRest(_ answer: RouteAnswer, _ query: RouteQuery, _ set: GraphSet) -> RouteAnswer {
         guard query.mode == .driving, query.compatibility == .wayfinder, let walkers = set.routers[.walking], let destination = query.points.last,
-              let carStop = answer.route.waypoints.last, carStop.distance > Self.onFootMargin,
+              let carStop = answer.best.route.waypoints.last, carStop.distance > Self.onFootMargin,
               let nearest = answer.graph.snap(destination, maxDistance: carStop.distance,
                                               filter: query.filters?.last ?? WaypointFilter(excluding: query.excluding))?.nearest,
               nearest.edge != carStop.edge, !nearest.onMainNetwork else { return answer }
@@ -112,10 +112,10 @@ extension Engine {
         guard let (walk, walkingGraph) = walking,
               let walkDirections = try? Directions(route: walk, graph: walkingGraph, options: query.directions,
                                                    labels: set.labels[.walking]) else { return answer }
-        var route = answer.route, directions = answer.directions
-        route.continueOnFoot(walk, nodeIDs: walk.legs.first.map(walkingGraph.nodeIDs(along:)) ?? [])
-        directions.continueOnFoot(walkDirections)
-        return RouteAnswer(graph: answer.graph, route: route, directions: directions, alternatives: answer.alternatives)
+        var best = answer.best
+        best.route.continueOnFoot(walk, nodeIDs: walk.legs.first.map(walkingGraph.nodeIDs(along:)) ?? [])
+        best.directions.continueOnFoot(walkDirections)
+        return RouteAnswer(graph: answer.graph, best: best, alternatives: answer.alternatives)
     }
 
     /// Only the excludable classes may be avoided, and a walker has none of them but ferries (as OSRM, whose foot

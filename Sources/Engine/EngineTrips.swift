@@ -26,8 +26,7 @@ public struct TripQuery: Sendable {
 
 public struct TripAnswer: Sendable {
     public struct Trip: Sendable {
-        public var route: Route
-        public var directions: Directions
+        public var guided: GuidedRoute
         /// The points visited, by index into the query's, in order (a round trip then goes back to the first).
         public var stops: [Int]
         /// What the solver minimised (the table's weights, milliseconds), for benchmarks.
@@ -97,7 +96,7 @@ extension Engine {
             routeQuery.excluding = query.excluding
             routeQuery.directions = query.directions
             let answer = try route(routeQuery, maxWaypoints: limits.maxTripPoints + 1)
-            trips.append(.init(route: answer.route, directions: answer.directions, stops: stops, cost: total))
+            trips.append(.init(guided: answer.best, stops: stops, cost: total))
         }
         return TripAnswer(graph: graph, trips: trips, placement: placement)
     }

@@ -34,7 +34,7 @@ struct DirectionsFeed {
         var query = RouteQuery(mode: mode, points: [from, to])
         query.directions = DirectionsOptions(language: request.argument("language") ?? "en")
         let answer = try engine.route(query)
-        return .json(feed(answer.route, answer.directions, answer.graph, width: width, height: height))
+        return .json(feed(answer.best, answer.graph, width: width, height: height))
     }
 
     private func dimension(_ request: HTTPRequest, _ key: String, default value: Int) throws -> Int {
@@ -43,7 +43,8 @@ struct DirectionsFeed {
         return n
     }
 
-    func feed(_ route: Route, _ directions: Directions, _ graph: RoadGraph, width: Int, height: Int) -> JSON {
+    func feed(_ guided: GuidedRoute, _ graph: RoadGraph, width: Int, height: Int) -> JSON {
+        let (route, directions) = (guided.route, guided.directions)
         func point(_ c: Coordinate, _ properties: [(String, JSON)]) -> JSON {
             .object([("type", .string("Feature")),
                      ("geometry", .object([("type", .string("Point")), ("coordinates", OSRMRouteResponse.location(c))])),

@@ -26,9 +26,7 @@ struct OSRMService {
             let (query, options) = try request.routeQuery()
             let answer = try engine.route(query)
             try Self.check(options, on: answer.graph)
-            return .json(OSRMRouteResponse.make(answer.route, directions: answer.directions, graph: answer.graph,
-                                                options: options,
-                                                alternatives: answer.alternatives.map { ($0.route, $0.directions) }))
+            return .json(OSRMRouteResponse.make(answer.best, graph: answer.graph, options: options, alternatives: answer.alternatives))
         case "table":
             let (query, wanted) = try request.tableQuery()
             let table = try engine.table(query)
@@ -43,14 +41,14 @@ struct OSRMService {
             let (query, options) = try request.tripQuery()
             let answer = try engine.trip(query)
             try Self.check(options, on: answer.graph)
-            return .json(OSRMTripResponse.make(trips: answer.trips.map { ($0.route, $0.directions) }, placement: answer.placement,
+            return .json(OSRMTripResponse.make(trips: answer.trips.map(\.guided), placement: answer.placement,
                                                graph: answer.graph, options: options))
         case "match":
             let (query, options) = try request.matchQuery()
             let answer = try engine.match(query)
             try Self.check(options, on: answer.graph)
             return .json(OSRMMatchResponse.make(answer.matchings.map {
-                OSRMMatchResponse.Matched(route: $0.route, directions: $0.directions, confidence: $0.confidence,
+                OSRMMatchResponse.Matched(guided: $0.guided, confidence: $0.confidence,
                                           alternatives: $0.points.map(\.alternatives))
             }, placement: answer.placement, graph: answer.graph, options: options))
         case "isochrone":

@@ -7,15 +7,13 @@ import Routing
 /// `alternatives_count`.
 public enum OSRMMatchResponse {
     public struct Matched {
-        public var route: Route
-        public var directions: Directions
+        public var guided: GuidedRoute
         public var confidence: Double
         /// Per waypoint of the route: how many other roads its fix could have been on.
         public var alternatives: [Int]
 
-        public init(route: Route, directions: Directions, confidence: Double, alternatives: [Int]) {
-            self.route = route
-            self.directions = directions
+        public init(guided: GuidedRoute, confidence: Double, alternatives: [Int]) {
+            self.guided = guided
             self.confidence = confidence
             self.alternatives = alternatives
         }
@@ -24,7 +22,7 @@ public enum OSRMMatchResponse {
     public static func make(_ matchings: [Matched], placement: [(matching: Int, index: Int)?], graph: RoadGraph,
                             options: OSRMRouteResponse.Options) -> JSON {
         let routes: [JSON] = matchings.map { m in
-            guard case .object(var fields) = OSRMRouteResponse.routeObject(m.route, directions: m.directions, graph: graph, options: options)
+            guard case .object(var fields) = OSRMRouteResponse.routeObject(m.guided, graph: graph, options: options)
             else { return .null }
             fields.append(("confidence", .number(m.confidence, decimals: 4)))
             return .object(fields)
@@ -32,8 +30,8 @@ public enum OSRMMatchResponse {
         let tracepoints: [JSON] = placement.map { place in
             guard let place else { return .null }
             let m = matchings[place.matching]
-            let snap = m.route.waypoints[place.index]
-            guard case .object(var fields) = OSRMRouteResponse.waypoint(snap, name: m.directions.waypointNames[place.index]) else {
+            let snap = m.guided.route.waypoints[place.index]
+            guard case .object(var fields) = OSRMRouteResponse.waypoint(snap, name: m.guided.directions.waypointNames[place.index]) else {
                 return .null
             }
             fields.append(("matchings_index", .number(Double(place.matching))))

@@ -35,17 +35,16 @@ public enum OSRMRouteResponse {
     }
 
     /// `alternatives` follow the main route in `routes`, as OSRM lists them.
-    public static func make(_ route: Route, directions: Directions, graph: RoadGraph,
-                            options: Options = Options(), alternatives: [(Route, Directions)] = []) -> JSON
+    public static func make(_ best: GuidedRoute, graph: RoadGraph, options: Options = Options(),
+                            alternatives: [GuidedRoute] = []) -> JSON
     {
         var members: [(String, JSON)] = [
             ("code", .string("Ok")),
-            ("routes", .array([routeObject(route, directions: directions, graph: graph, options: options)]
-                + alternatives.map { routeObject($0.0, directions: $0.1, graph: graph, options: options) })),
+            ("routes", .array(([best] + alternatives).map { routeObject($0, graph: graph, options: options) })),
         ]
         if options.includeWaypoints {
-            members.append(("waypoints", .array(route.waypoints.enumerated().map { i, snap in
-                waypoint(snap, name: directions.waypointNames[i])
+            members.append(("waypoints", .array(best.route.waypoints.enumerated().map { i, snap in
+                waypoint(snap, name: best.directions.waypointNames[i])
             })))
         }
         return .object(members)
@@ -56,7 +55,8 @@ public enum OSRMRouteResponse {
         .object([("code", .string(code)), ("message", .string(message))])
     }
 
-    public static func routeObject(_ route: Route, directions: Directions, graph: RoadGraph, options: Options) -> JSON {
+    public static func routeObject(_ guided: GuidedRoute, graph: RoadGraph, options: Options) -> JSON {
+        let (route, directions) = (guided.route, guided.directions)
         var members: [(String, JSON)] = []
         switch options.overview {
         case .full: members.append(("geometry", geometry(route.coordinates, options.geometries)))

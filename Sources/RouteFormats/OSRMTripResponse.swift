@@ -5,17 +5,17 @@ import Routing
 /// OSRM v5's trip response: `trips` (a route object each), and `waypoints` in the order the points were given,
 /// each with the trip it is on (`trips_index`) and its place in that trip (`waypoint_index`).
 public enum OSRMTripResponse {
-    public static func make(trips: [(route: Route, directions: Directions)], placement: [(trip: Int, index: Int)],
+    public static func make(trips: [GuidedRoute], placement: [(trip: Int, index: Int)],
                             graph: RoadGraph, options: OSRMRouteResponse.Options) -> JSON {
         var members: [(String, JSON)] = [
             ("code", .string("Ok")),
-            ("trips", .array(trips.map { OSRMRouteResponse.routeObject($0.route, directions: $0.directions, graph: graph, options: options) })),
+            ("trips", .array(trips.map { OSRMRouteResponse.routeObject($0, graph: graph, options: options) })),
         ]
         if options.includeWaypoints {
             members.append(("waypoints", .array(placement.map { place in
-                let (route, directions) = trips[place.trip]
-                let snap = route.waypoints[place.index]
-                guard case .object(var fields) = OSRMRouteResponse.waypoint(snap, name: directions.waypointNames[place.index]) else {
+                let trip = trips[place.trip]
+                let snap = trip.route.waypoints[place.index]
+                guard case .object(var fields) = OSRMRouteResponse.waypoint(snap, name: trip.directions.waypointNames[place.index]) else {
                     return .null
                 }
                 fields.append(("waypoint_index", .number(Double(place.index))))

@@ -34,7 +34,8 @@ public enum ProtobufOutput {
                        name: strings.make(name))
     }
 
-    public static func route(_ route: Route, directions: Directions, graph: RoadGraph) throws -> [UInt8] {
+    public static func route(_ guided: GuidedRoute, graph: RoadGraph) throws -> [UInt8] {
+        let (route, directions) = (guided.route, guided.directions)
         let strings = CStrings()
         let waypoints = route.waypoints.enumerated().map { i, snap in
             waypoint(snap, name: directions.waypointNames[i], strings: strings)

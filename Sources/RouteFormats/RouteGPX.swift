@@ -5,7 +5,8 @@ import Routing
 
 /// GPX 1.1: the steps as route points (instruction as name) and the full line as a track.
 public enum RouteGPX {
-    public static func make(_ route: Route, directions: Directions) -> String {
+    public static func make(_ guided: GuidedRoute) -> String {
+        let (route, directions) = (guided.route, guided.directions)
         func escape(_ s: String) -> String {
             s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
                 .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")

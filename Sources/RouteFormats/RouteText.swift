@@ -5,7 +5,8 @@ import Routing
 
 /// Directions as a maps app lists them: the total, then numbered steps with their distances, then the arrival.
 public enum RouteText {
-    public static func make(_ route: Route, directions: Directions) -> String {
+    public static func make(_ guided: GuidedRoute) -> String {
+        let (route, directions) = (guided.route, guided.directions)
         let phrases = directions.phrases, units = directions.options.units
         var lines = [phrases.summary(distance: route.distance, duration: route.duration, mode: route.mode, units: units)]
         var number = 1

@@ -48,9 +48,9 @@ enum GuideBenchCommand {
             query.snapRadius = 5000
             query.directions = DirectionsOptions(language: language)
             guard let answer = try? engine.route(query) else { unroutable += 1; continue }
-            let steps = Array(answer.directions.legs.joined())
+            let steps = Array(answer.best.directions.legs.joined())
             stepCounts.append(steps.count)
-            lengths.append(answer.route.distance)
+            lengths.append(answer.best.route.distance)
             totalSteps += steps.count
             for step in steps {
                 let key = step.maneuver.type.rawValue
@@ -67,7 +67,7 @@ enum GuideBenchCommand {
                     sameName.append((index, "\(a.instruction) → \(b.instruction)"))
                 }
             }
-            for (leg, legSteps) in zip(answer.route.legs, answer.directions.legs) {
+            for (leg, legSteps) in zip(answer.best.route.legs, answer.best.directions.legs) {
                 for (a, b) in zip(legSteps, legSteps.dropFirst()) where Geo.distance(a.coordinates.last!, b.coordinates.first!) > 0.01 {
                     gaps += 1
                 }
@@ -78,7 +78,7 @@ enum GuideBenchCommand {
                 print("— route \(index): \(String(format: "%.5f,%.5f", query.points[0].latitude, query.points[0].longitude)) → "
                     + String(format: "%.5f,%.5f", query.points[1].latitude, query.points[1].longitude))
                 for step in steps {
-                    print("   \(step.instruction) — \(answer.directions.phrases.distance(step.distance, units: .metric))")
+                    print("   \(step.instruction) — \(answer.best.directions.phrases.distance(step.distance, units: .metric))")
                 }
             }
         }

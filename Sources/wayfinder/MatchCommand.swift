@@ -65,7 +65,7 @@ enum MatchCommand {
         switch format {
         case "json":
             print(OSRMMatchResponse.make(answer.matchings.map {
-                OSRMMatchResponse.Matched(route: $0.route, directions: $0.directions, confidence: $0.confidence,
+                OSRMMatchResponse.Matched(guided: $0.guided, confidence: $0.confidence,
                                           alternatives: $0.points.map(\.alternatives))
             }, placement: answer.placement, graph: answer.graph, options: OSRMRouteResponse.Options()).serialized())
         case "geojson":
@@ -73,16 +73,16 @@ enum MatchCommand {
             for (k, m) in answer.matchings.enumerated() {
                 features.append(.object([
                     ("type", .string("Feature")),
-                    ("geometry", OSRMRouteResponse.geometry(m.route.coordinates, .geojson)),
+                    ("geometry", OSRMRouteResponse.geometry(m.guided.route.coordinates, .geojson)),
                     ("properties", .object([("matching", .number(Double(k))), ("confidence", .number(m.confidence, decimals: 4)),
-                                            ("distance", .number(m.route.distance, decimals: 1)),
-                                            ("duration", .number(m.route.duration, decimals: 1))])),
+                                            ("distance", .number(m.guided.route.distance, decimals: 1)),
+                                            ("duration", .number(m.guided.route.duration, decimals: 1))])),
                 ]))
             }
             for (i, place) in answer.placement.enumerated() {
                 var properties: [(String, JSON)] = [("fix", .number(Double(i)))]
                 if let place {
-                    let snap = answer.matchings[place.matching].route.waypoints[place.index]
+                    let snap = answer.matchings[place.matching].guided.route.waypoints[place.index]
                     properties += [("matching", .number(Double(place.matching))), ("matched", OSRMRouteResponse.location(snap.location)),
                                    ("distance", .number(snap.distance, decimals: 2))]
                 }
@@ -98,7 +98,7 @@ enum MatchCommand {
             print("\(matched) of \(points.count) fixes matched, in \(answer.matchings.count) part(s)")
             for (k, m) in answer.matchings.enumerated() {
                 print("\nPart \(k + 1): confidence \(String(format: "%.2f", m.confidence))")
-                print(RouteText.make(m.route, directions: m.directions))
+                print(RouteText.make(m.guided))
             }
         }
         return .ok

@@ -77,14 +77,14 @@ enum RouteCommand {
             if format == .json { print(OSRMRouteResponse.error(code: error.code, message: error.message).serialized()) }
             throw CommandError(error)
         }
-        let (route, directions, graph) = (answer.route, answer.directions, answer.graph)
+        let graph = answer.graph
         if format == .protobuf {
-            FileHandle.standardOutput.write(Data(try ProtobufOutput.route(route, directions: directions, graph: graph)))
+            FileHandle.standardOutput.write(Data(try ProtobufOutput.route(answer.best, graph: graph)))
             return .ok
         }
-        let others = answer.alternatives.map { ($0.route, $0.directions) }
-        print(render(route, directions, graph, format, alternatives: others))
-        for (k, (other, otherDirections)) in others.enumerated() where format == .text {
+        print(render(answer.best, graph, format, alternatives: answer.alternatives))
+        for (k, alternative) in answer.alternatives.enumerated() where format == .text {
+            let (other, otherDirections) = (alternative.route, alternative.directions)
             // A summary line, and the two roads it uses most, to tell it apart.
             var byName: [String: Double] = [:]
             for s in other.legs.flatMap(\.stretches) where !s.name.isEmpty { byName[s.name, default: 0] += s.distance }
@@ -125,13 +125,13 @@ enum RouteCommand {
         }
     }
 
-    static func render(_ route: Route, _ directions: Directions, _ graph: RoadGraph, _ format: RouteFormat,
-                       alternatives: [(Route, Directions)] = []) -> String {
+    static func render(_ guided: GuidedRoute, _ graph: RoadGraph, _ format: RouteFormat, alternatives: [GuidedRoute] = []) -> String {
+        let route = guided.route
         switch format {
-        case .text: return RouteText.make(route, directions: directions)
-        case .json: return OSRMRouteResponse.make(route, directions: directions, graph: graph, alternatives: alternatives).serialized()
-        case .gpx: return RouteGPX.make(route, directions: directions)
-        case .geojson: return RouteGeoJSON.make(route, directions: directions).serialized()
+        case .text: return RouteText.make(guided)
+        case .json: return OSRMRouteResponse.make(guided, graph: graph, alternatives: alternatives).serialized()
+        case .gpx: return RouteGPX.make(guided)
+        case .geojson: return RouteGeoJSON.make(route, directions: guided.directions).serialized()
         case .polyline: return Polyline.encode(route.coordinates, precision: 5)
         case .polyline6: return Polyline.encode(route.coordinates, precision: 6)
         case .protobuf: return ""  // binary: written directly

@@ -110,7 +110,7 @@ enum ServiceBenchCommand {
                 guard Geo.distance(p[0], p[1]) > 2000 && Geo.distance(p[0], p[1]) < 15000 else { continue }
                 var query = RouteQuery(mode: .driving, points: p)
                 query.directions = DirectionsOptions(steps: false)
-                if let answer = try? engine.route(query) { routes.append(answer.route) }
+                if let answer = try? engine.route(query) { routes.append(answer.best.route) }
             }
             for noise in noises {
                 var overlaps: [Double] = [], fixes = 0, matchedMs = 0.0, confidences: [Double] = []
@@ -124,7 +124,7 @@ enum ServiceBenchCommand {
                     guard let (answer, ms) = try? clock({ try engine.match(query) }) else { overlaps.append(0); continue }
                     matchedMs += ms
                     fixes += trace.count
-                    overlaps.append(TraceSimulation.overlap(of: route, with: answer.matchings.map(\.route), in: driving))
+                    overlaps.append(TraceSimulation.overlap(of: route, with: answer.matchings.map(\.guided.route), in: driving))
                     confidences.append(answer.matchings.map(\.confidence).max() ?? 0)
                 }
                 let mean = overlaps.reduce(0, +) / Double(overlaps.count)

@@ -65,19 +65,19 @@ enum TripCommand {
         }
         switch format {
         case "json":
-            print(OSRMTripResponse.make(trips: answer.trips.map { ($0.route, $0.directions) }, placement: answer.placement,
+            print(OSRMTripResponse.make(trips: answer.trips.map(\.guided), placement: answer.placement,
                                         graph: answer.graph, options: OSRMRouteResponse.Options()).serialized())
         case "geojson":
             var features: [JSON] = []
             for (t, trip) in answer.trips.enumerated() {
-                guard case .object(let fc) = RouteGeoJSON.make(trip.route), case .array(let parts)? = fc.first(where: { $0.0 == "features" })?.1,
+                guard case .object(let fc) = RouteGeoJSON.make(trip.guided.route), case .array(let parts)? = fc.first(where: { $0.0 == "features" })?.1,
                       let line = parts.first else { continue }
                 features.append(line)
                 for (k, stop) in trip.stops.enumerated() {
                     features.append(.object([
                         ("type", .string("Feature")),
                         ("geometry", .object([("type", .string("Point")),
-                                              ("coordinates", OSRMRouteResponse.location(trip.route.waypoints[k].location))])),
+                                              ("coordinates", OSRMRouteResponse.location(trip.guided.route.waypoints[k].location))])),
                         ("properties", .object([("trip", .number(Double(t))), ("order", .number(Double(k + 1))),
                                                 ("point", .number(Double(stop)))])),
                     ]))
@@ -89,7 +89,7 @@ enum TripCommand {
                 if answer.trips.count > 1 { print("Trip \(t + 1) of \(answer.trips.count)") }
                 let order = trip.stops.map { "\($0 + 1)" } + (query.roundtrip ? ["\(trip.stops[0] + 1)"] : [])
                 print("Order: " + order.joined(separator: " → "))
-                print(RouteText.make(trip.route, directions: trip.directions))
+                print(RouteText.make(trip.guided))
                 print()
             }
         }

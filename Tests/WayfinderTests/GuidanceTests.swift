@@ -353,19 +353,19 @@ import Testing
             var query = RouteQuery(mode: .driving, points: [map.position("a"), map.position("d")])
             query.directions = DirectionsOptions(language: language)
             let answer = try engine.route(query)
-            let steps = answer.directions.legs[0]
+            let steps = answer.best.directions.legs[0]
             #expect(kinds(steps) == ["depart", "notification straight", "arrive"])
             #expect(steps.map(\.mode) == ["driving", "walking", "walking"])
             #expect(steps[1].instruction == leave)
             // Drawn on the sphere, measured with OSRM's ruler (0.4 % longer east–west at 60° N).
-            #expect(abs(answer.route.distance - 540) < 3, "180 m by car, 360 m on foot")
-            #expect(abs(steps.reduce(0) { $0 + $1.distance } - answer.route.distance) < 1)
+            #expect(abs(answer.best.route.distance - 540) < 3, "180 m by car, 360 m on foot")
+            #expect(abs(steps.reduce(0) { $0 + $1.distance } - answer.best.route.distance) < 1)
             #expect(Geo.distance(steps[0].coordinates.last!, steps[1].coordinates.first!) < 0.01)
-            #expect(Geo.distance(answer.route.waypoints[1].location, map.position("d")) < 1)
+            #expect(Geo.distance(answer.best.route.waypoints[1].location, map.position("d")) < 1)
         }
         // Where the car can reach the destination, no walk is added.
         let near = try engine.route(RouteQuery(mode: .driving, points: [map.position("a"), map.position(between: "a", "b", at: 0.9)]))
-        #expect(near.directions.legs[0].allSatisfy { $0.mode == "driving" })
+        #expect(near.best.directions.legs[0].allSatisfy { $0.mode == "driving" })
     }
 
     // MARK: U-turns
@@ -771,7 +771,7 @@ import Testing
         let graph = try map.build().driving
         let route = try checkedRoute(graph, [map.position("a"), map.position("e")])
         let directions = try Directions(route: route, graph: graph)
-        let text = OSRMRouteResponse.make(route, directions: directions, graph: graph).serialized()
+        let text = OSRMRouteResponse.make(GuidedRoute(route: route, directions: directions), graph: graph).serialized()
         let json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         let legs = try #require((json["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]])
         let steps = try #require(legs.first?["steps"] as? [[String: Any]])

@@ -29,7 +29,7 @@ import Testing
         var limits = EngineLimits()
         limits.maxRouteWaypoints = 100
         let engine = Engine(graphs: [.walking: walking], limits: limits)
-        let route = try engine.route(RouteQuery(mode: .walking, points: there)).route
+        let route = try engine.route(RouteQuery(mode: .walking, points: there)).best.route
         #expect(route.legs.count == 24)
         #expect(route.weight > UInt64(UInt32.max), "\(route.weight) ms")
         #expect(route.weight == route.legs.reduce(UInt64(0)) { $0 + $1.weight })
@@ -42,7 +42,7 @@ import Testing
         let trip = try engine.trip(TripQuery(mode: .walking, points: stops))
         #expect(trip.trips.count == 1)
         #expect(trip.trips[0].cost > Int64(UInt32.max))
-        #expect(UInt64(trip.trips[0].cost) == trip.trips[0].route.weight)
+        #expect(UInt64(trip.trips[0].cost) == trip.trips[0].guided.route.weight)
 
         // Table cells past 24 days (2³¹ ms) are exact too: such a label used to be clamped in its bucket.
         let table = try engine.table(TableQuery(mode: .walking, points: stops))
@@ -190,7 +190,7 @@ import Testing
         let table = try engine.table(TableQuery(mode: .driving, points: (0..<200).map { _ in sea() }))
         #expect(try table.rows(0..<200).count == 200)
         #expect(try engine.trip(TripQuery(mode: .walking, points: (0..<100).map { _ in sea() })).trips.count >= 1)
-        #expect(try engine.route(RouteQuery(mode: .driving, points: (0..<50).map { _ in sea() })).route.legs.count == 49)
+        #expect(try engine.route(RouteQuery(mode: .driving, points: (0..<50).map { _ in sea() })).best.route.legs.count == 49)
         #expect(try engine.nearest(mode: .walking, point: sea(), count: 100).1.count == 100)
         var tight = EngineLimits.server
         tight.maxComputeMilliseconds = 0.001

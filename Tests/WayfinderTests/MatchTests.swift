@@ -23,7 +23,7 @@ import Testing
             guard (1500.0...12000).contains(Geo.distance(ends[0], ends[1])) else { continue }
             var query = RouteQuery(mode: .driving, points: ends)
             query.directions.steps = false
-            guard let truth = try? engine.route(query).route else { continue }
+            guard let truth = try? engine.route(query).best.route else { continue }
             routes += 1
             // Every 5–15 s, 10 m of noise each way, a tenth of the fixes lost.
             let trace = TraceSimulation.trace(along: truth, interval: 5...15, noise: 10, dropRate: 0.1, seed: UInt64(routes))
@@ -31,7 +31,7 @@ import Testing
             match.timestamps = trace.map { $0.time! }
             match.accuracies = trace.map { _ in 10 }
             let answer = try engine.match(match)
-            let overlap = TraceSimulation.overlap(of: truth, with: answer.matchings.map(\.route), in: driving)
+            let overlap = TraceSimulation.overlap(of: truth, with: answer.matchings.map(\.guided.route), in: driving)
             worst = min(worst, overlap)
             total += truth.distance
             found += overlap * truth.distance
@@ -57,8 +57,8 @@ import Testing
         query.splitGaps = false
         let whole = try engine.match(query)
         #expect(whole.matchings.count == 1)
-        #expect(abs(whole.matchings[0].route.distance - Geo.osrmRulerDistance(points[0], points[7])) < 2)
-        #expect(whole.matchings[0].route.legs.count == 7, "a leg between each pair of fixes")
+        #expect(abs(whole.matchings[0].guided.route.distance - Geo.osrmRulerDistance(points[0], points[7])) < 2)
+        #expect(whole.matchings[0].guided.route.legs.count == 7, "a leg between each pair of fixes")
         // tidy: fixes within 10 m of the one kept before, and repeated times, are left out.
         var jittery = MatchQuery(mode: .driving, points: [points[0], map.position(between: "a", "b", at: 0.101), points[1],
                                                          points[1], points[2]])

@@ -209,7 +209,7 @@ import Testing
         #expect(rows[0][1] != nil, "out of the trap, from its snap on the network")
         // The same pair by route: the router moves the point to the core as well.
         let route = try engine.route(RouteQuery(mode: .driving, points: points))
-        #expect(abs(Double(route.route.weight) - Double(rows[0][1]!.weight)) <= 1)
+        #expect(abs(Double(route.best.route.weight) - Double(rows[0][1]!.weight)) <= 1)
 
         // 144 m in: beyond Wayfinder's 100 m the point is cut off. OSRM (compat=osrm) moves it to its big
         // component however far, but a map this small has none (every component under 1,000 arcs): cut off too.
@@ -235,8 +235,8 @@ import Testing
         var route = RouteQuery(mode: .driving, points: points)
         route.compatibility = .osrm
         let answer = try engine.route(route)
-        #expect(abs(Double(answer.route.weight) - Double(cell.weight)) <= 1)
-        #expect(answer.route.waypoints[0].distance > 100, "moved past Wayfinder's 100 m")
+        #expect(abs(Double(answer.best.route.weight) - Double(cell.weight)) <= 1)
+        #expect(answer.best.route.waypoints[0].distance > 100, "moved past Wayfinder's 100 m")
     }
 
     // MARK: Options
@@ -380,12 +380,12 @@ import Testing
         let engine = try Engine(directory: map.graphDirectory)
         var query = RouteQuery(mode: .driving, points: [map.position("a"), map.position("d")])
         let ours = try engine.route(query)
-        #expect(ours.directions.legs[0].contains { $0.mode == "walking" })
+        #expect(ours.best.directions.legs[0].contains { $0.mode == "walking" })
         query.compatibility = .osrm
         let osrm = try engine.route(query)
-        #expect(osrm.directions.legs[0].allSatisfy { $0.mode == "driving" })
-        let drive = ours.directions.legs[0].filter { $0.mode == "driving" }.reduce(0) { $0 + $1.distance }
-        #expect(abs(osrm.route.distance - drive) < 1, "the same drive, without the walk after it")
+        #expect(osrm.best.directions.legs[0].allSatisfy { $0.mode == "driving" })
+        let drive = ours.best.directions.legs[0].filter { $0.mode == "driving" }.reduce(0) { $0 + $1.distance }
+        #expect(abs(osrm.best.route.distance - drive) < 1, "the same drive, without the walk after it")
         // The same through HTTP, per request and as a server's default.
         let path = "/route/v1/driving/\(Self.text(map.position("a")));\(Self.text(map.position("d")))?steps=true"
         func modes(_ service: WayfinderService, _ target: String) throws -> [String] {
@@ -411,9 +411,9 @@ import Testing
         _ = try map.build()
         let engine = try Engine(directory: map.graphDirectory)
         var query = RouteQuery(mode: .driving, points: [map.position("a"), map.position("c")])
-        let ours = try engine.route(query).directions.legs[0].map(\.maneuver.type)
+        let ours = try engine.route(query).best.directions.legs[0].map(\.maneuver.type)
         query.compatibility = .osrm
-        let theirs = try engine.route(query).directions.legs[0].map(\.maneuver.type)
+        let theirs = try engine.route(query).best.directions.legs[0].map(\.maneuver.type)
         #expect(ours == [.depart, .arrive])
         #expect(theirs == [.depart, .newName, .arrive])
     }

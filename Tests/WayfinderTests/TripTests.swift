@@ -97,7 +97,7 @@ import Trips
         #expect(answer.trips.count == 1, "random main-network points form one trip")
         #expect(cost <= nearest, "trip \(cost) ms against nearest neighbour \(nearest) ms")
         #expect(Set(answer.trips[0].stops) == Set(0..<100))
-        #expect(answer.trips[0].route.legs.count == 100, "a round trip: one leg per stop, the last back to the start")
+        #expect(answer.trips[0].guided.route.legs.count == 100, "a round trip: one leg per stop, the last back to the start")
     }
 
     @Test func disconnectedPointsMakeSeveralRoundTrips() throws {
