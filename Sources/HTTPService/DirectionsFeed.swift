@@ -34,7 +34,7 @@ struct DirectionsFeed {
         var query = RouteQuery(mode: mode, points: [from, to])
         query.directions = DirectionsOptions(language: request.argument("language") ?? "en")
         let answer = try engine.route(query)
-        return .json(feed(answer.best, answer.graph, width: width, height: height))
+        return .json(feed(answer.best, width: width, height: height))
     }
 
     private func dimension(_ request: HTTPRequest, _ key: String, default value: Int) throws -> Int {
@@ -43,33 +43,26 @@ struct DirectionsFeed {
         return n
     }
 
-    func feed(_ guided: GuidedRoute, _ graph: RoadGraph, width: Int, height: Int) -> JSON {
+    func feed(_ guided: GuidedRoute, width: Int, height: Int) -> JSON {
         let (route, directions) = (guided.route, guided.directions)
-        func point(_ c: Coordinate, _ properties: [(String, JSON)]) -> JSON {
-            .object([("type", .string("Feature")),
-                     ("geometry", .object([("type", .string("Point")), ("coordinates", OSRMRouteResponse.location(c))])),
-                     ("properties", .object(properties))])
-        }
         let phrases = directions.phrases
         let summary = phrases.summary(distance: route.distance, duration: route.duration, mode: route.mode, units: .metric)
-        var features: [JSON] = [.object([
-            ("type", .string("Feature")),
-            ("geometry", OSRMRouteResponse.geometry(route.coordinates, .geojson)),
-            ("properties", .object([("kind", .string("route")), ("mode", .string(route.mode.rawValue)),
-                                    ("distance", .number(route.distance, decimals: 1)),
-                                    ("duration", .number(route.duration, decimals: 1)), ("summary", .string(summary))])),
+        var features: [JSON] = [GeoJSON.line(route.coordinates, [
+            ("kind", .string("route")), ("mode", .string(route.mode.rawValue)),
+            ("distance", .number(route.distance, decimals: 1)),
+            ("duration", .number(route.duration, decimals: 1)), ("summary", .string(summary)),
         ])]
-        let start = route.waypoints[0], end = route.waypoints[route.waypoints.count - 1]
-        for (kind, snap) in [("start", start), ("end", end)] {
-            let name = graph.name(ofEdge: snap.edge, language: directions.options.language)
-            features.append(point(snap.location, [
+        let names = directions.waypointNames
+        let ends = [("start", route.waypoints[0], names[0]), ("end", route.waypoints[route.waypoints.count - 1], names[names.count - 1])]
+        for (kind, snap, name) in ends {
+            features.append(GeoJSON.point(snap.location, [
                 ("kind", .string(kind)),
                 ("title", .string(name.isEmpty ? (kind == "start" ? "Start" : "Destination") : name)),
                 ("subtitle", .string(String(format: "%.5f, %.5f", snap.input.latitude, snap.input.longitude))),
             ]))
         }
         for (index, step) in directions.legs.joined().enumerated() {
-            features.append(point(step.maneuver.location, [
+            features.append(GeoJSON.point(step.maneuver.location, [
                 ("kind", .string("step")), ("index", .number(Double(index))),
                 ("instruction", .string(step.instruction)), ("type", .string(step.maneuver.type.rawValue)),
                 ("modifier", step.maneuver.modifier.map { .string($0.rawValue) } ?? .null),
@@ -79,8 +72,7 @@ struct DirectionsFeed {
         var bounds = BoundingBox.empty
         for c in route.coordinates { bounds.extend(c) }
         let viewport = Viewport(bounds: bounds, width: width, height: height)
-        return .object([
-            ("type", .string("FeatureCollection")),
+        return GeoJSON.collection(features, members: [
             ("bbox", .array([bounds.minLongitude, bounds.minLatitude, bounds.maxLongitude, bounds.maxLatitude].map { .number($0, decimals: 6) })),
             ("region", .object([
                 ("center", OSRMRouteResponse.location(viewport.center)),
@@ -88,7 +80,6 @@ struct DirectionsFeed {
                 ("longitudeDelta", .number(viewport.longitudeDelta, decimals: 6)),
             ])),
             ("zoom", .number(Double(viewport.zoom))),
-            ("features", .array(features)),
         ])
     }
 }

@@ -77,12 +77,8 @@ struct MapPage {
         }
         let features = chosen.sorted().map { e -> JSON in
             let line = Simplification.simplify(graph.shapeRange(ofEdge: e).map(graph.shapePoint), tolerance: metresPerPixel)
-            return .object([
-                ("type", .string("Feature")),
-                ("geometry", OSRMRouteResponse.geometry(line, .geojson)),
-                ("properties", .object([("class", .string(String(describing: graph.roadClass(ofEdge: e))))])),
-            ])
+            return GeoJSON.line(line, [("class", .string(String(describing: graph.roadClass(ofEdge: e))))])
         }
-        return .json(JSON.object([("type", .string("FeatureCollection")), ("features", .array(features))]))
+        return .json(GeoJSON.collection(features))
     }
 }

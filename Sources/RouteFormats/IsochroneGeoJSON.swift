@@ -14,22 +14,18 @@ public enum IsochroneGeoJSON {
         let features: [JSON] = sorted.map { k, contour in
             let color = "#" + (colors?[k] ?? palette[k % palette.count])
             let value = isochrone.metric == .duration ? contour.limit / 60 : contour.limit
-            return .object([
-                ("type", .string("Feature")),
-                ("properties", .object([
-                    ("contour", .number(value, decimals: 3)),
-                    ("metric", .string(isochrone.metric == .duration ? "time" : "distance")),
-                    ("color", .string(color)),
-                    ("opacity", .number(0.33)),
-                    ("fill", .string(color)),
-                    ("fill-opacity", .number(0.33)),
-                    ("fillColor", .string(color)),
-                    ("fillOpacity", .number(0.33)),
-                ])),
-                ("geometry", geometry(contour, polygons: polygons)),
+            return GeoJSON.feature(geometry(contour, polygons: polygons), [
+                ("contour", .number(value, decimals: 3)),
+                ("metric", .string(isochrone.metric == .duration ? "time" : "distance")),
+                ("color", .string(color)),
+                ("opacity", .number(0.33)),
+                ("fill", .string(color)),
+                ("fill-opacity", .number(0.33)),
+                ("fillColor", .string(color)),
+                ("fillOpacity", .number(0.33)),
             ])
         }
-        return .object([("type", .string("FeatureCollection")), ("features", .array(features))])
+        return GeoJSON.collection(features)
     }
 
     static func ring(_ ring: [Coordinate]) -> JSON { .array(ring.map(OSRMRouteResponse.location)) }

@@ -44,32 +44,18 @@ public enum PlaceFormats {
         return members
     }
 
-    static func point(_ p: Placemark) -> JSON {
-        .object([("type", .string("Point")), ("coordinates", OSRMRouteResponse.location(p.coordinate))])
-    }
-
     /// GeocodeJSON: a FeatureCollection with a `geocoding` header and `properties.geocoding` per feature.
     public static func geocodeJSON(_ places: [Placemark], query: String) -> JSON {
-        .object([
-            ("type", .string("FeatureCollection")),
+        GeoJSON.collection(places.map { p in GeoJSON.point(p.coordinate, [("geocoding", .object(fields(p)))]) }, members: [
             ("geocoding", .object([("version", .string("0.1.0")), ("attribution", .string("© OpenStreetMap contributors, ODbL 1.0")),
                                    ("query", .string(query))])),
-            ("features", .array(places.map { p in
-                .object([("type", .string("Feature")), ("properties", .object([("geocoding", .object(fields(p)))])),
-                         ("geometry", point(p))])
-            })),
         ])
     }
 
     /// Map pins: `title` and `subtitle` beside the placemark fields.
     public static func geoJSON(_ places: [Placemark]) -> JSON {
-        .object([
-            ("type", .string("FeatureCollection")),
-            ("features", .array(places.map { p in
-                .object([("type", .string("Feature")), ("geometry", point(p)),
-                         ("properties", .object([("title", .string(p.name.isEmpty ? p.category : p.name)),
-                                                 ("subtitle", .string(p.subtitle))] + fields(p)))])
-            })),
-        ])
+        GeoJSON.collection(places.map { p in
+            GeoJSON.point(p.coordinate, [("title", .string(p.name.isEmpty ? p.category : p.name)), ("subtitle", .string(p.subtitle))] + fields(p))
+        })
     }
 }

@@ -2,36 +2,21 @@ import Guidance
 import RoadGraph
 import Routing
 
-/// A route as an RFC 7946 FeatureCollection (longitude, latitude): the LineString, then the waypoints, then with
-/// directions one Point per maneuver carrying its instruction, all in the directions' language.
+/// A route as an RFC 7946 FeatureCollection (longitude, latitude): the LineString, then the waypoints, then one
+/// Point per maneuver carrying its instruction, all in the directions' language.
 public enum RouteGeoJSON {
-    public static func make(_ route: Route, directions: Directions? = nil) -> JSON {
-        let line = JSON.object([
-            ("type", .string("Feature")),
-            ("geometry", OSRMRouteResponse.geometry(route.coordinates, .geojson)),
-            ("properties", .object([
-                ("mode", .string(route.mode.rawValue)),
-                ("distance", .number(route.distance, decimals: 1)),
-                ("duration", .number(route.duration, decimals: 1)),
-            ])),
-        ])
-        func point(_ c: Coordinate, _ properties: [(String, JSON)]) -> JSON {
-            .object([
-                ("type", .string("Feature")),
-                ("geometry", .object([("type", .string("Point")), ("coordinates", OSRMRouteResponse.location(c))])),
-                ("properties", .object(properties)),
-            ])
-        }
-        var features = [line]
+    public static func make(_ guided: GuidedRoute) -> JSON {
+        let (route, directions) = (guided.route, guided.directions)
+        var features = [line(route)]
         for (i, snap) in route.waypoints.enumerated() {
             let role = i == 0 ? "start" : i == route.waypoints.count - 1 ? "end" : "via"
-            features.append(point(snap.location, [
+            features.append(GeoJSON.point(snap.location, [
                 ("role", .string(role)),
-                ("name", .string(directions?.waypointNames[i] ?? snap.name)),
+                ("name", .string(directions.waypointNames[i])),
                 ("snap_distance", .number(snap.distance, decimals: 2)),
             ]))
         }
-        for (leg, steps) in (directions?.legs ?? []).enumerated() {
+        for (leg, steps) in directions.legs.enumerated() {
             for step in steps {
                 var properties: [(String, JSON)] = [
                     ("role", .string("maneuver")),
@@ -46,9 +31,18 @@ public enum RouteGeoJSON {
                     ("distance", .number(step.distance, decimals: 1)),
                     ("duration", .number(step.duration, decimals: 1)),
                 ]
-                features.append(point(step.maneuver.location, properties))
+                features.append(GeoJSON.point(step.maneuver.location, properties))
             }
         }
-        return .object([("type", .string("FeatureCollection")), ("features", .array(features))])
+        return GeoJSON.collection(features)
+    }
+
+    /// The route's line, with its mode, distance and duration.
+    public static func line(_ route: Route) -> JSON {
+        GeoJSON.line(route.coordinates, [
+            ("mode", .string(route.mode.rawValue)),
+            ("distance", .number(route.distance, decimals: 1)),
+            ("duration", .number(route.duration, decimals: 1)),
+        ])
     }
 }

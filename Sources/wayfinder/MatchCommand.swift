@@ -71,12 +71,10 @@ enum MatchCommand {
         case "geojson":
             var features: [JSON] = []
             for (k, m) in answer.matchings.enumerated() {
-                features.append(.object([
-                    ("type", .string("Feature")),
-                    ("geometry", OSRMRouteResponse.geometry(m.guided.route.coordinates, .geojson)),
-                    ("properties", .object([("matching", .number(Double(k))), ("confidence", .number(m.confidence, decimals: 4)),
-                                            ("distance", .number(m.guided.route.distance, decimals: 1)),
-                                            ("duration", .number(m.guided.route.duration, decimals: 1))])),
+                features.append(GeoJSON.line(m.guided.route.coordinates, [
+                    ("matching", .number(Double(k))), ("confidence", .number(m.confidence, decimals: 4)),
+                    ("distance", .number(m.guided.route.distance, decimals: 1)),
+                    ("duration", .number(m.guided.route.duration, decimals: 1)),
                 ]))
             }
             for (i, place) in answer.placement.enumerated() {
@@ -86,13 +84,9 @@ enum MatchCommand {
                     properties += [("matching", .number(Double(place.matching))), ("matched", OSRMRouteResponse.location(snap.location)),
                                    ("distance", .number(snap.distance, decimals: 2))]
                 }
-                features.append(.object([
-                    ("type", .string("Feature")),
-                    ("geometry", .object([("type", .string("Point")), ("coordinates", OSRMRouteResponse.location(points[i].coordinate))])),
-                    ("properties", .object(properties)),
-                ]))
+                features.append(GeoJSON.point(points[i].coordinate, properties))
             }
-            print(JSON.object([("type", .string("FeatureCollection")), ("features", .array(features))]).serialized())
+            print(GeoJSON.collection(features).serialized())
         default:
             let matched = answer.placement.filter { $0 != nil }.count
             print("\(matched) of \(points.count) fixes matched, in \(answer.matchings.count) part(s)")

@@ -131,7 +131,7 @@ enum RouteCommand {
         case .text: return RouteText.make(guided)
         case .json: return OSRMRouteResponse.make(guided, graph: graph, alternatives: alternatives).serialized()
         case .gpx: return RouteGPX.make(guided)
-        case .geojson: return RouteGeoJSON.make(route, directions: guided.directions).serialized()
+        case .geojson: return RouteGeoJSON.make(guided).serialized()
         case .polyline: return Polyline.encode(route.coordinates, precision: 5)
         case .polyline6: return Polyline.encode(route.coordinates, precision: 6)
         case .protobuf: return ""  // binary: written directly

@@ -70,20 +70,14 @@ enum TripCommand {
         case "geojson":
             var features: [JSON] = []
             for (t, trip) in answer.trips.enumerated() {
-                guard case .object(let fc) = RouteGeoJSON.make(trip.guided.route), case .array(let parts)? = fc.first(where: { $0.0 == "features" })?.1,
-                      let line = parts.first else { continue }
-                features.append(line)
+                features.append(RouteGeoJSON.line(trip.guided.route))
                 for (k, stop) in trip.stops.enumerated() {
-                    features.append(.object([
-                        ("type", .string("Feature")),
-                        ("geometry", .object([("type", .string("Point")),
-                                              ("coordinates", OSRMRouteResponse.location(trip.guided.route.waypoints[k].location))])),
-                        ("properties", .object([("trip", .number(Double(t))), ("order", .number(Double(k + 1))),
-                                                ("point", .number(Double(stop)))])),
+                    features.append(GeoJSON.point(trip.guided.route.waypoints[k].location, [
+                        ("trip", .number(Double(t))), ("order", .number(Double(k + 1))), ("point", .number(Double(stop))),
                     ]))
                 }
             }
-            print(JSON.object([("type", .string("FeatureCollection")), ("features", .array(features))]).serialized())
+            print(GeoJSON.collection(features).serialized())
         default:
             for (t, trip) in answer.trips.enumerated() {
                 if answer.trips.count > 1 { print("Trip \(t + 1) of \(answer.trips.count)") }
