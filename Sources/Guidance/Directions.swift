@@ -19,10 +19,10 @@ public struct DirectionsOptions: Sendable {
 }
 
 /// A route's turn-by-turn steps, leg by leg, with instructions in the requested language. Each leg's facts are read
-/// from the graph once, into a `TripLeg`; the steps and every output format read only those.
+/// from the graph once, into a `GuidanceLeg`; the steps and every output format read only those.
 public struct Directions: Sendable {
     public private(set) var legs: [[GuidanceStep]]
-    public private(set) var trips: [TripLeg]
+    public private(set) var guidanceLegs: [GuidanceLeg]
     public let phrases: PhraseBook
     public let options: DirectionsOptions
     /// The name of the road at each of the route's waypoints, in the requested language (OSRM's
@@ -38,7 +38,7 @@ public struct Directions: Sendable {
         self.phrases = phrases
         self.options = options
         guard options.steps else {
-            trips = []
+            guidanceLegs = []
             legs = route.legs.map { _ in [] }
             let language = options.language
             waypointNames = Self.waypointNames(route, graph: graph, language: language, legEnds: route.legs.first.map { first in
@@ -49,10 +49,10 @@ public struct Directions: Sendable {
         }
         // Names are compared by the request's rules all through the leg's reading and its steps.
         let compatibility = options.compatibility, language = options.language, legCount = route.legs.count
-        let (trips, legs) = RoadNames.$compatibility.withValue(compatibility) {
-            let trips = route.legs.map { TripLeg(leg: $0, graph: graph, language: language, labels: labels) }
-            let legs = trips.indices.map { index in
-                var steps = Directions.steps(for: trips[index], waypointNumber: index == legCount - 1 ? nil : index + 1,
+        let (guidanceLegs, legs) = RoadNames.$compatibility.withValue(compatibility) {
+            let guidanceLegs = route.legs.map { GuidanceLeg(leg: $0, graph: graph, language: language, labels: labels) }
+            let legs = guidanceLegs.indices.map { index in
+                var steps = Directions.steps(for: guidanceLegs[index], waypointNumber: index == legCount - 1 ? nil : index + 1,
                                              compatibility: compatibility)
                 // Worded in place: copying each step to set its text retained its dozen strings and arrays.
                 steps.withUnsafeMutableBufferPointer { s in
@@ -64,12 +64,12 @@ public struct Directions: Sendable {
                 }
                 return steps
             }
-            return (trips, legs)
+            return (guidanceLegs, legs)
         }
-        self.trips = trips
+        self.guidanceLegs = guidanceLegs
         self.legs = legs
         waypointNames = Self.waypointNames(route, graph: graph, language: language,
-                                           legEnds: trips.first.map { [$0.sourceName] + trips.map(\.targetName) } ?? [])
+                                           legEnds: guidanceLegs.first.map { [$0.sourceName] + guidanceLegs.map(\.targetName) } ?? [])
     }
 
     /// The legs' end names, and for a waypoint no leg ends at (a route with no leg) the graph's name of its road.
@@ -83,7 +83,7 @@ public struct Directions: Sendable {
     /// becomes the step that says to leave the car, in walking mode, and the walk's arrival ends the leg.
     public mutating func continueOnFoot(_ walk: Directions) {
         if let name = walk.waypointNames.last, !waypointNames.isEmpty { waypointNames[waypointNames.count - 1] = name }
-        guard var last = legs.last, let walkSteps = walk.legs.first, walkSteps.count >= 2, let walkTrip = walk.trips.first,
+        guard var last = legs.last, let walkSteps = walk.legs.first, walkSteps.count >= 2, let walkLeg = walk.guidanceLegs.first,
               let walkStart = walkSteps[0].coordinates.first, let arrive = last.popLast() else { return }
         var leave = walkSteps[0]
         leave.maneuver.type = .notification
@@ -103,14 +103,14 @@ public struct Directions: Sendable {
         last.append(leave)
         last.append(contentsOf: walkSteps.dropFirst())
         legs[legs.count - 1] = last
-        trips[trips.count - 1].targetName = walkTrip.targetName
+        guidanceLegs[guidanceLegs.count - 1].targetName = walkLeg.targetName
     }
 
-    static func steps(for trip: TripLeg, waypointNumber: Int?, compatibility: Compatibility) -> [GuidanceStep] {
-        guard !trip.segments.isEmpty else { return [] }
+    static func steps(for leg: GuidanceLeg, waypointNumber: Int?, compatibility: Compatibility) -> [GuidanceStep] {
+        guard !leg.stretches.isEmpty else { return [] }
         // The leg's points, not the leg: a closure that used the leg copied it for every step.
-        let coordinates = trip.coordinates
-        return StepAssembly.steps(for: trip, compatibility: compatibility).map { GuidanceStep(draft: $0, coordinates: coordinates, waypointNumber: waypointNumber) }
+        let coordinates = leg.coordinates
+        return StepAssembly.steps(for: leg, compatibility: compatibility).map { GuidanceStep(draft: $0, coordinates: coordinates, waypointNumber: waypointNumber) }
     }
 }
 

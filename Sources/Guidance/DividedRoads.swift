@@ -2,12 +2,12 @@ import Foundation
 import RoadGraph
 
 // Divided roads at a junction: carriageways seen as one road, and the short connectors between them.
-extension TripLeg {
+extension GuidanceLeg {
     /// OSRM's internal intersection edge: a short piece (≤ 32 m) joining the carriageways of divided roads, with a
     /// oneway road turning onto it at one end and off it at the other, not a zig-zag.
-    static func isSegregated(_ s: TripSegment, start: TripJunction, end: TripJunction) -> Bool {
+    static func isSegregated(_ s: GuidanceStretch, start: GuidanceJunction, end: GuidanceJunction) -> Bool {
         guard s.edgeLength <= 32, !s.roundabout, !s.circular else { return false }
-        func qualifies(_ r: TripRoad) -> Bool { r.oneway && !r.isLink && r.priority <= 11 }
+        func qualifies(_ r: JunctionRoad) -> Bool { r.oneway && !r.isLink && r.priority <= 11 }
         // Arriving at the start along a oneway road other than this one, turning onto the connector.
         let leavingStart = start.takenRoad.bearing
         let inTurns = start.roads.enumerated().compactMap { i, r -> Modifier? in
@@ -28,7 +28,7 @@ extension TripLeg {
     }
 }
 
-extension TripJunction {
+extension GuidanceJunction {
     /// A dual carriageway seen as one road (OSRM's mergeable roads): two oneway roads side by side, one coming in
     /// and one going out, of one name and class and less than 95° apart, become one road at their mean bearing.
     mutating func mergeDividedRoads(approach: inout Int, labels: LegLabels) {

@@ -2,7 +2,7 @@ import Foundation
 import RoadGraph
 
 // Circles along a leg: which ones OSRM announces as roundabouts, rotaries or plain intersections.
-extension TripLegReader {
+extension GuidanceLegReader {
     /// OSRM's roundabout classification of the circle through `v`: walks the ring once (cached for all its
     /// vertices). Nil where there is no circle, a mix of tags, a fork in the ring, or a circle open both ways
     /// (as for walkers).

@@ -4,7 +4,7 @@ import Foundation
 
 /// The names, ref, pronunciation and exit number of a road: what decides whether a change is announced. A class:
 /// a leg's roads, junctions and steps pass labels around by the thousand, and a leg reads each distinct label
-/// once (`TripLegReader`), so one reference beats six strings copied, and the same label is the same object.
+/// once (`GuidanceLegReader`), so one reference beats six strings copied, and the same label is the same object.
 final class RoadLabel: Equatable, Sendable {
     let name: String
     let ref: String
@@ -87,7 +87,7 @@ final class RoadSigns: Sendable {
 /// Thread-safe; the engine keeps one per graph it serves.
 public final class RoadLabelStore: @unchecked Sendable {
     private let lock = NSLock()
-    private var byIDs: [TripLegReader.LabelIDs: RoadLabel] = [:]
+    private var byIDs: [GuidanceLegReader.LabelIDs: RoadLabel] = [:]
     /// By the vertex a walk started from: what it found and every vertex it passed.
     private var rings: [UInt32: (kind: RingKind?, visited: [UInt32])] = [:]
     /// Beyond this many labels (or walks) new ones are made per leg instead (a bound on memory, far above a
@@ -96,7 +96,7 @@ public final class RoadLabelStore: @unchecked Sendable {
 
     public init() {}
 
-    func label(_ ids: TripLegReader.LabelIDs, _ make: () -> RoadLabel) -> RoadLabel {
+    func label(_ ids: GuidanceLegReader.LabelIDs, _ make: () -> RoadLabel) -> RoadLabel {
         if let known = lock.withLock({ byIDs[ids] }) { return known }
         let label = make()
         lock.withLock { if byIDs.count < Self.capacity { byIDs[ids] = label } }

@@ -6,7 +6,7 @@ import RoadGraph
 /// maneuver ("turn right" once, not "slight right" then "turn right").
 enum Sliproads {
     /// OSRM's scale per road class for how far and how large a sliproad may be.
-    static func factor(_ road: TripRoad) -> Double {
+    static func factor(_ road: JunctionRoad) -> Double {
         if road.isLink { return 0.3 }
         switch road.roadClass {
         case .motorway: return 1.0
@@ -25,9 +25,9 @@ enum Sliproads {
 
     /// Whether the road taken at junction `k` is a sliproad. `instructions` holds the turn analysis of junction `k`
     /// for every road there, `obvious[j]` the obvious road of junction `j` (0 for none).
-    static func isSliproad(_ trip: TripLeg, junction k: Int, instructions: UnsafeBufferPointer<TurnInstruction>,
+    static func isSliproad(_ leg: GuidanceLeg, junction k: Int, instructions: UnsafeBufferPointer<TurnInstruction>,
                            obvious: [Int]) -> Bool {
-        let b = trip.junctions[k]
+        let b = leg.junctions[k]
         let roads = b.roads
         guard roads.count > 2, b.taken != 0 else { return false }
         let s = b.takenRoad
@@ -37,7 +37,7 @@ enum Sliproads {
         var main = obvious[k]
         if main == 0, roads.count == 3, instructions[1].kind == .fork, instructions[2].kind == .fork { main = 3 - b.taken }
         guard main != 0, abs(main - b.taken) == 1, let aheadIndex = roads[main].ahead else { return false }
-        let ahead = trip.aheads[aheadIndex], labels = trip.labels
+        let ahead = leg.aheads[aheadIndex], labels = leg.labels
         let taken = instructions[b.taken]
         guard !taken.kind.hasRingType, !s.lowPriority, !s.onRing, Geo.deviation(s.angle, 180) <= 80,
               Geo.deviation(roads[main].angle, s.angle) > 0.001 else { return false }
@@ -47,12 +47,12 @@ enum Sliproads {
         // The slip road's end: the next junction of more than two roads along the route.
         var d = k + 1
         var hops = 0
-        while d < trip.junctions.count && trip.junctions[d].roads.count <= 2 && hops < 10 {
+        while d < leg.junctions.count && leg.junctions[d].roads.count <= 2 && hops < 10 {
             d += 1
             hops += 1
         }
-        guard d < trip.junctions.count else { return false }
-        let end = trip.junctions[d]
+        guard d < leg.junctions.count else { return false }
+        let end = leg.junctions[d]
         guard (3...4).contains(end.roads.count), via.mode == s.mode, s.mode == end.takenRoad.mode else { return false }
         guard b.vertex != ahead.vertex, b.vertex != end.vertex, ahead.vertex != end.vertex else { return false }
         if end.roads.count == 4 && !end.roads.contains(where: { $0.farVertex == crossing.far }) { return false }
@@ -65,8 +65,8 @@ enum Sliproads {
         let o = obvious[d]
         if o == 0 || Geo.deviation(end.roads[o].angle, 180) > 80 || end.roads[o].onRing { return false }
         // It hugs the corner.
-        let first = trip.segments[k + 1].coordinates.lowerBound, last = trip.segments[d].coordinates.upperBound
-        let line = Array(trip.coordinates[first...last])
+        let first = leg.stretches[k + 1].coordinates.lowerBound, last = leg.stretches[d].coordinates.upperBound
+        let line = Array(leg.coordinates[first...last])
         guard line.count >= 2 else { return false }
         if Geo.distance(b.location, ahead.location) >= 3 {
             for p in line.dropFirst().dropLast() where isCCW(line[0], p, line[line.count - 1]) != !rightSlip { return false }

@@ -10,7 +10,7 @@ struct DraftStep {
     var modifier: Modifier
     var waypoint: Waypoint = .none
     /// The road's signs after the maneuver, and for a rotary, the circle's (its name is said): shared with the
-    /// leg's segments.
+    /// leg's stretches.
     var signs: RoadSigns
     var mode: StepMode
     var rotary: RoadSigns?
@@ -82,13 +82,13 @@ struct DraftStep {
 /// Builds a leg's steps: the turn analysis at each junction, then one step per instruction that is not silent,
 /// then OSRM's post-processing in its order, then our own last passes.
 struct StepAssembly {
-    let trip: TripLeg
+    let leg: GuidanceLeg
     /// `.osrm` leaves out our own passes and rules (GUIDANCE.md, "Where we decide otherwise").
     var compatibility = Compatibility.wayfinder
     var steps: [DraftStep] = []
 
-    static func steps(for trip: TripLeg, compatibility: Compatibility = .wayfinder) -> [DraftStep] {
-        var assembly = StepAssembly(trip: trip, compatibility: compatibility)
+    static func steps(for leg: GuidanceLeg, compatibility: Compatibility = .wayfinder) -> [DraftStep] {
+        var assembly = StepAssembly(leg: leg, compatibility: compatibility)
         assembly.assemble()
         assembly.postProcess()
         return assembly.steps
@@ -101,22 +101,22 @@ struct StepAssembly {
         // Every junction's instructions in one array, junction k's at `start[k]..<start[k + 1]` (an array for each
         // was made and freed); the sliproad test asks for the obvious road of junctions further on.
         var instructions: [TurnInstruction] = [], start: [Int] = [0], obvious: [Int] = []
-        start.reserveCapacity(trip.junctions.count + 1)
-        obvious.reserveCapacity(trip.junctions.count)
-        // Read in place: an array's junction or segment was copied to ask.
-        trip.junctions.withUnsafeBufferPointer { j in
-            trip.segments.withUnsafeBufferPointer { s in
+        start.reserveCapacity(leg.junctions.count + 1)
+        obvious.reserveCapacity(leg.junctions.count)
+        // Read in place: an array's junction or stretch was copied to ask.
+        leg.junctions.withUnsafeBufferPointer { j in
+            leg.stretches.withUnsafeBufferPointer { s in
                 instructions.reserveCapacity(j.reduce(0) { $0 + $1.roads.count })
                 for k in j.indices {
-                    obvious.append(TurnAnalysis.analyse(j.baseAddress! + k, labels: trip.labels, arrivingClasses: s[k].classes, arrivingMode: s[k].mode,
+                    obvious.append(TurnAnalysis.analyse(j.baseAddress! + k, labels: leg.labels, arrivingClasses: s[k].classes, arrivingMode: s[k].mode,
                                                         appendingTo: &instructions))
                     start.append(instructions.count)
                 }
             }
         }
         return instructions.withUnsafeBufferPointer { all in
-            trip.junctions.withUnsafeBufferPointer { j in
-                trip.segments.withUnsafeBufferPointer { s in
+            leg.junctions.withUnsafeBufferPointer { j in
+                leg.stretches.withUnsafeBufferPointer { s in
                     j.indices.map { k in
                         let here = UnsafeBufferPointer(rebasing: all[start[k]..<start[k + 1]])
                         let taken = j[k].taken
@@ -131,7 +131,7 @@ struct StepAssembly {
                         // A slip road leaves only where more than two roads meet and the route turns off; lanes
                         // only where mapped.
                         if j[k].roads.count > 2 && taken != 0
-                            && Sliproads.isSliproad(trip, junction: k, instructions: here, obvious: obvious) {
+                            && Sliproads.isSliproad(leg, junction: k, instructions: here, obvious: obvious) {
                             instruction.kind = .sliproad
                         }
                         let lanes = instruction.kind.hasRingType || s[k].roundabout || j[k].approachLanes.isEmpty
@@ -160,12 +160,12 @@ struct StepAssembly {
         return Geo.bearing(from: start, to: coordinates[min(max(k, 0), coordinates.count - 1)])
     }
 
-    func draft(kind: TurnKind, modifier: Modifier, segment k: Int) -> DraftStep {
-        // Read in place: the segment was copied with its signs and lanes.
-        trip.segments.withUnsafeBufferPointer { segments in draft(kind: kind, modifier: modifier, segment: segments.baseAddress! + k) }
+    func draft(kind: TurnKind, modifier: Modifier, stretch k: Int) -> DraftStep {
+        // Read in place: the stretch was copied with its signs and lanes.
+        leg.stretches.withUnsafeBufferPointer { stretches in draft(kind: kind, modifier: modifier, stretch: stretches.baseAddress! + k) }
     }
 
-    func draft(kind: TurnKind, modifier: Modifier, segment s: UnsafePointer<TripSegment>) -> DraftStep {
+    func draft(kind: TurnKind, modifier: Modifier, stretch s: UnsafePointer<GuidanceStretch>) -> DraftStep {
         return DraftStep(kind: kind, modifier: modifier, signs: s.pointee.signs, mode: s.pointee.mode,
                          distance: s.pointee.distance, duration: s.pointee.duration, weight: s.pointee.weight, first: s.pointee.coordinates.lowerBound,
                          last: s.pointee.coordinates.upperBound, intersections: [], bearingBefore: 0, bearingAfter: 0,
@@ -173,40 +173,40 @@ struct StepAssembly {
     }
 
     mutating func assemble() {
-        let coordinates = trip.coordinates
-        guard !trip.segments.isEmpty else { return }
+        let coordinates = leg.coordinates
+        guard !leg.stretches.isEmpty else { return }
         let departBearing = Self.bearing(coordinates, from: 0, to: coordinates.count - 1)
-        var current = draft(kind: .noTurn, modifier: .uturn, segment: 0)
+        var current = draft(kind: .noTurn, modifier: .uturn, stretch: 0)
         current.waypoint = .depart
         current.bearingAfter = departBearing
         current.intersections = [Intersection(location: coordinates[0], onlyRoad: Int(departBearing.rounded()) % 360,
-                                              isApproach: false, classes: trip.segments[0].classes)]
-        // The junctions and segments read in place (each was copied with its arrays and signs).
+                                              isApproach: false, classes: leg.stretches[0].classes)]
+        // The junctions and stretches read in place (each was copied with its arrays and signs).
         let analyses = analyseJunctions()
-        trip.junctions.withUnsafeBufferPointer { junctions in
-            trip.segments.withUnsafeBufferPointer { segments in
+        leg.junctions.withUnsafeBufferPointer { junctions in
+            leg.stretches.withUnsafeBufferPointer { stretches in
                 for (k, (instruction, lanes)) in analyses.enumerated() {
-                    let segment = segments.baseAddress! + k + 1
+                    let stretch = stretches.baseAddress! + k + 1
                     if instruction.kind == .noTurn {
-                        current.distance += segment.pointee.distance
-                        current.duration += segment.pointee.duration
-                        current.weight += segment.pointee.weight
-                        current.last = segment.pointee.coordinates.upperBound
+                        current.distance += stretch.pointee.distance
+                        current.duration += stretch.pointee.duration
+                        current.weight += stretch.pointee.weight
+                        current.last = stretch.pointee.coordinates.upperBound
                         continue
                     }
                     steps.append(current)
                     let junction = junctions.baseAddress! + k
-                    current = draft(kind: instruction.kind, modifier: instruction.modifier, segment: segment)
+                    current = draft(kind: instruction.kind, modifier: instruction.modifier, stretch: stretch)
                     current.bearingBefore = junction.pointee.approachBearing
                     current.bearingAfter = junction.pointee.roads[junction.pointee.taken].bearing
-                    current.intersections = [Self.intersection(junction, lanes: lanes, classes: segment.pointee.classes)]
+                    current.intersections = [Self.intersection(junction, lanes: lanes, classes: stretch.pointee.classes)]
                 }
             }
         }
         steps.append(current)
         let last = coordinates.count - 1
         let arriveBearing = Geo.remainder360(Self.bearing(coordinates, from: last, to: 0) + 180)
-        var arrive = draft(kind: .noTurn, modifier: .uturn, segment: trip.segments.count - 1)
+        var arrive = draft(kind: .noTurn, modifier: .uturn, stretch: leg.stretches.count - 1)
         arrive.waypoint = .arrive
         arrive.distance = 0
         arrive.duration = 0
@@ -222,7 +222,7 @@ struct StepAssembly {
 
     /// A junction as OSRM lists it: every road's bearing (on 15° steps where that keeps them apart), which may be
     /// entered, the approach (`in`) and the road taken (`out`).
-    static func intersection(_ j: UnsafePointer<TripJunction>, lanes: [Lane], classes: ArcClasses) -> Intersection {
+    static func intersection(_ j: UnsafePointer<GuidanceJunction>, lanes: [Lane], classes: ArcClasses) -> Intersection {
         let count = j.pointee.roads.count
         // Worked out on the stack: a route has an intersection for every junction, and its published bearings and
         // their order were two more arrays each.
@@ -474,7 +474,7 @@ struct StepAssembly {
     /// Snapping onto a junction leaves a zero-length first or last step: the next one departs, the one before
     /// arrives.
     mutating func trimShortSegments() {
-        guard steps.count >= 2, trip.coordinates.count > 2 else { return }
+        guard steps.count >= 2, leg.coordinates.count > 2 else { return }
         if steps[0].distance <= 1 && steps.count > 2 {
             var next = steps[1]
             next.waypoint = .depart

@@ -6,7 +6,7 @@ import RoadGraph
 extension StepAssembly {
     /// Steps closer than this collapse into one maneuver: OSRM's profile setting, 30 m by car and 10 m on foot
     /// (measured with osrm-routed: a name change 16 m after a turn is its own step on foot, one at 45 m is not by car).
-    var collapseDistance: Double { trip.travelMode == .walking ? 10 : 30 }
+    var collapseDistance: Double { leg.travelMode == .walking ? 10 : 30 }
 
     // MARK: Collapsing
 
@@ -465,10 +465,10 @@ extension StepAssembly {
 
     /// Depart and arrive say on which side the requested point lies, when it is 5–300 m from the road.
     mutating func assignRelativeLocations() {
-        let c = trip.coordinates
+        let c = leg.coordinates
         guard c.count >= 2, let firstIndex = steps.indices.first, let lastIndex = steps.indices.last else { return }
         func side(_ angle: Double) -> Modifier { angle < 135 ? .right : angle <= 225 ? .straight : .left }
-        let source = trip.source, target = trip.target
+        let source = leg.source, target = leg.target
         let departDistance = Geo.distance(source.input, c[0])
         if departDistance >= 5 && departDistance <= 300 {
             let angle = Geo.turnAngle(arriving: Geo.bearing(from: source.input, to: c[0]), leaving: Self.bearing(c, from: 0, to: c.count - 1))

@@ -64,13 +64,13 @@ struct TurnInstruction: Sendable, Equatable {
 
 /// OSRM's turn analysis at one junction, for the route's approach: every road there gets an instruction, by the
 /// handlers OSRM runs in its order (suppressed mode, roundabout, driveway or motorway or the general turn handler,
-/// then sliproads), and the route reads the one for the road it takes. The roads are those of a `TripJunction`:
+/// then sliproads), and the route reads the one for the road it takes. The roads are those of a `GuidanceJunction`:
 /// `roads[0]` is the approach seen backwards (angle 0), the others by increasing angle.
 struct TurnAnalysis {
     /// The junction's roads, read in place: a field read of a road in an array copied the whole road (its two
     /// references retained and released) at every test of every handler. Valid only inside `analyse`.
-    let roads: UnsafeBufferPointer<TripRoad>
-    let via: TripRoad
+    let roads: UnsafeBufferPointer<JunctionRoad>
+    let via: JunctionRoad
     /// The leg's labels, which the roads name by id.
     let labels: LegLabels
     let ring: RingKind?
@@ -80,7 +80,7 @@ struct TurnAnalysis {
     private var obvious: Int?
     var size: Int { roads.count }
 
-    private init(roads: UnsafeBufferPointer<TripRoad>, labels: LegLabels, ring: RingKind?, classes: ArcClasses, mode: StepMode,
+    private init(roads: UnsafeBufferPointer<JunctionRoad>, labels: LegLabels, ring: RingKind?, classes: ArcClasses, mode: StepMode,
                  instructions: UnsafeMutableBufferPointer<TurnInstruction>) {
         self.roads = roads
         self.labels = labels
@@ -96,9 +96,9 @@ struct TurnAnalysis {
 
     /// Appends the instruction for each road, as OSRM's extractor assigns them, to `instructions` (a leg's are one
     /// array), and returns the obvious road where more than two roads meet (0 for none). `arrivingClasses` and
-    /// `arrivingMode` are the segment the route arrives on. The junction comes through a pointer: read from its
+    /// `arrivingMode` are the stretch the route arrives on. The junction comes through a pointer: read from its
     /// array and passed by value, it was copied whole.
-    static func analyse(_ junction: UnsafePointer<TripJunction>, labels: LegLabels, arrivingClasses: ArcClasses, arrivingMode: StepMode,
+    static func analyse(_ junction: UnsafePointer<GuidanceJunction>, labels: LegLabels, arrivingClasses: ArcClasses, arrivingMode: StepMode,
                         appendingTo instructions: inout [TurnInstruction]) -> Int {
         let ring = junction.pointee.ring
         return junction.pointee.roads.withUnsafeBufferPointer { roads in
@@ -135,23 +135,23 @@ struct TurnAnalysis {
 
     func dev(_ a: Double, _ b: Double) -> Double { Geo.deviation(a, b) }
     func direction(_ i: Int) -> Modifier { i == 0 ? .uturn : Modifier(angle: roads[i].angle) }
-    @inline(__always) func announce(_ a: TripRoad, _ b: TripRoad) -> Bool { labels.announce(from: a.label, to: b.label) }
+    @inline(__always) func announce(_ a: JunctionRoad, _ b: JunctionRoad) -> Bool { labels.announce(from: a.label, to: b.label) }
     var enterableCount: Int { roads.count(where: \.entryAllowed) }
 
     /// OSRM's `findBasicTurnType`: onto a ramp, on along the same name, or a turn.
-    @inline(__always) func basicType(_ r: TripRoad) -> TurnKind {
+    @inline(__always) func basicType(_ r: JunctionRoad) -> TurnKind {
         if !via.isRamp && r.isRamp { return .onRamp }
         if !labels.isUnnamed(via.label) && !labels.isUnnamed(r.label) && !announce(via, r) { return .continueOn }
         return .turn
     }
 
-    @inline(__always) func strictlyLess(_ a: TripRoad, _ b: TripRoad) -> Bool {
+    @inline(__always) func strictlyLess(_ a: JunctionRoad, _ b: JunctionRoad) -> Bool {
         if !a.lowPriority && b.lowPriority { return false }
         if a.lowPriority && !b.lowPriority { return true }
         return RoadPriority.group(a.priority) > RoadPriority.group(b.priority)
     }
 
-    @inline(__always) func isLinkTo(_ link: TripRoad, _ road: TripRoad) -> Bool {
+    @inline(__always) func isLinkTo(_ link: JunctionRoad, _ road: JunctionRoad) -> Bool {
         guard link.isLink, !road.isLink, link.roadClass == road.roadClass else { return false }
         switch link.roadClass {
         case .motorway, .trunk, .primary, .secondary, .tertiary: return true
@@ -159,17 +159,17 @@ struct TurnAnalysis {
         }
     }
 
-    @inline(__always) func sameClassification(_ a: TripRoad, _ b: TripRoad) -> Bool {
+    @inline(__always) func sameClassification(_ a: JunctionRoad, _ b: JunctionRoad) -> Bool {
         a.priority == b.priority && a.lowPriority == b.lowPriority
     }
 
-    @inline(__always) func obviousByRoadClass(_ approach: TripRoad, _ candidate: TripRoad, _ compare: TripRoad) -> Bool {
+    @inline(__always) func obviousByRoadClass(_ approach: JunctionRoad, _ candidate: JunctionRoad, _ compare: JunctionRoad) -> Bool {
         let highPriority = 1.75 * Double(candidate.priority) < Double(compare.priority)
         return (highPriority && sameClassification(approach, candidate))
             || (!candidate.lowPriority && !approach.lowPriority && compare.lowPriority)
     }
 
-    @inline(__always) func roadHasLowerClass(_ from: TripRoad, _ to: TripRoad, _ compare: TripRoad) -> Bool {
+    @inline(__always) func roadHasLowerClass(_ from: JunctionRoad, _ to: JunctionRoad, _ compare: JunctionRoad) -> Bool {
         (strictlyLess(compare, from) && strictlyLess(compare, to) && compare.laneCount > 0
             && compare.laneCount + 1 < from.laneCount)
             || (isLinkTo(compare, from) && isLinkTo(compare, to))
@@ -186,7 +186,7 @@ struct TurnAnalysis {
     }
 
     /// The road closest to straight on among those `keep` accepts (never the way back).
-    func straightest(_ keep: (TripRoad) -> Bool) -> Int? {
+    func straightest(_ keep: (JunctionRoad) -> Bool) -> Int? {
         var best: Int?
         for i in 1..<size where keep(roads[i]) {
             if best == nil || dev(roads[i].angle, 180) < dev(roads[best!].angle, 180) { best = i }
@@ -506,7 +506,7 @@ struct TurnAnalysis {
         guard dev(roads[left].angle, roads[after].angle) >= 60, dev(roads[right].angle, roads[right - 1].angle) >= 60 else {
             return nil
         }
-        func obviousOfTwo(_ road: TripRoad, _ other: TripRoad) -> Bool {
+        func obviousOfTwo(_ road: JunctionRoad, _ other: JunctionRoad) -> Bool {
             if obviousByRoadClass(via, road, other) { return true }
             if obviousByRoadClass(via, other, road) { return false }
             if !labels.isUnnamed(via.label) && dev(road.angle, 180) == 0 && !announce(via, road) { return true }
@@ -584,7 +584,7 @@ struct TurnAnalysis {
 
     // MARK: Motorways
 
-    func isRampClass(_ r: TripRoad, fromMotorway: Bool) -> Bool { r.isRamp || (fromMotorway && r.isLink) }
+    func isRampClass(_ r: JunctionRoad, fromMotorway: Bool) -> Bool { r.isRamp || (fromMotorway && r.isLink) }
 
     /// Only motorways and ramps here, none turning off sharply.
     func canHandleMotorway() -> Bool {

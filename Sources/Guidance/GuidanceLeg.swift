@@ -6,11 +6,11 @@ import Routing
 /// assembled: each road travelled (names in the requested language, class, classes, lanes, mode) and each
 /// junction passed (every road there, its perceived bearing, whether the route could take it). Guidance and the
 /// formats read only this, never the graph (Valhalla's trip leg is the model).
-public struct TripLeg: Sendable {
+public struct GuidanceLeg: Sendable {
     public var coordinates: [Coordinate]
-    public var segments: [TripSegment]
-    /// `junctions[i]` lies between `segments[i]` and `segments[i + 1]`.
-    public var junctions: [TripJunction]
+    public var stretches: [GuidanceStretch]
+    /// `junctions[i]` lies between `stretches[i]` and `stretches[i + 1]`.
+    public var junctions: [GuidanceJunction]
     public var source: Snap
     public var target: Snap
     public var distance: Double
@@ -22,12 +22,12 @@ public struct TripLeg: Sendable {
     public var targetName: String
     /// Every label the leg read, once: the junctions' roads name them by id.
     var labels: LegLabels
-    /// The junctions ahead that roads at the leg's junctions point to (`TripRoad.ahead`).
+    /// The junctions ahead that roads at the leg's junctions point to (`JunctionRoad.ahead`).
     var aheads: [JunctionAhead]
 }
 
 /// One stretch of one road along a leg.
-public struct TripSegment: Sendable {
+public struct GuidanceStretch: Sendable {
     var signs: RoadSigns
     public var name: String { signs.name }
     var label: RoadLabel { signs.label }
@@ -42,12 +42,12 @@ public struct TripSegment: Sendable {
     public var isBridge: Bool
     public var mode: StepMode
     public var distance: Double, duration: Double, weight: Double
-    /// The segment's points in the leg's coordinates.
+    /// The stretch's points in the leg's coordinates.
     public var coordinates: ClosedRange<Int>
     /// Lanes of the road (both directions), and the turn lanes of this direction, left to right.
     public var laneCount: Int
     public var turnLanes: [[String]]
-    /// Length of the whole road piece between junctions (the segment may be part of it at the leg's ends).
+    /// Length of the whole road piece between junctions (the stretch may be part of it at the leg's ends).
     var edgeLength: Double
     var edge: Int
     /// A short connector inside a divided-road junction (OSRM's segregated edge): turns on and off it are one.
@@ -66,7 +66,7 @@ public enum StepMode: String, Sendable {
 }
 
 /// One road at a junction.
-public struct TripRoad: Sendable {
+public struct JunctionRoad: Sendable {
     /// Bearing leaving the junction along the road, as perceived some metres along it (degrees).
     public var bearing: Double
     /// OSRM's turn angle from the approach: 0 back, 180 straight on, below 180 to the right.
@@ -107,10 +107,10 @@ public struct TripRoad: Sendable {
 
 /// A junction along a leg: the roads there, `roads[0]` the one the route arrived on (going back), the others by
 /// increasing turn angle (from sharp right round to sharp left).
-public struct TripJunction: Sendable {
+public struct GuidanceJunction: Sendable {
     public var location: Coordinate
     var vertex: UInt32
-    public var roads: [TripRoad]
+    public var roads: [JunctionRoad]
     /// The road the route takes.
     public var taken: Int
     /// The direction of travel arriving (degrees).
@@ -122,8 +122,8 @@ public struct TripJunction: Sendable {
     /// Two pieces of one road meet here and nothing else: OSRM has no junction here (`RoadGraph.joinsOneRoad`).
     var joinsOneRoad = false
 
-    var takenRoad: TripRoad { roads[taken] }
-    var enterable: [TripRoad] { roads.filter(\.entryAllowed) }
+    var takenRoad: JunctionRoad { roads[taken] }
+    var enterable: [JunctionRoad] { roads.filter(\.entryAllowed) }
 }
 
 /// `0..<order.count` in the order `less` gives, ties in index order, written into `order` (on the caller's

@@ -2,10 +2,10 @@ import Foundation
 import RoadGraph
 import Routing
 
-extension TripLeg {
+extension GuidanceLeg {
     /// Reads a leg's roads and junctions from the graph. `language` picks the names shown (`name:xx`).
     public init(leg: RouteLeg, graph: RoadGraph, language: String?, labels: RoadLabelStore? = nil) {
-        var reader = TripLegReader(graph: graph, leg: leg, store: labels)
+        var reader = GuidanceLegReader(graph: graph, leg: leg, store: labels)
         coordinates = leg.coordinates
         source = leg.source
         target = leg.target
@@ -16,26 +16,26 @@ extension TripLeg {
         sourceName = graph.name(ofEdge: leg.source.edge, language: language)
         targetName = graph.name(ofEdge: leg.target.edge, language: language)
         // The stretches read in place: a stretch passed by value was copied with its name and ref.
-        var segments: [TripSegment] = [], junctions: [TripJunction] = []
-        segments.reserveCapacity(leg.stretches.count)
+        var stretches: [GuidanceStretch] = [], junctions: [GuidanceJunction] = []
+        stretches.reserveCapacity(leg.stretches.count)
         junctions.reserveCapacity(max(0, leg.stretches.count - 1))
-        leg.stretches.withUnsafeBufferPointer { stretches in
-            guard let first = stretches.baseAddress else { return }
-            for k in stretches.indices { segments.append(reader.segment(first + k, language: language)) }
-            for k in 1..<max(1, stretches.count) {
-                junctions.append(reader.junction(from: first + k - 1, to: first + k, approachLanes: segments[k - 1].turnLanes))
+        leg.stretches.withUnsafeBufferPointer { routed in
+            guard let first = routed.baseAddress else { return }
+            for k in routed.indices { stretches.append(reader.stretch(first + k, language: language)) }
+            for k in 1..<max(1, routed.count) {
+                junctions.append(reader.junction(from: first + k - 1, to: first + k, approachLanes: stretches[k - 1].turnLanes))
             }
         }
         // Connectors inside divided-road junctions, from the junctions at both of their ends. Only short pieces off
-        // circles can be one: those are picked reading the segments in place, and only their junctions are copied
+        // circles can be one: those are picked reading the stretches in place, and only their junctions are copied
         // to ask.
-        let candidates = segments.withUnsafeBufferPointer { s in
+        let candidates = stretches.withUnsafeBufferPointer { s in
             s.indices.filter { k in k > 0 && k < s.count - 1 && s[k].edgeLength <= 32 && !s[k].roundabout && !s[k].circular }
         }
         for k in candidates {
-            segments[k].isSegregated = TripLeg.isSegregated(segments[k], start: junctions[k - 1], end: junctions[k])
+            stretches[k].isSegregated = GuidanceLeg.isSegregated(stretches[k], start: junctions[k - 1], end: junctions[k])
         }
-        self.segments = segments
+        self.stretches = stretches
         self.junctions = junctions
         self.labels = reader.cache.labels
         aheads = reader.cache.aheads
@@ -43,7 +43,7 @@ extension TripLeg {
 }
 
 /// Reads the facts of one leg from the graph: the only place guidance touches it.
-struct TripLegReader {
+struct GuidanceLegReader {
     let graph: RoadGraph
     let leg: RouteLeg
     /// Circles met along the leg, by each of their vertices.
@@ -61,7 +61,7 @@ struct TripLegReader {
             Array(repeating: LabelIDs(name: .max, ref: .max, pronunciation: .max, exits: .max), count: 64)
         @exclusivity(unchecked) private var values: [LabelID?] = Array(repeating: nil, count: 64)
         @exclusivity(unchecked) private var count = 0
-        /// Names in the requested language by label id: a leg's segments run along few streets.
+        /// Names in the requested language by label id: a leg's stretches run along few streets.
         @exclusivity(unchecked) var localized: [UInt32: String] = [:]
         /// The junctions ahead the leg's roads point to.
         @exclusivity(unchecked) var aheads: [JunctionAhead] = []
@@ -148,12 +148,12 @@ struct TripLegReader {
         return flags.contains(.ferry) ? .ferry : flags.contains(.train) ? .train : StepMode(graph.mode)
     }
 
-    /// The signs and turn lanes of the segment before, by the ids they were read from: consecutive segments mostly
+    /// The signs and turn lanes of the stretch before, by the ids they were read from: consecutive stretches mostly
     /// run along one street under one sign, and share them.
     private var lastSigns: (ids: LabelIDs, destinations: UInt32, signs: RoadSigns)?
     private var lastTurnLanes: (id: UInt32, lanes: [[String]])?
 
-    mutating func segment(_ stretch: UnsafePointer<Stretch>, language: String?) -> TripSegment {
+    mutating func stretch(_ stretch: UnsafePointer<Stretch>, language: String?) -> GuidanceStretch {
         let edge = graph.edge(ofArc: stretch.pointee.arc).edge
         let flags = graph.flags(ofEdge: edge)
         let ids = LabelIDs(name: graph.edgeLabel[edge], ref: graph.edgeRef[edge], pronunciation: graph.edgePronunciation[edge],
@@ -181,7 +181,7 @@ struct TripLegReader {
             turnLanes = Lanes.parse(graph.turnLanes(ofArc: stretch.pointee.arc))
             lastTurnLanes = (turnLanesID, turnLanes)
         }
-        return TripSegment(
+        return GuidanceStretch(
             signs: signs, roadClass: graph.roadClass(ofEdge: edge),
             isLink: flags.contains(.link), classes: stretch.pointee.classes, roundabout: flags.contains(.roundabout),
             circular: flags.contains(.circular), isBridge: flags.contains(.bridge), mode: mode(edge),
@@ -192,9 +192,9 @@ struct TripLegReader {
 
     /// Every road at vertex `v`, seen from there. `allowed`: the arcs the approach may turn onto, as a range of
     /// the transition table (nil: every road that can be left along).
-    func roads(at v: UInt32, allowed: Range<Int>?) -> [TripRoad] {
+    func roads(at v: UInt32, allowed: Range<Int>?) -> [JunctionRoad] {
         let here = graph.edges(atVertex: v)
-        var roads: [TripRoad] = []
+        var roads: [JunctionRoad] = []
         roads.reserveCapacity(here.count)
         for (edge, atEnd) in here {
             let leaving = atEnd ? graph.edgeBackwardArc[edge] : graph.edgeForwardArc[edge]
@@ -208,7 +208,7 @@ struct TripLegReader {
                 // A handful of arcs: a scan finds them faster than a set hashes them.
                 entryAllowed = allowed.contains { graph.arcBase[Int(graph.transitionTargets[$0])] == leaving }
             }
-            roads.append(TripRoad(
+            roads.append(JunctionRoad(
                 bearing: end.bearing, angle: 0, entryAllowed: entryAllowed,
                 label: label(edge), roadClass: roadClass, isLink: isLink,
                 classes: leaving != noIndex ? graph.classes(ofArc: leaving) : (arriving != noIndex ? graph.classes(ofArc: arriving) : []),
@@ -220,9 +220,9 @@ struct TripLegReader {
         return roads
     }
 
-    /// The junction between two stretches; `approachLanes`: the turn lanes of the first, as its segment read them.
+    /// The junction between two stretches; `approachLanes`: the turn lanes of the first, as its stretch read them.
     mutating func junction(from a: UnsafePointer<Stretch>, to b: UnsafePointer<Stretch>, approachLanes: [[String]])
-        -> TripJunction
+        -> GuidanceJunction
     {
         let v = graph.arcHead[Int(a.pointee.arc)]
         let location = leg.coordinates[a.pointee.coordinates.upperBound]
@@ -241,7 +241,7 @@ struct TripLegReader {
         // The road the route takes is open to it whatever the transition table's copies say.
         roads[taken].entryAllowed = true
         // Handed over, not shared: the junction's passes below would otherwise copy the array on first write.
-        var junction = TripJunction(location: location, vertex: v, roads: consume roads, taken: taken, approachBearing: 0,
+        var junction = GuidanceJunction(location: location, vertex: v, roads: consume roads, taken: taken, approachBearing: 0,
                                     approachLanes: approachLanes)
         junction.ring = ringKind(at: v)
         junction.joinsOneRoad = graph.joinsOneRoad(atVertex: v)
@@ -255,7 +255,7 @@ struct TripLegReader {
 
     /// Where the route turns off a road that goes on under the approach's name, the next junction along that
     /// road: a slip road that cuts the corner to it is one turn (OSRM's sliproad handler needs these facts).
-    func addAhead(_ junction: inout TripJunction) {
+    func addAhead(_ junction: inout GuidanceJunction) {
         guard junction.roads.count > 2, junction.taken != 0 else { return }
         let approach = junction.roads[0], taken = junction.takenRoad
         guard Geo.deviation(taken.angle, 180) <= 80, !taken.onRing, !taken.lowPriority, !cache.labels.isEmpty(approach.label) else { return }
@@ -270,7 +270,7 @@ struct TripLegReader {
     }
 
     /// Follows a road across vertices that join only two edges (at most ten) to the next real junction.
-    func ahead(from start: UInt32, along road: TripRoad) -> JunctionAhead? {
+    func ahead(from start: UInt32, along road: JunctionRoad) -> JunctionAhead? {
         var edge = road.edge, atEnd = road.atEnd
         var distance = road.length
         var v = road.farVertex
@@ -300,7 +300,7 @@ struct TripLegReader {
     }
 }
 
-extension TripJunction {
+extension GuidanceJunction {
     /// Angles from the approach, and the roads in OSRM's order: back first, then from sharp right to sharp left.
     mutating func order(approach: Int) {
         approachBearing = Geo.remainder360(roads[approach].bearing + 180)
