@@ -15,22 +15,18 @@ extension GuidanceLeg {
         travelMode = graph.mode
         sourceName = graph.name(ofEdge: leg.source.edge, language: language)
         targetName = graph.name(ofEdge: leg.target.edge, language: language)
-        // The stretches read in place: a stretch passed by value was copied with its name and ref.
         var stretches: [GuidanceStretch] = [], junctions: [GuidanceJunction] = []
         stretches.reserveCapacity(leg.stretches.count)
         junctions.reserveCapacity(max(0, leg.stretches.count - 1))
-        leg.stretches.withUnsafeBufferPointer { routed in
-            guard let first = routed.baseAddress else { return }
-            for k in routed.indices { stretches.append(reader.stretch(first + k, language: language)) }
-            for k in 1..<max(1, routed.count) {
-                junctions.append(reader.junction(from: first + k - 1, to: first + k, approachLanes: stretches[k - 1].turnLanes))
-            }
+        for k in leg.stretches.indices { stretches.append(reader.stretch(k, language: language)) }
+        for k in 1..<max(1, leg.stretches.count) {
+            junctions.append(reader.junction(before: k, approachLanes: stretches[k - 1].turnLanes))
         }
         // Connectors inside divided-road junctions, from the junctions at both of their ends. Only short pieces off
         // circles can be one: those are picked reading the stretches in place, and only their junctions are copied
         // to ask.
-        let candidates = stretches.withUnsafeBufferPointer { s in
-            s.indices.filter { k in k > 0 && k < s.count - 1 && s[k].edgeLength <= 32 && !s[k].roundabout && !s[k].circular }
+        let candidates = stretches.indices.filter { k in
+            k > 0 && k < stretches.count - 1 && stretches[k].edgeLength <= 32 && !stretches[k].roundabout && !stretches[k].circular
         }
         for k in candidates {
             stretches[k].isSegregated = GuidanceLeg.isSegregated(stretches[k], start: junctions[k - 1], end: junctions[k])
@@ -153,12 +149,15 @@ struct GuidanceLegReader {
     private var lastSigns: (ids: LabelIDs, destinations: UInt32, signs: RoadSigns)?
     private var lastTurnLanes: (id: UInt32, lanes: [[String]])?
 
-    mutating func stretch(_ stretch: UnsafePointer<Stretch>, language: String?) -> GuidanceStretch {
-        let edge = graph.edge(ofArc: stretch.pointee.arc).edge
+    /// The facts of the leg's stretch `k`.
+    mutating func stretch(_ k: Int, language: String?) -> GuidanceStretch {
+        // Its fields read in place: a copy of the stretch would retain and release its name and ref.
+        let arc = leg.stretches[k].arc
+        let edge = graph.edge(ofArc: arc).edge
         let flags = graph.flags(ofEdge: edge)
         let ids = LabelIDs(name: graph.edgeLabel[edge], ref: graph.edgeRef[edge], pronunciation: graph.edgePronunciation[edge],
                            exits: graph.edgeExits[edge])
-        let destinations = graph.arcDestinations[Int(stretch.pointee.arc)]
+        let destinations = graph.arcDestinations[Int(arc)]
         let signs: RoadSigns
         if let last = lastSigns, last.ids == ids, last.destinations == destinations {
             signs = last.signs
@@ -170,22 +169,23 @@ struct GuidanceLegReader {
                 name = graph.name(ofEdge: edge, language: language)
                 cache.localized[ids.name] = name
             }
-            signs = RoadSigns(label: roadLabel(edge), name: name, destinations: graph.destinations(ofArc: stretch.pointee.arc))
+            signs = RoadSigns(label: roadLabel(edge), name: name, destinations: graph.destinations(ofArc: arc))
             lastSigns = (ids, destinations, signs)
         }
-        let turnLanesID = graph.arcTurnLanes[Int(stretch.pointee.arc)]
+        let turnLanesID = graph.arcTurnLanes[Int(arc)]
         let turnLanes: [[String]]
         if let last = lastTurnLanes, last.id == turnLanesID {
             turnLanes = last.lanes
         } else {
-            turnLanes = Lanes.parse(graph.turnLanes(ofArc: stretch.pointee.arc))
+            turnLanes = Lanes.parse(graph.turnLanes(ofArc: arc))
             lastTurnLanes = (turnLanesID, turnLanes)
         }
         return GuidanceStretch(
             signs: signs, roadClass: graph.roadClass(ofEdge: edge),
-            isLink: flags.contains(.link), classes: stretch.pointee.classes, roundabout: flags.contains(.roundabout),
+            isLink: flags.contains(.link), classes: leg.stretches[k].classes, roundabout: flags.contains(.roundabout),
             circular: flags.contains(.circular), isBridge: flags.contains(.bridge), mode: mode(edge),
-            distance: stretch.pointee.distance, duration: stretch.pointee.duration, weight: stretch.pointee.weight, coordinates: stretch.pointee.coordinates,
+            distance: leg.stretches[k].distance, duration: leg.stretches[k].duration, weight: leg.stretches[k].weight,
+            coordinates: leg.stretches[k].coordinates,
             laneCount: Int(graph.edgeLanes[edge]), turnLanes: turnLanes,
             edgeLength: Double(graph.edgeLength[edge]), edge: edge)
     }
@@ -220,23 +220,19 @@ struct GuidanceLegReader {
         return roads
     }
 
-    /// The junction between two stretches; `approachLanes`: the turn lanes of the first, as its stretch read them.
-    mutating func junction(from a: UnsafePointer<Stretch>, to b: UnsafePointer<Stretch>, approachLanes: [[String]])
-        -> GuidanceJunction
-    {
-        let v = graph.arcHead[Int(a.pointee.arc)]
-        let location = leg.coordinates[a.pointee.coordinates.upperBound]
-        let allowed = Int(graph.transitionStart[Int(a.pointee.arc)])..<Int(graph.transitionStart[Int(a.pointee.arc) + 1])
-        let (inEdge, inReversed) = graph.edge(ofArc: a.pointee.arc)
-        let (outEdge, outReversed) = graph.edge(ofArc: b.pointee.arc)
+    /// The junction before the leg's stretch `k`; `approachLanes`: the turn lanes of the stretch before it, as read.
+    mutating func junction(before k: Int, approachLanes: [[String]]) -> GuidanceJunction {
+        let inArc = leg.stretches[k - 1].arc, outArc = leg.stretches[k].arc
+        let v = graph.arcHead[Int(inArc)]
+        let location = leg.coordinates[leg.stretches[k - 1].coordinates.upperBound]
+        let allowed = Int(graph.transitionStart[Int(inArc)])..<Int(graph.transitionStart[Int(inArc) + 1])
+        let (inEdge, inReversed) = graph.edge(ofArc: inArc)
+        let (outEdge, outReversed) = graph.edge(ofArc: outArc)
         var roads = roads(at: v, allowed: allowed)
         var approach = 0, taken = 0
-        // Fields read in place: a road taken out by value is a copy of some hundred bytes.
-        roads.withUnsafeBufferPointer { roads in
-            for i in roads.indices {
-                if roads[i].edge == inEdge && roads[i].atEnd != inReversed { approach = i }
-                if roads[i].edge == outEdge && roads[i].atEnd == outReversed { taken = i }
-            }
+        for i in roads.indices {
+            if roads[i].edge == inEdge && roads[i].atEnd != inReversed { approach = i }
+            if roads[i].edge == outEdge && roads[i].atEnd == outReversed { taken = i }
         }
         // The road the route takes is open to it whatever the transition table's copies say.
         roads[taken].entryAllowed = true
@@ -310,23 +306,18 @@ extension GuidanceJunction {
             if i != approach && roads[i].angle < 0.5 { roads[i].angle = 359.5 }
         }
         // A stable sort in place by swaps (a handful of roads): the approach to the front, the others after it by
-        // angle, ties in their order at the vertex. Through a buffer: reading a field of a road in the array copied
-        // the whole road (its references retained and released).
-        var taken = taken
-        roads.withUnsafeMutableBufferPointer { roads in
-            func swap(_ a: Int, _ b: Int) {
-                roads.swapAt(a, b)
-                if taken == a { taken = b } else if taken == b { taken = a }
-            }
-            for k in stride(from: approach, to: 0, by: -1) { swap(k, k - 1) }
-            for i in roads.indices.dropFirst(2) {
-                var j = i
-                while j > 1 && roads[j].angle < roads[j - 1].angle {
-                    swap(j, j - 1)
-                    j -= 1
-                }
+        // angle, ties in their order at the vertex.
+        func swap(_ a: Int, _ b: Int) {
+            roads.swapAt(a, b)
+            if taken == a { taken = b } else if taken == b { taken = a }
+        }
+        for k in stride(from: approach, to: 0, by: -1) { swap(k, k - 1) }
+        for i in roads.indices.dropFirst(2) {
+            var j = i
+            while j > 1 && roads[j].angle < roads[j - 1].angle {
+                swap(j, j - 1)
+                j -= 1
             }
         }
-        self.taken = taken
     }
 }

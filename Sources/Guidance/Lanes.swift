@@ -50,7 +50,7 @@ enum Lanes {
     /// For each lane (left to right), whether it serves the route's road at the junction; nil where the approach
     /// has no lanes, they only go on past a bend, or they cannot all be matched to the roads there (then they
     /// describe a junction further on, and OSRM says nothing either).
-    static func valid(at junction: GuidanceJunction, instructions: UnsafeBufferPointer<TurnInstruction>, next: GuidanceStretch) -> [Bool]? {
+    static func valid(at junction: GuidanceJunction, instructions: [TurnInstruction], next: GuidanceStretch) -> [Bool]? {
         var lanes = junction.approachLanes
         guard !lanes.isEmpty, !(lanes.count == 1 && lanes[0] == ["none"]) else { return nil }
         if junction.roads.count == 2 && lanes == next.turnLanes && Geo.deviation(junction.takenRoad.angle, 180) < 25 { return nil }
@@ -92,7 +92,7 @@ enum Lanes {
     }
 
     /// The lanes to show at a junction: indications as mapped, valid where they serve the route's road.
-    static func lanes(at junction: GuidanceJunction, instructions: UnsafeBufferPointer<TurnInstruction>, next: GuidanceStretch) -> [Lane] {
+    static func lanes(at junction: GuidanceJunction, instructions: [TurnInstruction], next: GuidanceStretch) -> [Lane] {
         guard let valid = valid(at: junction, instructions: instructions, next: next) else { return [] }
         return zip(junction.approachLanes, valid).map { Lane(indications: $0, valid: $1) }
     }

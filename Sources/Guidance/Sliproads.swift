@@ -25,7 +25,7 @@ enum Sliproads {
 
     /// Whether the road taken at junction `k` is a sliproad. `instructions` holds the turn analysis of junction `k`
     /// for every road there, `obvious[j]` the obvious road of junction `j` (0 for none).
-    static func isSliproad(_ leg: GuidanceLeg, junction k: Int, instructions: UnsafeBufferPointer<TurnInstruction>,
+    static func isSliproad(_ leg: GuidanceLeg, junction k: Int, instructions: [TurnInstruction],
                            obvious: [Int]) -> Bool {
         let b = leg.junctions[k]
         let roads = b.roads

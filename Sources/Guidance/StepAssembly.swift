@@ -98,48 +98,29 @@ struct StepAssembly {
 
     /// The instruction for the road the route takes at each junction, and the lanes for it.
     func analyseJunctions() -> [(TurnInstruction, [Lane])] {
-        // Every junction's instructions in one array, junction k's at `start[k]..<start[k + 1]` (an array for each
-        // was made and freed); the sliproad test asks for the obvious road of junctions further on.
-        var instructions: [TurnInstruction] = [], start: [Int] = [0], obvious: [Int] = []
-        start.reserveCapacity(leg.junctions.count + 1)
-        obvious.reserveCapacity(leg.junctions.count)
-        // Read in place: an array's junction or stretch was copied to ask.
-        leg.junctions.withUnsafeBufferPointer { j in
-            leg.stretches.withUnsafeBufferPointer { s in
-                instructions.reserveCapacity(j.reduce(0) { $0 + $1.roads.count })
-                for k in j.indices {
-                    obvious.append(TurnAnalysis.analyse(j.baseAddress! + k, labels: leg.labels, arrivingClasses: s[k].classes, arrivingMode: s[k].mode,
-                                                        appendingTo: &instructions))
-                    start.append(instructions.count)
-                }
-            }
+        // Every junction's analysis first: the sliproad test asks for the obvious road of junctions further on.
+        let analyses = leg.junctions.indices.map { k in
+            TurnAnalysis.analyse(leg.junctions[k], labels: leg.labels, arrivingClasses: leg.stretches[k].classes,
+                                 arrivingMode: leg.stretches[k].mode)
         }
-        return instructions.withUnsafeBufferPointer { all in
-            leg.junctions.withUnsafeBufferPointer { j in
-                leg.stretches.withUnsafeBufferPointer { s in
-                    j.indices.map { k in
-                        let here = UnsafeBufferPointer(rebasing: all[start[k]..<start[k + 1]])
-                        let taken = j[k].taken
-                        var instruction = here[taken]
-                        if instruction.kind == .invalid {
-                            // No handler spoke for the road taken (the transition table allowed what the view did
-                            // not). OSRM's fallback types: a U-turn is `continue uturn` (as at a dead end), anything
-                            // else a turn.
-                            instruction = taken == 0 ? TurnInstruction(.continueOn, .uturn)
-                                : TurnInstruction(.turn, Modifier(angle: j[k].roads[taken].angle))
-                        }
-                        // A slip road leaves only where more than two roads meet and the route turns off; lanes
-                        // only where mapped.
-                        if j[k].roads.count > 2 && taken != 0
-                            && Sliproads.isSliproad(leg, junction: k, instructions: here, obvious: obvious) {
-                            instruction.kind = .sliproad
-                        }
-                        let lanes = instruction.kind.hasRingType || s[k].roundabout || j[k].approachLanes.isEmpty
-                            ? [] : Lanes.lanes(at: j[k], instructions: here, next: s[k + 1])
-                        return (instruction, lanes)
-                    }
-                }
+        let obvious = analyses.map(\.obvious)
+        return leg.junctions.indices.map { k in
+            let junction = leg.junctions[k], here = analyses[k].instructions
+            var instruction = here[junction.taken]
+            if instruction.kind == .invalid {
+                // No handler spoke for the road taken (the transition table allowed what the view did not). OSRM's
+                // fallback types: a U-turn is `continue uturn` (as at a dead end), anything else a turn.
+                instruction = junction.taken == 0 ? TurnInstruction(.continueOn, .uturn)
+                    : TurnInstruction(.turn, Modifier(angle: junction.takenRoad.angle))
             }
+            // A slip road leaves only where more than two roads meet and the route turns off; lanes only where mapped.
+            if junction.roads.count > 2 && junction.taken != 0
+                && Sliproads.isSliproad(leg, junction: k, instructions: here, obvious: obvious) {
+                instruction.kind = .sliproad
+            }
+            let lanes = instruction.kind.hasRingType || leg.stretches[k].roundabout || junction.approachLanes.isEmpty
+                ? [] : Lanes.lanes(at: junction, instructions: here, next: leg.stretches[k + 1])
+            return (instruction, lanes)
         }
     }
 
@@ -161,15 +142,11 @@ struct StepAssembly {
     }
 
     func draft(kind: TurnKind, modifier: Modifier, stretch k: Int) -> DraftStep {
-        // Read in place: the stretch was copied with its signs and lanes.
-        leg.stretches.withUnsafeBufferPointer { stretches in draft(kind: kind, modifier: modifier, stretch: stretches.baseAddress! + k) }
-    }
-
-    func draft(kind: TurnKind, modifier: Modifier, stretch s: UnsafePointer<GuidanceStretch>) -> DraftStep {
-        return DraftStep(kind: kind, modifier: modifier, signs: s.pointee.signs, mode: s.pointee.mode,
-                         distance: s.pointee.distance, duration: s.pointee.duration, weight: s.pointee.weight, first: s.pointee.coordinates.lowerBound,
-                         last: s.pointee.coordinates.upperBound, intersections: [], bearingBefore: 0, bearingAfter: 0,
-                         isSegregated: s.pointee.isSegregated)
+        // Fields read in place: a copy of the stretch would retain and release its signs and lanes.
+        DraftStep(kind: kind, modifier: modifier, signs: leg.stretches[k].signs, mode: leg.stretches[k].mode,
+                  distance: leg.stretches[k].distance, duration: leg.stretches[k].duration, weight: leg.stretches[k].weight,
+                  first: leg.stretches[k].coordinates.lowerBound, last: leg.stretches[k].coordinates.upperBound,
+                  intersections: [], bearingBefore: 0, bearingAfter: 0, isSegregated: leg.stretches[k].isSegregated)
     }
 
     mutating func assemble() {
@@ -181,27 +158,19 @@ struct StepAssembly {
         current.bearingAfter = departBearing
         current.intersections = [Intersection(location: coordinates[0], onlyRoad: Int(departBearing.rounded()) % 360,
                                               isApproach: false, classes: leg.stretches[0].classes)]
-        // The junctions and stretches read in place (each was copied with its arrays and signs).
-        let analyses = analyseJunctions()
-        leg.junctions.withUnsafeBufferPointer { junctions in
-            leg.stretches.withUnsafeBufferPointer { stretches in
-                for (k, (instruction, lanes)) in analyses.enumerated() {
-                    let stretch = stretches.baseAddress! + k + 1
-                    if instruction.kind == .noTurn {
-                        current.distance += stretch.pointee.distance
-                        current.duration += stretch.pointee.duration
-                        current.weight += stretch.pointee.weight
-                        current.last = stretch.pointee.coordinates.upperBound
-                        continue
-                    }
-                    steps.append(current)
-                    let junction = junctions.baseAddress! + k
-                    current = draft(kind: instruction.kind, modifier: instruction.modifier, stretch: stretch)
-                    current.bearingBefore = junction.pointee.approachBearing
-                    current.bearingAfter = junction.pointee.roads[junction.pointee.taken].bearing
-                    current.intersections = [Self.intersection(junction, lanes: lanes, classes: stretch.pointee.classes)]
-                }
+        for (k, (instruction, lanes)) in analyseJunctions().enumerated() {
+            if instruction.kind == .noTurn {
+                current.distance += leg.stretches[k + 1].distance
+                current.duration += leg.stretches[k + 1].duration
+                current.weight += leg.stretches[k + 1].weight
+                current.last = leg.stretches[k + 1].coordinates.upperBound
+                continue
             }
+            steps.append(current)
+            current = draft(kind: instruction.kind, modifier: instruction.modifier, stretch: k + 1)
+            current.bearingBefore = leg.junctions[k].approachBearing
+            current.bearingAfter = leg.junctions[k].takenRoad.bearing
+            current.intersections = [Self.intersection(leg.junctions[k], lanes: lanes, classes: leg.stretches[k + 1].classes)]
         }
         steps.append(current)
         let last = coordinates.count - 1
@@ -222,33 +191,30 @@ struct StepAssembly {
 
     /// A junction as OSRM lists it: every road's bearing (on 15° steps where that keeps them apart), which may be
     /// entered, the approach (`in`) and the road taken (`out`).
-    static func intersection(_ j: UnsafePointer<GuidanceJunction>, lanes: [Lane], classes: ArcClasses) -> Intersection {
-        let count = j.pointee.roads.count
+    static func intersection(_ j: GuidanceJunction, lanes: [Lane], classes: ArcClasses) -> Intersection {
+        let roads = j.roads, count = roads.count
         // Worked out on the stack: a route has an intersection for every junction, and its published bearings and
-        // their order were two more arrays each.
+        // their order would be two more arrays each.
         var inIndex: Int?
         var outIndex: Int?
-        // The closures return the roads alone: an intersection returned through them was copied out of them.
         let ordered: [IntersectionRoad] = withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * count) { scratch in
             // First each road's 15° bucket; then what is published: the buckets' bearings where they keep the roads
             // apart, else the rounded bearings.
             let published = UnsafeMutableBufferPointer(rebasing: scratch[..<count])
             let order = UnsafeMutableBufferPointer(rebasing: scratch[count...])
-            return j.pointee.roads.withUnsafeBufferPointer { roads in
-                for i in 0..<count { published[i] = Int((Geo.remainder360(roads[i].bearing.rounded() + 7.5)) / 15) }
-                // A handful of roads: distinct by comparing pairs, not by hashing them into a set.
-                let distinct = (0..<count).allSatisfy { i in !published[(i + 1)...].contains(published[i]) }
-                for i in 0..<count {
-                    published[i] = distinct ? published[i] * 15 % 360 : Int(roads[i].bearing.rounded()) % 360
-                }
-                stableOrder(into: order) { published[$0] < published[$1] }
-                inIndex = order.firstIndex(of: 0)
-                outIndex = order.firstIndex(of: j.pointee.taken)
-                return order.map { IntersectionRoad(bearing: published[$0], entry: $0 == j.pointee.taken || roads[$0].entryAllowed) }
+            for i in 0..<count { published[i] = Int((Geo.remainder360(roads[i].bearing.rounded() + 7.5)) / 15) }
+            // A handful of roads: distinct by comparing pairs, not by hashing them into a set.
+            let distinct = (0..<count).allSatisfy { i in !published[(i + 1)...].contains(published[i]) }
+            for i in 0..<count {
+                published[i] = distinct ? published[i] * 15 % 360 : Int(roads[i].bearing.rounded()) % 360
             }
+            stableOrder(into: order) { published[$0] < published[$1] }
+            inIndex = order.firstIndex(of: 0)
+            outIndex = order.firstIndex(of: j.taken)
+            return order.map { IntersectionRoad(bearing: published[$0], entry: $0 == j.taken || roads[$0].entryAllowed) }
         }
-        return Intersection(location: j.pointee.location, roads: ordered, inIndex: inIndex, outIndex: outIndex,
-                            lanes: lanes, classes: classes, joinsOneRoad: j.pointee.joinsOneRoad)
+        return Intersection(location: j.location, roads: ordered, inIndex: inIndex, outIndex: outIndex,
+                            lanes: lanes, classes: classes, joinsOneRoad: j.joinsOneRoad)
     }
 
     // MARK: Post-processing

@@ -67,8 +67,8 @@ struct TurnInstruction: Sendable, Equatable {
 /// then sliproads), and the route reads the one for the road it takes. The roads are those of a `GuidanceJunction`:
 /// `roads[0]` is the approach seen backwards (angle 0), the others by increasing angle.
 struct TurnAnalysis {
-    /// The junction's roads, read in place: a field read of a road in an array copied the whole road (its two
-    /// references retained and released) at every test of every handler. Valid only inside `analyse`.
+    /// The junction's roads, read through a buffer: the handlers test roads thousands of times a route, and
+    /// each test through the array paid its bounds and ownership checks. Valid only inside `analyse`.
     let roads: UnsafeBufferPointer<JunctionRoad>
     let via: JunctionRoad
     /// The leg's labels, which the roads name by id.
@@ -94,20 +94,17 @@ struct TurnAnalysis {
         self.instructions = instructions
     }
 
-    /// Appends the instruction for each road, as OSRM's extractor assigns them, to `instructions` (a leg's are one
-    /// array), and returns the obvious road where more than two roads meet (0 for none). `arrivingClasses` and
-    /// `arrivingMode` are the stretch the route arrives on. The junction comes through a pointer: read from its
-    /// array and passed by value, it was copied whole.
-    static func analyse(_ junction: UnsafePointer<GuidanceJunction>, labels: LegLabels, arrivingClasses: ArcClasses, arrivingMode: StepMode,
-                        appendingTo instructions: inout [TurnInstruction]) -> Int {
-        let ring = junction.pointee.ring
-        return junction.pointee.roads.withUnsafeBufferPointer { roads in
+    /// The instruction for each road, as OSRM's extractor assigns them, and the obvious road where more than two
+    /// roads meet (0 for none). `arrivingClasses` and `arrivingMode` are the stretch the route arrives on.
+    static func analyse(_ junction: GuidanceJunction, labels: LegLabels, arrivingClasses: ArcClasses, arrivingMode: StepMode)
+        -> (instructions: [TurnInstruction], obvious: Int)
+    {
+        junction.roads.withUnsafeBufferPointer { roads in
             withUnsafeTemporaryAllocation(of: TurnInstruction.self, capacity: roads.count) { scratch in
-                var analysis = TurnAnalysis(roads: roads, labels: labels, ring: ring, classes: arrivingClasses, mode: arrivingMode,
-                                            instructions: scratch)
+                var analysis = TurnAnalysis(roads: roads, labels: labels, ring: junction.ring, classes: arrivingClasses,
+                                            mode: arrivingMode, instructions: scratch)
                 analysis.run()
-                instructions.append(contentsOf: scratch)
-                return roads.count > 2 ? analysis.obviousTurn() : 0
+                return (Array(scratch), roads.count > 2 ? analysis.obviousTurn() : 0)
             }
         }
     }
