@@ -289,6 +289,13 @@ public struct JSONWriter: ~Copyable {
 
     public init(capacity: Int = 4096) { text = JSONText(capacity: capacity) }
 
+    /// A writer that goes on from text written before it (a streamed answer's next block): `afterValue` says
+    /// whether a value came before in the innermost object or array, so that the next one needs a comma.
+    init(capacity: Int, afterValue: Bool) {
+        text = JSONText(capacity: capacity)
+        first = !afterValue
+    }
+
     /// The text written.
     public consuming func bytes() -> [UInt8] { text.bytes() }
 
@@ -320,6 +327,9 @@ public struct JSONWriter: ~Copyable {
     /// Rounded as `JSON.number(_:decimals:)` rounds.
     public mutating func number(_ value: Double, decimals: Int) { separate(); text.append(number: value, decimals: decimals) }
     public mutating func bool(_ value: Bool) { separate(); text.append(value ? "true" : "false") }
+    public mutating func null() { separate(); text.append("null") }
+    /// A value built as a tree.
+    public mutating func value(_ json: JSON) { separate(); json.write(to: &text) }
 
     /// A line as an encoded polyline string.
     mutating func polyline(_ coordinates: [Coordinate], precision: Int) {

@@ -28,45 +28,73 @@ public final class OSRMTableWriter {
     }
 
     /// Tenths of a second and of a metre, as OSRM rounds them.
-    public static func seconds(_ cell: TableCell) -> String { JSON.format((Double(cell.duration) / 100).rounded() / 10) }
-    public static func metres(_ distance: Double) -> String { JSON.format((distance * 10).rounded() / 10) }
+    public static func seconds(_ cell: TableCell) -> Double { (Double(cell.duration) / 100).rounded() / 10 }
+    public static func metres(_ distance: Double) -> Double { (distance * 10).rounded() / 10 }
 
     public func begin() {
-        emit(Array((durations ? "{\"code\":\"Ok\",\"durations\":[" : "{\"code\":\"Ok\"").utf8))
+        var out = JSONWriter(capacity: 64)
+        out.beginObject()
+        out.key("code")
+        out.string("Ok")
+        if durations {
+            out.key("durations")
+            out.beginArray()
+        }
+        emit(out.bytes())
     }
 
     public func write(_ rows: [[TableCell?]]) {
         if distances { for row in rows { keptDistances += row.map { $0.map { Float($0.distance) } ?? .nan } } }
-        guard durations else { return }
-        var text = ""
+        guard durations, !rows.isEmpty else { return }
+        // Inside the durations array, after the rows of the blocks before.
+        var out = JSONWriter(capacity: rows.count * (destinations.count * 8 + 2), afterValue: wroteRow)
         for row in rows {
-            text += wroteRow ? ",[" : "["
-            wroteRow = true
-            text += row.map { $0.map(Self.seconds) ?? "null" }.joined(separator: ",")
-            text += "]"
+            out.beginArray()
+            for cell in row {
+                if let cell { out.number(Self.seconds(cell)) } else { out.null() }
+            }
+            out.endArray()
         }
-        emit(Array(text.utf8))
+        wroteRow = true
+        emit(out.bytes())
     }
 
     public func end() {
-        var text = durations ? "]" : ""
+        // Inside the answer's object after its code, or inside the durations array.
+        var out = JSONWriter(capacity: sources.count * destinations.count * (distances ? 9 : 0) + 256, afterValue: true)
+        if durations { out.endArray() }
         if distances {
-            text += ",\"distances\":["
+            out.key("distances")
+            out.beginArray()
             let columns = destinations.count
             for i in 0..<sources.count {
-                let row = keptDistances[(i * columns)..<((i + 1) * columns)]
-                text += (i > 0 ? ",[" : "[") + row.map { $0.isNaN ? "null" : Self.metres(Double($0)) }.joined(separator: ",") + "]"
+                out.beginArray()
+                for distance in keptDistances[(i * columns)..<((i + 1) * columns)] {
+                    if distance.isNaN { out.null() } else { out.number(Self.metres(Double(distance))) }
+                }
+                out.endArray()
             }
-            text += "]"
+            out.endArray()
         }
         if includeWaypoints {
-            let waypoints = { (snaps: [Snap?]) in OSRMRouteResponse.waypoints(snaps, graph: self.graph).serialized() }
-            text += ",\"sources\":\(waypoints(sources)),\"destinations\":\(waypoints(destinations))"
+            out.key("sources")
+            out.value(OSRMRouteResponse.waypoints(sources, graph: graph))
+            out.key("destinations")
+            out.value(OSRMRouteResponse.waypoints(destinations, graph: graph))
         }
         if let fallbackCells {
-            text += ",\"fallback_speed_cells\":[" + fallbackCells.map { "[\($0.row),\($0.column)]" }.joined(separator: ",") + "]"
+            out.key("fallback_speed_cells")
+            out.beginArray()
+            for cell in fallbackCells {
+                out.beginArray()
+                out.number(cell.row)
+                out.number(cell.column)
+                out.endArray()
+            }
+            out.endArray()
         }
-        emit(Array((text + "}").utf8))
+        out.endObject()
+        emit(out.bytes())
     }
 
     /// A whole table as one response body.

@@ -246,7 +246,7 @@ final class MatrixWriter {
             for (k, row) in rows.enumerated() {
                 for (j, cell) in row.enumerated() {
                     text += "\(firstRow + k),\(j),"
-                    if let cell { text += "\(OSRMTableWriter.seconds(cell)),\(OSRMTableWriter.metres(cell.distance))\n" } else { text += ",\n" }
+                    if let cell { text += "\(JSON.format(OSRMTableWriter.seconds(cell))),\(JSON.format(OSRMTableWriter.metres(cell.distance)))\n" } else { text += ",\n" }
                 }
             }
             out.write(text)
