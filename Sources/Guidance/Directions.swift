@@ -108,7 +108,7 @@ public struct Directions: Sendable {
 
     static func steps(for leg: GuidanceLeg, waypointNumber: Int?, compatibility: Compatibility) -> [GuidanceStep] {
         guard !leg.stretches.isEmpty else { return [] }
-        // The leg's points, not the leg: a closure that used the leg copied it for every step.
+        // The leg's points, not the leg: a closure that used the leg would copy it for every step.
         let coordinates = leg.coordinates
         return StepAssembly.steps(for: leg, compatibility: compatibility).map { GuidanceStep(draft: $0, coordinates: coordinates, waypointNumber: waypointNumber) }
     }

@@ -38,7 +38,7 @@ extension GuidanceJunction {
         guard roads.count(where: { $0.oneway && !$0.onRing }) >= 2 else { return }
         while merged {
             merged = false
-            // The order on the stack: an array of it was an allocation at every junction with a oneway pair.
+            // The order on the stack, not in an array per junction with a oneway pair.
             withUnsafeTemporaryAllocation(of: Int.self, capacity: roads.count) { order in
                 stableOrder(into: order) { roads[$0].bearing < roads[$1].bearing }
                 for k in order.indices {

@@ -23,8 +23,7 @@ extension GuidanceLeg {
             junctions.append(reader.junction(before: k, approachLanes: stretches[k - 1].turnLanes))
         }
         // Connectors inside divided-road junctions, from the junctions at both of their ends. Only short pieces off
-        // circles can be one: those are picked reading the stretches in place, and only their junctions are copied
-        // to ask.
+        // circles can be one.
         let candidates = stretches.indices.filter { k in
             k > 0 && k < stretches.count - 1 && stretches[k].edgeLength <= 32 && !stretches[k].roundabout && !stretches[k].circular
         }
@@ -44,8 +43,7 @@ struct GuidanceLegReader {
     let leg: RouteLeg
     /// Circles met along the leg, by each of their vertices.
     var rings: [UInt32: RingKind?] = [:]
-    /// Labels by the ids of their strings: a leg meets few streets many times, and decoding and keying a label
-    /// was most of guidance's time.
+    /// Labels by the ids of their strings: a leg meets few streets many times, and decodes and keys each once.
     let cache = LabelCache()
 
     /// A leg's labels by their ids, open addressing with a multiplicative hash: looked up for every road at every
@@ -128,7 +126,7 @@ struct GuidanceLegReader {
     }
 
     /// A label the leg has not met yet: from the graph's store, or made (kept out of `label`, whose closure
-    /// copied the graph value on every call).
+    /// would copy the graph value on every call).
     private func newLabel(_ ids: LabelIDs, _ edge: Int) -> LabelID {
         let make = { [graph] in
             RoadLabel(name: graph.name(ofEdge: edge), ref: graph.ref(ofEdge: edge),

@@ -23,8 +23,7 @@ public enum GuidanceError: Error, CustomStringConvertible {
 /// phrase OSRM's clients would pick; the sentences themselves are Wayfinder's own.
 public struct PhraseBook: Sendable {
     public let language: String
-    /// Shared by the book's copies: a book is copied with each step it words, and four tables were four
-    /// references retained and released each time.
+    /// Shared by the book's copies through one reference: a book is copied with each step it words.
     private let tables: Tables
 
     private final class Tables: Sendable {
@@ -34,8 +33,8 @@ public struct PhraseBook: Sendable {
         /// instructions[type][modifier or "default"][form].
         let instructions: [String: [String: [String: String]]]
         /// The templates `compile` chooses among, looked up once at load: per maneuver type and modifier (the last
-        /// modifier slot is none), then per mode in `modeNames`, each `templatesPerTable` long by prefix and form. A
-        /// step's dictionary lookups by string were a fifth of its wording.
+        /// modifier slot is none), then per mode in `modeNames`, each `templatesPerTable` long by prefix and form, so
+        /// that wording a step looks nothing up by string.
         let templates: [String?]
         /// The modes worded as such (a ferry or a train step), from the file's `modes`.
         let modeNames: [String]
@@ -100,8 +99,8 @@ public struct PhraseBook: Sendable {
     /// `fill` with each value worked out only if the template asks for it.
     private func fill(_ template: String, _ value: (String) -> String?) -> String {
         guard template.utf8.contains(UInt8(ascii: "{")) else { return template }
-        // Byte by byte, tidying as it goes (a space is one byte in UTF-8, and never part of another character):
-        // building the text a scalar at a time was most of guidance's phrasing.
+        // Byte by byte, tidying as it goes (a space is one byte in UTF-8, and never part of another character),
+        // not a scalar at a time.
         let bytes = Array(template.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 48)
@@ -191,7 +190,7 @@ public struct PhraseBook: Sendable {
         withUnsafePointer(to: step) { instruction(at: $0) }
     }
 
-    /// Through a pointer: a step read from its array and passed by value, even `borrowing`, was copied whole.
+    /// Through a pointer, because a step read from its array and passed by value, even `borrowing`, is copied whole.
     func instruction(at step: UnsafePointer<GuidanceStep>) -> String {
         let base: String
         if let then = step.pointee.following {
@@ -277,12 +276,12 @@ public struct PhraseBook: Sendable {
             if named { prefixes |= 1 << 1 }
             if numbered { prefixes |= 1 << 2 }
         }
-        // Read in place: `first` copied the intersection with its arrays.
+        // Read in place: `first` would copy the intersection with its arrays.
         let motorway = step.pointee.intersections.withUnsafeBufferPointer { !$0.isEmpty && $0[0].classes.contains(.motorway) }
         let way = wayName(step.pointee.name, ref: step.pointee.ref, motorway: motorway)
         let destination = destination(step.pointee.destinations)
         let exit = Self.firstEntry(step.pointee.exits)
-        // Which of `forms` apply, by bit (a list of them was made for every step).
+        // Which of `forms` apply, by bit: no list per step.
         var wanted: UInt8 = 1 << 6
         // A route that ends on the circle has no exit: the step says only that it goes onto it (the road it names
         // is the circle's own).
@@ -301,7 +300,7 @@ public struct PhraseBook: Sendable {
                 if let t = tables.templates[tableStart + p * Self.forms.count + k] { template = t; break search }
             }
         }
-        // The step's values taken out first: a closure that read the step copied it whole.
+        // The step's values taken out first: a closure that read the step would copy it whole.
         let rotaryName = step.pointee.rotaryName ?? "", waypointNumber = step.pointee.waypointNumber
         let text = fill(template) { name in
             switch name {

@@ -103,7 +103,7 @@ public enum RoadNames {
     static func contains(_ whole: String, _ part: String) -> Bool {
         if whole == part { return true }
         var whole = whole, part = part
-        // In place (copying both into arrays was an allocation per comparison).
+        // In place: no arrays per comparison.
         return whole.withUTF8 { w in
             part.withUTF8 { p in
                 guard !p.isEmpty, w.count > p.count else { return p.isEmpty }

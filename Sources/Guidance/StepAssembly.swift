@@ -236,8 +236,8 @@ struct StepAssembly {
     }
 
     mutating func removeInvalid() {
-        // The valid steps moved forward in order by swaps, the rest dropped from the end: `removeAll(where:)` copied
-        // each step to test it.
+        // The valid steps moved forward in order by swaps, the rest dropped from the end: `removeAll(where:)` would
+        // copy each step to test it.
         let kept = steps.withUnsafeMutableBufferPointer { s -> Int in
             var w = 0
             for i in s.indices where !s[i].invalid {
@@ -489,7 +489,7 @@ struct StepAssembly {
     /// OSRM's `handleRoundabouts`: the entry step carries the exit number and the road taken, the passes round
     /// the circle fold into it, and a roundabout crossed like a turn is one step.
     mutating func handleRoundabouts() {
-        // The kinds read in place: most legs pass no circle, and copying each step to learn so was most of this.
+        // The kinds read in place: most legs pass no circle, and should learn so without copying each step.
         let kinds = steps.withUnsafeBufferPointer { s in s.indices.map { s[$0].kind } }
         guard let firstRing = kinds.firstIndex(where: \.hasRingType) else { return }
         var onRing = !kinds[firstRing].entersRing

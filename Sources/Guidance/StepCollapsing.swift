@@ -102,8 +102,8 @@ extension StepAssembly {
         case turn(prev: Int, next: Int, Collapse)
     }
 
-    /// Reading `steps[i].field` on the array copied the whole step out first (three references retained and
-    /// released), nine times a turn; the pass reads through a buffer pointer and copies a step only to act.
+    /// Reading `steps[i].field` on the array copies the whole step out first, references and all; the pass reads
+    /// through a buffer pointer and copies a step only to act.
     static func visit(_ s: UnsafeBufferPointer<DraftStep>, _ cur: Int, within d: Double) -> CollapseVisit {
         let kind = s[cur].kind
         if kind.entersRing || kind.staysOnRing { return .skip }
@@ -277,7 +277,7 @@ extension StepAssembly {
         }
         var groups: [Range<Int>] = []
         var start = 0
-        // Read in place (an array's step was copied to ask); only steps with lanes need a closer look.
+        // Read in place, not copied out of the array to ask; only steps with lanes need a closer look.
         let hasLanes = steps.withUnsafeBufferPointer { s in s.indices.map { !s[$0].intersections[0].lanes.isEmpty } }
         for i in 0...steps.count {
             if i == steps.count || !hasLanes[i] || !shortWithLanes(steps[i]) {

@@ -603,7 +603,7 @@ struct TurnAnalysis {
         if via.isMotorway { handleFromMotorway() } else { handleFromRamp() }
     }
 
-    /// The first of the motorways straightest on (listing the candidates first was an array per junction).
+    /// The first of the motorways straightest on, found in one pass with no list of candidates.
     func straightestMotorway() -> Int? {
         var best: Int?
         for i in 1..<size where roads[i].isMotorway && dev(roads[i].angle, 180) < 180 {
@@ -643,7 +643,7 @@ struct TurnAnalysis {
             }
             return
         }
-        // Counted first: along a motorway most junctions are a ramp or none, and lists of them were made at each.
+        // Counted first: along a motorway most junctions are a ramp or none, and need no list of them.
         var validCount = 0, motorwayCount = 0
         for i in 1..<size where roads[i].entryAllowed {
             validCount += 1

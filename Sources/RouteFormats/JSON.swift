@@ -19,8 +19,8 @@ public enum JSON: Equatable, Sendable {  // not indirect: arrays box the nesting
         .number(rounded(value, decimals: decimals))
     }
 
-    /// The exact power of ten for the decimals the formats use, 0 to 6 (`pow` was a call per number; a table of
-    /// them, a lazy global's check per number); nil for others.
+    /// The exact power of ten for the decimals the formats use, 0 to 6, without a call to `pow` or a lazy global's
+    /// check per number; nil for others.
     @inline(__always) static func scale(decimals: Int) -> Double? {
         switch decimals {
         case 0: 1
@@ -41,8 +41,8 @@ public enum JSON: Equatable, Sendable {  // not indirect: arrays box the nesting
 
     public func serialized() -> String { String(decoding: bytes(), as: UTF8.self) }
 
-    /// The UTF-8 text, written straight into bytes (a route with steps is a few thousand values: appending to a
-    /// String and formatting each number through `description` was a seventh of a route request).
+    /// The UTF-8 text, written straight into bytes: a route with steps is a few thousand values, too many to append
+    /// to a String and format through `description`.
     public func bytes() -> [UInt8] {
         // A route with steps is tens of kilobytes: room for one at once, not four doublings and their copies.
         var out = JSONText(capacity: 64 * 1024)
@@ -84,9 +84,8 @@ public enum JSON: Equatable, Sendable {  // not indirect: arrays box the nesting
     }
 }
 
-/// JSON text as it is written: a growable buffer of its own (appending to an Array checks its uniqueness and
-/// capacity byte by byte, which was most of writing a route's steps). Numbers and strings are written as `JSON`
-/// serialises them: this is where it does.
+/// JSON text as it is written: a growable buffer of its own, because appending to an Array checks its uniqueness
+/// and capacity byte by byte. Numbers and strings are written as `JSON` serialises them: this is where it does.
 struct JSONText: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
     private var count = 0
@@ -200,8 +199,7 @@ struct JSONText: ~Copyable {
     }
 
     /// `value` in decimal, zero-padded to `width` digits (at most 20), written in place: its length counted up
-    /// (most values are a few digits; a table of powers cost a lazy global's check per call), then two digits at a
-    /// time from a table (a division per digit, twice, was a route's most frequent loop).
+    /// (most values are a few digits), then two digits at a time from a table, not a division per digit.
     mutating func append(digits value: UInt64, width: Int = 1) {
         var digits = 1, limit: UInt64 = 10
         while digits < 20 && value >= limit { digits += 1; limit &*= 10 }
@@ -280,8 +278,8 @@ struct JSONText: ~Copyable {
 }
 
 /// Writes JSON text straight into bytes, for the parts of an answer that are too many values to build as a tree
-/// first (a route's steps: building their `JSON` values and freeing them again was a fifth of a request). Writes
-/// exactly what the same values serialised through `JSON` would.
+/// first and free again (a route's steps, a table's cells). Writes exactly what the same values serialised
+/// through `JSON` would.
 public struct JSONWriter: ~Copyable {
     private var text: JSONText
     /// Nothing written yet in the innermost object or array (no comma before the next member).

@@ -131,7 +131,7 @@ public enum OSRMRouteResponse {
     static func steps(_ steps: [GuidanceStep], _ options: Options) -> JSON {
         var out = JSONWriter(capacity: 512 * steps.count)
         out.beginArray()
-        // Read in place: a `for` over the array copied each step, retaining its dozen strings and arrays.
+        // Read in place: a `for` over the array would copy each step, retaining its strings and arrays.
         steps.withUnsafeBufferPointer { s in
             for i in s.indices { write(s.baseAddress! + i, options, to: &out) }
         }
@@ -139,7 +139,7 @@ public enum OSRMRouteResponse {
         return .fragment(out.bytes())
     }
 
-    /// Through a pointer: a step read from its array and passed by value, even `borrowing`, was copied whole.
+    /// Through a pointer, because a step read from its array and passed by value, even `borrowing`, is copied whole.
     @inline(__always) static func write(_ step: UnsafePointer<GuidanceStep>, _ options: Options, to out: inout JSONWriter) {
         let m = step.pointee.maneuver
         out.beginObject()
@@ -192,7 +192,7 @@ public enum OSRMRouteResponse {
         for road in i.pointee.roads { out.number(road.bearing) }
         out.endArray()
         out.key("location"); write(i.pointee.location, to: &out)
-        // Written from the table of names (a list of them was made for every intersection).
+        // Written from the table of names, with no list per intersection.
         if ArcClasses.names.contains(where: { i.pointee.classes.contains($0.0) }) {
             out.key("classes")
             out.beginArray()
