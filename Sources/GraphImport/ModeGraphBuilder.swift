@@ -7,6 +7,8 @@ public struct ModeGraphStatistics: Sendable {
     public var usableWays = 0
     public var vertices = 0, edges = 0, arcs = 0, transitions = 0
     public var restrictionsViaNode = 0, restrictionsViaWay = 0, restrictionsIgnored = 0
+    /// Maneuver relations read and found on this mode's roads, as from → via → to paths.
+    public var maneuverRelations = 0, maneuverOverrides = 0
     public var droppedNodeReferences = 0
     public var mainNetworkArcs = 0
     /// Edges over the same nodes as another (a road mapped twice), whose directions the other kept.
@@ -66,8 +68,15 @@ struct ModeGraphBuilder {
             if !rule.obstacles.isEmpty { obstacles[node] = rule.obstacles }
         }
         let restrictions = profile.obeysTurnRestrictions ? RestrictionParser.parse(osm) : []
-        statistics.restrictionsIgnored = profile.obeysTurnRestrictions ? osm.relationCount - restrictions.count : 0
+        let restrictionRelations = (0..<osm.relationCount).count { osm.relation($0).tags["type"] == "restriction" }
+        statistics.restrictionsIgnored = profile.obeysTurnRestrictions ? restrictionRelations - restrictions.count : 0
+        let maneuvers = ManeuverRelationParser.parse(osm)
+        statistics.maneuverRelations = maneuvers.count
         var viaNodes = Set<UInt32>()
+        for m in maneuvers {
+            if let index = osm.nodeIndex(ofID: m.viaNode) { viaNodes.insert(index) }
+            for w in [m.from, m.to] + m.viaWays { if let i = wayIndex(w) { restrictionWays.insert(i) } }
+        }
         for r in restrictions {
             if case .node(let id) = r.via, let index = osm.nodeIndex(ofID: id) { viaNodes.insert(index) }
             for w in r.from + r.to { if let i = wayIndex(w) { restrictionWays.insert(i) } }
@@ -80,6 +89,7 @@ struct ModeGraphBuilder {
         buildArcs()
         buildVertexEdges()
         arrays.computeEdgeEnds(classesPart: profile.mode == .driving)
+        addManeuverOverrides(maneuvers)
         var transitions = buildTransitions(viaNodeRules: restrictions.filter { $0.isViaNode })
         applyViaWayRestrictions(restrictions.filter { !$0.isViaNode }, transitions: &transitions)
         arrays.transitionWeight = turnWeights(transitions)
@@ -854,5 +864,43 @@ struct ModeGraphBuilder {
             for k in stride(from: ia - 1, through: ib, by: -1) { arcs.append(arrays.edgeBackwardArc[edges.lowerBound + k]) }
         }
         return arcs.contains(noIndex) ? nil : arcs
+    }
+
+    // MARK: Maneuver relations
+
+    /// Each maneuver relation as the directed edges a route takes from its `from` way, along its via ways, onto its
+    /// `to` way, with its via vertex. As in OSRM, the from and to ways must end where they meet the path, and the
+    /// via node must be on it; relations that do not fit the roads are dropped.
+    private mutating func addManeuverOverrides(_ relations: [ManeuverRelation]) {
+        for relation in relations {
+            guard let from = wayIndex(relation.from), let to = wayIndex(relation.to),
+                  let node = osm.nodeIndex(ofID: relation.viaNode), nodeVertex[Int(node)] != noIndex else { continue }
+            let via = nodeVertex[Int(node)]
+            let viaWays = relation.viaWays.compactMap(wayIndex)
+            guard viaWays.count == relation.viaWays.count else { continue }
+            let entry: UInt32, exit: UInt32, path: [UInt32]
+            if viaWays.isEmpty {
+                (entry, path, exit) = (via, [], via)
+            } else {
+                guard let found = viaPath(from: from, via: viaWays, to: to),
+                      found.0 == via || found.1.contains(where: { arrays.arcHead[Int($0)] == via }) else { continue }
+                (entry, path, exit) = found
+            }
+            func endsAt(_ w: Int32, _ v: UInt32) -> Bool { let vs = vertices(ofWay: w); return vs.first == v || vs.last == v }
+            guard endsAt(from, entry), endsAt(to, exit) else { continue }
+            let fromArcs = arcsEntering(entry).filter { way(ofArc: $0) == from && !path.contains($0) }
+            let toArcs = arcsLeaving(exit).filter { way(ofArc: $0) == to && !path.contains($0) }
+            var mapped = false
+            for a in fromArcs {
+                for b in toArcs where arrays.arcEdge[Int(a)] != arrays.arcEdge[Int(b)] {
+                    arrays.maneuverPath += ([a] + path + [b]).map { arrays.arcEdge[Int($0)] }
+                    arrays.maneuverStart.append(UInt32(arrays.maneuverPath.count))
+                    arrays.maneuverVia.append(via)
+                    arrays.maneuverKind.append(relation.override.packed)
+                    mapped = true
+                }
+            }
+            if mapped { statistics.maneuverOverrides += 1 }
+        }
     }
 }

@@ -121,6 +121,8 @@ public struct GuidanceJunction: Sendable {
     var ring: RingKind?
     /// Two pieces of one road meet here and nothing else: OSRM has no junction here (`RoadGraph.joinsOneRoad`).
     var joinsOneRoad = false
+    /// What a maneuver relation says here, where the route follows its whole path (`RoadGraph.maneuverPath`).
+    var override: ManeuverOverride?
 
     var takenRoad: JunctionRoad { roads[taken] }
     var enterable: [JunctionRoad] { roads.filter(\.entryAllowed) }

@@ -34,6 +34,32 @@ extension GuidanceLeg {
         self.junctions = junctions
         self.labels = reader.cache.labels
         aheads = reader.cache.aheads
+        if !graph.maneuversAtVertex.isEmpty {
+            applyManeuverRelations(graph, directedEdges: leg.stretches.map { graph.arcEdge[Int($0.arc)] })
+        }
+    }
+}
+
+extension GuidanceLeg {
+    /// Marks the junctions where the leg follows a maneuver relation's whole path, from its `from` way to its `to`
+    /// way, and the junction is the relation's via node (OSRM's maneuver overrides). `directedEdges`: the
+    /// stretches' edges with their direction (`RoadGraph.arcEdge`), so that copies of an arc count as the arc.
+    mutating func applyManeuverRelations(_ graph: RoadGraph, directedEdges: [UInt32]) {
+        for k in junctions.indices {
+            guard let candidates = graph.maneuversAtVertex[junctions[k].vertex] else { continue }
+            for m in candidates {
+                let path = graph.maneuverPath(m)
+                // Junction k lies between stretches k and k + 1: the path's window starts at most `path.count - 2`
+                // stretches before k, and takes k and k + 1.
+                let followed = stride(from: k, through: max(0, k - path.count + 2), by: -1).contains { start in
+                    start + path.count <= directedEdges.count && directedEdges[start..<start + path.count].elementsEqual(path)
+                }
+                if followed, let override = ManeuverOverride(packed: graph.maneuverKind[m]) {
+                    junctions[k].override = override
+                    break
+                }
+            }
+        }
     }
 }
 

@@ -33,6 +33,8 @@ struct DraftStep {
     var then: TurnInstruction?
     /// The road after the maneuver is the one the step before was on: said as staying on it.
     var staysOn = false
+    /// A maneuver relation gave the step's type or direction: our own passes keep them as mapped.
+    var mapped = false
 
     var label: RoadLabel { signs.label }
     var name: String { signs.name }
@@ -158,7 +160,20 @@ struct StepAssembly {
         current.bearingAfter = departBearing
         current.intersections = [Intersection(location: coordinates[0], onlyRoad: Int(departBearing.rounded()) % 360,
                                               isApproach: false, classes: leg.stretches[0].classes)]
-        for (k, (instruction, lanes)) in analyseJunctions().enumerated() {
+        for (k, (computed, lanes)) in analyseJunctions().enumerated() {
+            var instruction = computed
+            if let override = leg.junctions[k].override, instruction.kind != .noTurn {
+                // A maneuver relation: `suppress` joins the step to the one before, with its intersection.
+                guard override.kind != .suppress else {
+                    current.distance += leg.stretches[k + 1].distance
+                    current.duration += leg.stretches[k + 1].duration
+                    current.weight += leg.stretches[k + 1].weight
+                    current.last = leg.stretches[k + 1].coordinates.upperBound
+                    current.intersections.append(Self.intersection(leg.junctions[k], lanes: lanes, classes: leg.stretches[k + 1].classes))
+                    continue
+                }
+                instruction.apply(override)
+            }
             if instruction.kind == .noTurn {
                 current.distance += leg.stretches[k + 1].distance
                 current.duration += leg.stretches[k + 1].duration
@@ -168,6 +183,7 @@ struct StepAssembly {
             }
             steps.append(current)
             current = draft(kind: instruction.kind, modifier: instruction.modifier, stretch: k + 1)
+            current.mapped = leg.junctions[k].override != nil
             current.bearingBefore = leg.junctions[k].approachBearing
             current.bearingAfter = leg.junctions[k].takenRoad.bearing
             current.intersections = [Self.intersection(leg.junctions[k], lanes: lanes, classes: leg.stretches[k + 1].classes)]

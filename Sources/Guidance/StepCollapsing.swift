@@ -452,7 +452,7 @@ extension StepAssembly {
                     steps.remove(at: i)
                     continue
                 }
-                if s.kind == .turn { steps[i].kind = .continueOn }
+                if s.kind == .turn && !s.mapped { steps[i].kind = .continueOn }
                 steps[i].staysOn = true
             } else if s.kind == .continueOn && s.modifier != .uturn && !s.label.isEmpty && s.mode == before.mode {
                 // A `continue` says the road stays the same (worded "still on"); one

@@ -60,6 +60,29 @@ struct TurnInstruction: Sendable, Equatable {
         self.modifier = modifier
     }
     static let invalid = TurnInstruction(.invalid, .uturn)
+
+    /// A maneuver relation's type and direction in place of the computed ones, as OSRM applies them.
+    mutating func apply(_ override: ManeuverOverride) {
+        switch override.kind {
+        case .turn: kind = .turn
+        case .continueOn: kind = .continueOn
+        case .fork: kind = .fork
+        case .uturn:
+            kind = .turn
+            modifier = .uturn
+        case .suppress, .unchanged: break
+        }
+        switch override.direction {
+        case .none: break
+        case .left: modifier = .left
+        case .slightLeft: modifier = .slightLeft
+        case .sharpLeft: modifier = .sharpLeft
+        case .right: modifier = .right
+        case .slightRight: modifier = .slightRight
+        case .sharpRight: modifier = .sharpRight
+        case .straight: modifier = .straight
+        }
+    }
 }
 
 /// OSRM's turn analysis at one junction, for the route's approach: every road there gets an instruction, by the

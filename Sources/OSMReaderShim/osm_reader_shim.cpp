@@ -55,7 +55,7 @@ bool is_road_or_ferry(const osmium::TagList &tags) {
            is("amenity", "parking") || is("amenity", "parking_entrance");
 }
 
-// Pass 1: highway (and ferry) ways and restriction relations.
+// Pass 1: highway (and ferry) ways, and restriction and maneuver relations.
 struct WayHandler : public osmium::handler::Handler {
     Data &data;
     explicit WayHandler(Data &d) : data(d) {}
@@ -71,7 +71,8 @@ struct WayHandler : public osmium::handler::Handler {
 
     void relation(const osmium::Relation &relation) {
         const char *type = relation.tags()["type"];
-        if (!type || std::strcmp(type, "restriction") != 0) return;
+        if (!type || (std::strcmp(type, "restriction") != 0 && std::strcmp(type, "maneuver") != 0
+                      && std::strcmp(type, "manoeuvre") != 0)) return;
         data.relation_ids.push_back(relation.id());
         for (const auto &tag : relation.tags()) {
             data.relation_tags.push_back(wf_tag{data.intern(tag.key()), data.intern(tag.value())});

@@ -18,7 +18,7 @@ import Glibc
 /// never used.
 public enum GraphFormat {
     public static let magic: [UInt8] = Array("WAYFGRPH".utf8)
-    public static let version: UInt32 = 14
+    public static let version: UInt32 = 15
     static let headerSize = 512
     static let sectionEntrySize = 32
     /// Where the header's own checksum sits (it covers the header, with these bytes zero, and the section table).
@@ -118,7 +118,8 @@ enum SectionID: UInt32, CaseIterable {
          gridSegments, edgeFlags, labelStart, labelEntries, vertexEdgeStart, vertexEdges, arcInCore, chNode, chUpStart,
          chUpEdges, chUpLength, chDownStart, chDownEdges, chDownLength, transitionWeight, arcDuration, arcClasses,
          arcDestinations, edgePronunciation, edgeExits, chUpDuration, chDownDuration, arcTurnLanes, edgeLanes,
-         chVertexCost, chArcTail, chOriginal, chUpShortcuts, chDownShortcuts, edgeEnds, shapeNodeIDs
+         chVertexCost, chArcTail, chOriginal, chUpShortcuts, chDownShortcuts, edgeEnds, shapeNodeIDs, maneuverStart,
+         maneuverPath, maneuverVia, maneuverKind
 
     /// The contraction hierarchy's sections.
     var isHierarchy: Bool {
@@ -342,6 +343,8 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
         Section(.chDownLength, \.chDownLength), Section(.chDownDuration, \.chDownDuration), Section(.chVertexCost, \.chVertexCost),
         Section(.chArcTail, \.chArcTail), Section(.chOriginal, \.chOriginal), Section(.chUpShortcuts, \.chUpShortcuts),
         Section(.chDownShortcuts, \.chDownShortcuts), Section(.edgeEnds, \.edgeEnds),
+        Section(.maneuverStart, \.maneuverStart), Section(.maneuverPath, \.maneuverPath), Section(.maneuverVia, \.maneuverVia),
+        Section(.maneuverKind, \.maneuverKind),
     ]
 
     /// What a contraction hierarchy is built from (arcs, turns, the edges at each vertex, the vertex count):

@@ -204,6 +204,10 @@ public struct GraphArrays {
     public var vertexEdgeStart: [UInt32] = [0], vertexEdges: [UInt32] = []
     /// Per edge end (`2 * edge`, `2 * edge + 1` for its last point): what a junction there sees of it (`EdgeEnd`).
     public var edgeEnds: [EdgeEnd] = []
+    /// Maneuver relations: override k applies to a route along the directed edges (`arcEdge` values)
+    /// `maneuverPath[maneuverStart[k]..<maneuverStart[k + 1]]`, at vertex `maneuverVia[k]`, and says
+    /// `ManeuverOverride(packed: maneuverKind[k])` there.
+    public var maneuverStart: [UInt32] = [0], maneuverPath: [UInt32] = [], maneuverVia: [UInt32] = [], maneuverKind: [UInt8] = []
     public var gridCellStart: [UInt32] = [0], gridSegments: [UInt32] = []
     /// Contraction hierarchy (empty when the graph was imported without one); see `Contraction`. Its nodes stand
     /// for the arcs, or the vertices where `chVertexCost` is set (see `RoadGraph.hierarchyOverVertices`), and have
@@ -284,6 +288,15 @@ public struct RoadGraph: @unchecked Sendable {
     public let labelStart: UnsafeBufferPointer<UInt32>, labelEntries: UnsafeBufferPointer<UInt32>
     public let vertexEdgeStart: UnsafeBufferPointer<UInt32>, vertexEdges: UnsafeBufferPointer<UInt32>
     public let edgeEnds: UnsafeBufferPointer<EdgeEnd>
+    public let maneuverStart: UnsafeBufferPointer<UInt32>, maneuverPath: UnsafeBufferPointer<UInt32>
+    public let maneuverVia: UnsafeBufferPointer<UInt32>, maneuverKind: UnsafeBufferPointer<UInt8>
+    /// The maneuver overrides by their via vertex (worked out at load: a map has few).
+    public let maneuversAtVertex: [UInt32: [Int]]
+
+    /// Override k's directed edges (`arcEdge` values), in the order a route travels them.
+    public func maneuverPath(_ k: Int) -> UnsafeBufferPointer<UInt32>.SubSequence {
+        maneuverPath[Int(maneuverStart[k])..<Int(maneuverStart[k + 1])]
+    }
     public let gridCellStart: UnsafeBufferPointer<UInt32>, gridSegments: UnsafeBufferPointer<UInt32>
     public let chNode: UnsafeBufferPointer<UInt32>, chOriginal: UnsafeBufferPointer<UInt32>
     public let chUpStart: UnsafeBufferPointer<UInt32>, chUpEdges: UnsafeBufferPointer<HierarchyEdge>
@@ -374,6 +387,13 @@ public struct RoadGraph: @unchecked Sendable {
         vertexEdgeStart = try sections.buffer(.vertexEdgeStart)
         vertexEdges = try sections.buffer(.vertexEdges)
         edgeEnds = try sections.buffer(.edgeEnds)
+        maneuverStart = try sections.buffer(.maneuverStart)
+        maneuverPath = try sections.buffer(.maneuverPath)
+        maneuverVia = try sections.buffer(.maneuverVia)
+        maneuverKind = try sections.buffer(.maneuverKind)
+        var byVertex: [UInt32: [Int]] = [:]
+        for (k, v) in maneuverVia.enumerated() { byVertex[v, default: []].append(k) }
+        maneuversAtVertex = byVertex
         gridCellStart = try sections.buffer(.gridCellStart)
         gridSegments = try sections.buffer(.gridSegments)
         let grid = metadata.grid
@@ -467,6 +487,11 @@ public struct RoadGraph: @unchecked Sendable {
             $0.bearing >= 0 && $0.bearing < 360 && $0.reach.isFinite && $0.reach >= 0 && $0.shapeLength.isFinite && $0.shapeLength >= 0
         }, "edge ends")
         try requireTable(gridCellStart, cells, gridSegments.count, "grid")
+        let maneuvers = maneuverStart.count - 1
+        try require(maneuvers >= 0 && maneuverVia.count == maneuvers && maneuverKind.count == maneuvers, "maneuver arrays")
+        try requireTable(maneuverStart, maneuvers, maneuverPath.count, "maneuver paths")
+        try require(maneuverPath.allSatisfy { Int($0 >> 1) < edges } && maneuverVia.allSatisfy { Int($0) < vertices }
+                    && maneuverKind.allSatisfy { ManeuverOverride(packed: $0) != nil }, "maneuver overrides")
         try require(arcHead.allSatisfy { Int($0) < vertices }, "arc heads")
         try require(transitionTargets.allSatisfy { Int($0) < arcs }, "transition targets")
         try require(transitionWeight.count == transitionTargets.count && transitionWeight.allSatisfy { $0 <= Self.maxTurnWeight },

@@ -35,12 +35,13 @@ enum ImportCommand {
         }
         progress.finish()
         if !args.has("--quiet") {
-            var lines = [String(format: "imported %@ in %.2f s: %d highway ways, %d nodes, %d restriction relations",
+            var lines = [String(format: "imported %@ in %.2f s: %d highway ways, %d nodes, %d restriction and maneuver relations",
                                 input, summary.seconds, summary.ways, summary.nodes, summary.relations)]
             for m in summary.modes {
                 lines.append("  \(m.mode.rawValue): \(m.vertices) vertices, \(m.edges) edges, \(m.arcs) arcs, "
                     + "\(m.transitions) turns; restrictions: \(m.restrictionsViaNode) via node, "
                     + "\(m.restrictionsViaWay) via way"
+                    + (m.maneuverRelations > 0 ? "; maneuver relations: \(m.maneuverOverrides) of \(m.maneuverRelations) on its roads" : "")
                     + (m.duplicateEdges > 0 ? "; \(m.duplicateEdges) edges mapped twice, dropped" : ""))
             }
             lines.append("graph written to \(output)")

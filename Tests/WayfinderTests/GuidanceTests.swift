@@ -241,6 +241,87 @@ import Testing
         }
     }
 
+    /// Maneuver relations (`type=maneuver`) say what OSRM says where a route follows them: a turn where the road
+    /// goes straight on, nothing where it turns, a fork, a sharp turn onto a via way; and nothing at all where the
+    /// relation does not fit the roads. Checked against OSRM for each, by car and on foot.
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func maneuverRelationsAsOSRM() throws {
+        struct Case {
+            var name: String
+            var picture: String
+            var draw: (TestMap) -> Void
+            var from: (Character, Character), to: (Character, Character)
+            var profile = "car"
+            /// A maneuver OSRM is known to say with the relation (so that the test cannot pass with it unread).
+            var expected: String?
+        }
+        let tee = """
+            a     b     c
+
+                  d
+            """
+        let cases = [
+            Case(name: "turn left where the road goes on", picture: tee, draw: { map in
+                let ab = map.way("ab", ["highway": "residential", "name": "Main"])
+                let bc = map.way("bc", ["highway": "residential", "name": "Main"])
+                map.way("bd", ["highway": "residential", "name": "Side"])
+                map.maneuver(from: ab, viaNode: "b", to: bc, ["maneuver": "turn", "direction": "left"])
+            }, from: ("a", "b"), to: ("b", "c"), expected: "turn left"),
+            Case(name: "the same on foot", picture: tee, draw: { map in
+                let ab = map.way("ab", ["highway": "residential", "name": "Main"])
+                let bc = map.way("bc", ["highway": "residential", "name": "Main"])
+                map.way("bd", ["highway": "residential", "name": "Side"])
+                map.maneuver(from: ab, viaNode: "b", to: bc, ["maneuver": "turn", "direction": "left"])
+            }, from: ("a", "b"), to: ("b", "c"), profile: "foot", expected: "turn left"),
+            Case(name: "suppress", picture: tee, draw: { map in
+                let ab = map.way("ab", ["highway": "residential", "name": "Main"])
+                map.way("bc", ["highway": "residential", "name": "Main"])
+                let bd = map.way("bd", ["highway": "residential", "name": "Side"])
+                map.maneuver(from: ab, viaNode: "b", to: bd, ["maneuver": "suppress"])
+            }, from: ("a", "b"), to: ("b", "d")),
+            Case(name: "fork", picture: tee, draw: { map in
+                let ab = map.way("ab", ["highway": "residential", "name": "Main"])
+                map.way("bc", ["highway": "residential", "name": "Main"])
+                let bd = map.way("bd", ["highway": "residential", "name": "Side"])
+                map.maneuver(from: ab, viaNode: "b", to: bd, ["manoeuvre": "fork", "direction": "slight_right"])
+            }, from: ("a", "b"), to: ("b", "d"), expected: "fork slight right"),
+            Case(name: "a from way through the via node is no relation", picture: tee, draw: { map in
+                let abc = map.way("abc", ["highway": "residential", "name": "Main"])
+                let bd = map.way("bd", ["highway": "residential", "name": "Side"])
+                map.maneuver(from: abc, viaNode: "b", to: bd, ["maneuver": "turn", "direction": "sharp_left"])
+            }, from: ("a", "b"), to: ("b", "d"), expected: "turn right"),
+            Case(name: "via a way", picture: """
+                a     c     e
+
+                      g
+
+                h     i     j
+                """, draw: { map in
+                let ac = map.way("ac", ["highway": "residential", "name": "A Street"])
+                map.way("ce", ["highway": "residential", "name": "A Street"])
+                let cgi = map.way("cgi", ["highway": "residential", "name": "C Street"])
+                map.way("hi", ["highway": "residential", "name": "J Street"])
+                let ij = map.way("ij", ["highway": "residential", "name": "J Street"])
+                map.maneuver(from: ac, viaNode: "c", viaWays: [cgi], to: ij, ["maneuver": "turn", "direction": "sharp_right"])
+            }, from: ("a", "c"), to: ("i", "j"), expected: "turn sharp right"),
+        ]
+        for c in cases {
+            let map = TestMap(c.picture, gridSize: 30)
+            c.draw(map)
+            _ = try map.build()
+            let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+            let osrm = try OSRMOracle(map: map, profile: c.profile)
+            let mode = c.profile == "car" ? "driving" : "walking"
+            let request = "/route/v1/\(mode)/\(OSRMCompatibilityTests.text(map.position(between: c.from.0, c.from.1, at: 0.5)));"
+                + "\(OSRMCompatibilityTests.text(map.position(between: c.to.0, c.to.1, at: 0.5)))?steps=true&overview=false"
+            let theirs = stepKinds(try osrm.json(request).object)
+            if let expected = c.expected { #expect(theirs.contains(expected), "\(c.name): OSRM says \(theirs)") }
+            #expect(stepKinds(try service.json(request + "&compat=osrm").object) == theirs, "\(c.name)")
+            let ours = stepKinds(try service.json(request).object)
+            #expect(ours == theirs, "\(c.name): \(ours), OSRM \(theirs)")
+        }
+    }
+
     /// A bridge carrying its own name (and no ref) over a river is part of the street a driver is on.
     @Test func bridgesAndTunnelsAreNoNewName() throws {
         let map = TestMap("a     b       c     d       e     f", gridSize: 30)

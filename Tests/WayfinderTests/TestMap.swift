@@ -68,6 +68,14 @@ final class TestMap {
         relations.append((Int64(relations.count + 1), members, tags))
     }
 
+    /// A maneuver relation (`type=maneuver`): from a way, through a via node and any via ways, onto a way.
+    func maneuver(from: Int64, viaNode: Character, viaWays: [Int64] = [], to: Int64, _ tags: [String: String]) {
+        relations.append((Int64(relations.count + 1),
+                          [("way", from, "from"), ("node", nodes[viaNode]!.id, "via")] + viaWays.map { ("way", $0, "via") }
+                            + [("way", to, "to")],
+                          ["type": "maneuver"].merging(tags) { $1 }))
+    }
+
     func restriction(_ kind: String, from: Int64, viaWays: [Int64], to: Int64) {
         relations.append((Int64(relations.count + 1),
                           [("way", from, "from")] + viaWays.map { ("way", $0, "via") } + [("way", to, "to")],

@@ -51,7 +51,7 @@ typedef struct wf_osm_data {
     const uint32_t *way_nodes;
     const uint64_t *way_tag_offsets;
 
-    /// Relations of `type=restriction`.
+    /// Relations of `type=restriction` and `type=maneuver` (or `manoeuvre`).
     size_t relation_count;
     const int64_t *relation_ids;
     const uint64_t *relation_tag_offsets;
