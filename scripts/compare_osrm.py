@@ -3,7 +3,7 @@
 
     scripts/compare_osrm.py --extract FILE.osm.pbf [--mode driving|walking] [--pairs 200] [--seed 1]
         [--options compat=osrm] [--import-options '--compat osrm'] [--radius 25] [--show N] [--json OUT]
-        [--bbox W,S,E,N] [--wayfinder BIN] [--osrm-bin DIR] [--work DIR]
+        [--bbox W,S,E,N] [--each-deviation] [--wayfinder BIN] [--osrm-bin DIR] [--work DIR]
 
 Builds and serves both engines as scripts/osrm_diff.py does (same cache), routes each pair with steps on both, and
 keeps the pairs where both drive the same road (route lengths within 1 %). For every OSRM maneuver but depart and
@@ -13,6 +13,9 @@ prints:
   * OSRM maneuvers found, found with the same type and modifier, and Wayfinder maneuvers OSRM does not have;
   * the disagreements, as "OSRM type modifier -> Wayfinder type modifier" (or "none"), most frequent first;
   * with --show N, up to N places per disagreement (lat,lon), with the pair's Wayfinder URL.
+With --each-deviation it compares the same pairs once with all of Wayfinder's guidance deviations on, once with
+none (`deviations=none`), and once with each turned off alone, and prints one line of figures for each: what
+each deviation costs in agreement with OSRM.
 
 Exit status: 0 when it ran, 2 on a setup failure (reason on stderr). Standard library only.
 """
@@ -114,6 +117,31 @@ def report(records, args):
             "disagreements": {f"{o} -> {w}": len(p) for (o, w), p in where.items()}}
 
 
+# Wayfinder's guidance deviations by the names `deviations=` takes (GUIDANCE.md, "Where we decide otherwise").
+DEVIATIONS = ["fold_short_steps", "use_lane", "names", "tidy_names"]
+
+
+def each_deviation(osrm, wf, points, args):
+    """One line of figures per setting: all deviations, none, and all but one, on the same pairs."""
+    settings = [("all", "all"), ("none", "none")] + [
+        (f"without {d}", ",".join(x for x in DEVIATIONS if x != d)) for d in DEVIATIONS]
+    print(f"{args.extract} ({args.mode}), {args.pairs} pairs, seed {args.seed}, import options "
+          f"{args.import_options or '(none)'}")
+    print(f"  {'deviations':28s} {'same road':>9s} {'found':>7s} {'same':>7s} {'extra':>7s}")
+    for label, value in settings:
+        options = "&".join(x for x in (args.options, f"deviations={value}") if x)
+        records = [compare(osrm, wf, args.mode, points[2 * i], points[2 * i + 1], options, args.radius)
+                   for i in range(args.pairs)]
+        same = [r for r in records if r.get("same_road")]
+        pairs = [p for r in same for p in r["pairs"]]
+        extra = sum(len(r["extra"]) for r in same)
+        found = sum(1 for p in pairs if p[1] is not None)
+        agree = sum(1 for p in pairs if p[1] is not None and p[0] == p[1])
+        pct = lambda n, d: f"{100 * n / d:.1f} %" if d else "n/a"
+        print(f"  {label:28s} {len(same):9d} {pct(found, len(pairs)):>7s} {pct(agree, len(pairs)):>7s} "
+              f"{pct(extra, found + extra):>7s}")
+
+
 def bbox(text):
     """west,south,east,north in degrees, west < east and south < north."""
     try:
@@ -132,6 +160,8 @@ def main():
     ap.add_argument("--show", type=int, default=0, metavar="N", help="places listed per disagreement")
     ap.add_argument("--top", type=int, default=25, help="disagreements listed")
     ap.add_argument("--json", metavar="OUT", help="write the figures and every pair here")
+    ap.add_argument("--each-deviation", action="store_true",
+                    help="compare with each of Wayfinder's guidance deviations turned off in turn (deviations=)")
     ap.add_argument("--bbox", type=bbox, help="west,south,east,north to draw points in (default: the graph's bounds; for an "
                     "extract with stray far-away data)")
     args = osrm_diff.parse_setup_arguments(ap)
@@ -144,6 +174,9 @@ def main():
     except osrm_diff.SetupError as e:
         print(f"compare_osrm: setup failed: {e}", file=sys.stderr)
         return 2
+    if args.each_deviation:
+        each_deviation(osrm, wf, points, args)
+        return 0
     records = [compare(osrm, wf, args.mode, points[2 * i], points[2 * i + 1], args.options, args.radius)
                for i in range(args.pairs)]
     figures = report(records, args)

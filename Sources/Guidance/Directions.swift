@@ -9,12 +9,52 @@ public struct DirectionsOptions: Sendable {
     public var steps = true
     /// `.osrm`: OSRM's guidance rules only, without the deviations GUIDANCE.md lists.
     public var compatibility = Compatibility.wayfinder
+    /// Which of our own rules apply when `compatibility` is `.wayfinder` (all by default): each can be turned off
+    /// alone, to see what it changes.
+    public var deviations = GuidanceDeviations.all
     public init(language: String = "en", units: Units = .metric, steps: Bool = true,
-                compatibility: Compatibility = .wayfinder) {
+                compatibility: Compatibility = .wayfinder, deviations: GuidanceDeviations = .all) {
         self.language = language
         self.units = units
         self.steps = steps
         self.compatibility = compatibility
+        self.deviations = deviations
+    }
+
+    /// The deviations in force: none under `compat=osrm`.
+    public var activeDeviations: GuidanceDeviations { compatibility == .osrm ? [] : deviations }
+}
+
+/// Our own guidance rules, where we decide otherwise than OSRM (GUIDANCE.md, "Where we decide otherwise"), as
+/// switches. Those that change maneuvers are here; the rest change only words.
+public struct GuidanceDeviations: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// Steps under 10 m folded into the next or the one before.
+    public static let foldShortSteps = GuidanceDeviations(rawValue: 1 << 0)
+    /// `use lane` steps kept.
+    public static let laneSteps = GuidanceDeviations(rawValue: 1 << 1)
+    /// Names and refs compared as a person reads them.
+    public static let readableNames = GuidanceDeviations(rawValue: 1 << 2)
+    /// Repeated names tidied: a turn back onto the street is a continue, a new name to it no step.
+    public static let tidyNames = GuidanceDeviations(rawValue: 1 << 3)
+    public static let all: GuidanceDeviations = [.foldShortSteps, .laneSteps, .readableNames, .tidyNames]
+
+    /// The names requests use (`deviations=fold_short_steps,names`), in GUIDANCE.md's order.
+    public static let names: [(name: String, deviation: GuidanceDeviations)] = [
+        ("fold_short_steps", .foldShortSteps), ("use_lane", .laneSteps), ("names", .readableNames), ("tidy_names", .tidyNames),
+    ]
+
+    /// From a comma-separated list of names, `all`, or `none`; nil for a name not known.
+    public init?(list: String) {
+        if list == "all" { self = .all; return }
+        self = []
+        if list == "none" { return }
+        for name in list.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let known = Self.names.first(where: { $0.name == name }) else { return nil }
+            formUnion(known.deviation)
+        }
     }
 }
 
@@ -49,11 +89,13 @@ public struct Directions: Sendable {
         }
         // Names are compared by the request's rules all through the leg's reading and its steps.
         let compatibility = options.compatibility, language = options.language, legCount = route.legs.count
-        let (guidanceLegs, legs) = RoadNames.$compatibility.withValue(compatibility) {
+        let deviations = options.activeDeviations
+        let nameRules: Compatibility = deviations.contains(.readableNames) ? .wayfinder : .osrm
+        let (guidanceLegs, legs) = RoadNames.$compatibility.withValue(nameRules) {
             let guidanceLegs = route.legs.map { GuidanceLeg(leg: $0, graph: graph, language: language, labels: labels) }
             let legs = guidanceLegs.indices.map { index in
                 var steps = Directions.steps(for: guidanceLegs[index], waypointNumber: index == legCount - 1 ? nil : index + 1,
-                                             compatibility: compatibility)
+                                             deviations: deviations)
                 // Worded in place: copying each step to set its text retained its dozen strings and arrays.
                 steps.withUnsafeMutableBufferPointer { s in
                     for i in s.indices {
@@ -106,11 +148,11 @@ public struct Directions: Sendable {
         guidanceLegs[guidanceLegs.count - 1].targetName = walkLeg.targetName
     }
 
-    static func steps(for leg: GuidanceLeg, waypointNumber: Int?, compatibility: Compatibility) -> [GuidanceStep] {
+    static func steps(for leg: GuidanceLeg, waypointNumber: Int?, deviations: GuidanceDeviations) -> [GuidanceStep] {
         guard !leg.stretches.isEmpty else { return [] }
         // The leg's points, not the leg: a closure that used the leg would copy it for every step.
         let coordinates = leg.coordinates
-        return StepAssembly.steps(for: leg, compatibility: compatibility).map { GuidanceStep(draft: $0, coordinates: coordinates, waypointNumber: waypointNumber) }
+        return StepAssembly.steps(for: leg, deviations: deviations).map { GuidanceStep(draft: $0, coordinates: coordinates, waypointNumber: waypointNumber) }
     }
 }
 

@@ -85,12 +85,12 @@ struct DraftStep {
 /// then OSRM's post-processing in its order, then our own last passes.
 struct StepAssembly {
     let leg: GuidanceLeg
-    /// `.osrm` leaves out our own passes and rules (GUIDANCE.md, "Where we decide otherwise").
-    var compatibility = Compatibility.wayfinder
+    /// Our own passes and rules that apply (GUIDANCE.md, "Where we decide otherwise"); none for OSRM's steps.
+    var deviations = GuidanceDeviations.all
     var steps: [DraftStep] = []
 
-    static func steps(for leg: GuidanceLeg, compatibility: Compatibility = .wayfinder) -> [DraftStep] {
-        var assembly = StepAssembly(leg: leg, compatibility: compatibility)
+    static func steps(for leg: GuidanceLeg, deviations: GuidanceDeviations = .all) -> [DraftStep] {
+        var assembly = StepAssembly(leg: leg, deviations: deviations)
         assembly.assemble()
         assembly.postProcess()
         return assembly.steps
@@ -244,10 +244,8 @@ struct StepAssembly {
         anticipateLanes()
         buildIntersections()
         suppressShortNameSegments()
-        if compatibility == .wayfinder {
-            foldStepsUnder(10)
-            tidyNames()
-        }
+        if deviations.contains(.foldShortSteps) { foldStepsUnder(10) }
+        if deviations.contains(.tidyNames) { tidyNames() }
         assignRelativeLocations()
     }
 

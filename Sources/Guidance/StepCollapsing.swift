@@ -354,7 +354,7 @@ extension StepAssembly {
     /// said on its own.
     func needsLaneStep(_ i: Int, after last: Int) -> Bool {
         // OSRM computes `use lane` steps and then drops them in post-processing.
-        guard compatibility == .wayfinder else { return false }
+        guard deviations.contains(.laneSteps) else { return false }
         // Without lanes there is no lane tuple (read in place: most steps have none).
         guard steps.withUnsafeBufferPointer({ !$0[i].intersections[0].lanes.isEmpty }) else { return false }
         let s = steps[i]

@@ -185,7 +185,7 @@ public struct OSRMRequest {
     public func routeQuery() throws -> (RouteQuery, OSRMRouteResponse.Options) {
         try requireTwoCoordinates()
         try allowOnly(["steps", "overview", "geometries", "annotations", "continue_straight", "alternatives", "language",
-                       "waypoints"])
+                       "waypoints", "deviations"])
         try refuseSilentWaypoints()
         var query = RouteQuery(mode: mode, points: coordinates)
         query.excluding = try exclusion()
@@ -204,7 +204,7 @@ public struct OSRMRequest {
         }
         let output = try routeOutput()
         query.directions = DirectionsOptions(language: options["language"] ?? "en", steps: output.steps,
-                                              compatibility: compatibility)
+                                              compatibility: compatibility, deviations: try deviations())
         query.filters = try filters()
         // OSRM's "default" leaves it to the profile: on for driving, off for walking.
         if ![nil, "default"].contains(options["continue_straight"]) {
@@ -216,7 +216,8 @@ public struct OSRMRequest {
     /// The trip service's query (OSRM's `roundtrip`, `source`, `destination`) and how its answer is written.
     public func tripQuery() throws -> (TripQuery, OSRMRouteResponse.Options) {
         try requireTwoCoordinates()
-        try allowOnly(["roundtrip", "source", "destination", "steps", "overview", "geometries", "annotations", "language"])
+        try allowOnly(["roundtrip", "source", "destination", "steps", "overview", "geometries", "annotations", "language",
+                       "deviations"])
         var query = TripQuery(mode: mode, points: coordinates)
         query.roundtrip = try bool("roundtrip", default: true)
         switch options["source"] ?? "any" {
@@ -237,7 +238,7 @@ public struct OSRMRequest {
         query.filters = try filters()
         let output = try routeOutput()
         query.directions = DirectionsOptions(language: options["language"] ?? "en", steps: output.steps,
-                                              compatibility: compatibility)
+                                              compatibility: compatibility, deviations: try deviations())
         return (query, output)
     }
 
@@ -247,7 +248,7 @@ public struct OSRMRequest {
         // fixes are candidates on every road around them), after checking them.
         try requireTwoCoordinates()
         try allowOnly(["timestamps", "gaps", "tidy", "steps", "overview", "geometries", "annotations", "language",
-                       "waypoints"])
+                       "waypoints", "deviations"])
         try refuseSilentWaypoints()
         _ = try filters()
         var query = MatchQuery(mode: mode, points: coordinates)
@@ -275,11 +276,21 @@ public struct OSRMRequest {
         query.excluding = try exclusion()
         let output = try routeOutput()
         query.directions = DirectionsOptions(language: options["language"] ?? "en", steps: output.steps,
-                                              compatibility: compatibility)
+                                              compatibility: compatibility, deviations: try deviations())
         return (query, output)
     }
 
     /// How a route, trip or match answer is written: `steps`, `overview`, `geometries`, `annotations`.
+    /// Wayfinder's `deviations=`: which of its own guidance rules apply (all by default; none with `compat=osrm`).
+    func deviations() throws -> GuidanceDeviations {
+        guard let list = options["deviations"] else { return .all }
+        guard let deviations = GuidanceDeviations(list: list) else {
+            let known = GuidanceDeviations.names.map(\.name).joined(separator: ", ")
+            throw EngineError(.invalidValue, "deviations is all, none or a list of \(known), not '\(list)'")
+        }
+        return deviations
+    }
+
     func routeOutput() throws -> OSRMRouteResponse.Options {
         var output = OSRMRouteResponse.Options()
         output.steps = try bool("steps", default: false)

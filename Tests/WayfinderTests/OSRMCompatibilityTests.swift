@@ -375,6 +375,42 @@ import Testing
     }
 
     /// The rest of a drive on foot is Wayfinder's; `compat=osrm` ends the drive where OSRM does.
+    /// `deviations=` turns our guidance rules off one at a time: with none, the steps are `compat=osrm`'s; with all,
+    /// the default's; without the name rule alone, a street spelt two ways is announced again. A name not known
+    /// is refused, and so is the option where there are no steps to apply it to.
+    @Test func deviationsSwitchOneByOne() throws {
+        let map = TestMap("""
+            a     b     c
+                  d
+            """, gridSize: 40)
+        map.way("ab", ["highway": "residential", "name": "Rua Doutor Alfredo Magalhães"])
+        map.way("bc", ["highway": "residential", "name": "Rua do Doutor Alfredo de Magalhães"])
+        map.way("bd", ["highway": "residential", "name": "Rua Nova"])
+        _ = try map.build()
+        let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+        let path = "/route/v1/driving/\(Self.text(map.position("a")));\(Self.text(map.position("c")))?steps=true&overview=false"
+        func kinds(_ extra: String) throws -> [String] {
+            let answer = try service.json(path + extra)
+            #expect(answer.status == 200, "\(extra)")
+            let legs = ((answer.object["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]]) ?? []
+            return legs.flatMap { ($0["steps"] as? [[String: Any]]) ?? [] }.map { step in
+                let m = step["maneuver"] as? [String: Any] ?? [:]
+                return [m["type"] as? String, m["modifier"] as? String].compactMap { $0 }.joined(separator: " ")
+            }
+        }
+        let ours = try kinds(""), osrm = try kinds("&compat=osrm")
+        #expect(ours == ["depart", "arrive"] && osrm == ["depart", "new name straight", "arrive"])
+        #expect(try kinds("&deviations=all") == ours)
+        #expect(try kinds("&deviations=none") == osrm)
+        #expect(try kinds("&deviations=fold_short_steps,use_lane,tidy_names") == osrm, "the name rule off alone")
+        #expect(try kinds("&deviations=names") == ours)
+        #expect(try kinds("&deviations=all&compat=osrm") == osrm, "compat=osrm turns every deviation off")
+        let bad = try service.json(path + "&deviations=names,shortcuts")
+        #expect(bad.status == 400 && (bad.object["message"] as? String ?? "").contains("shortcuts"))
+        let table = try service.json("/table/v1/driving/\(Self.text(map.position("a")));\(Self.text(map.position("c")))?deviations=none")
+        #expect(table.status == 400, "a table has no steps for deviations to change")
+    }
+
     @Test func compatibilityTurnsOffTheWalkAtTheEnd() throws {
         let map = try GuidanceTests.laneBehindABollard()
         let engine = try Engine(directory: map.graphDirectory)
