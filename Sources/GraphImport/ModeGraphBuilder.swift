@@ -870,14 +870,16 @@ struct ModeGraphBuilder {
 
     /// Each maneuver relation as the directed edges a route takes from its `from` way, along its via ways, onto its
     /// `to` way, with its via vertex. As in OSRM, the from and to ways must end where they meet the path, and the
-    /// via node must be on it; relations that do not fit the roads are dropped.
+    /// via node must be on it, and via ways are listed in order; relations that do not fit the roads are dropped.
     private mutating func addManeuverOverrides(_ relations: [ManeuverRelation]) {
         for relation in relations {
             guard let from = wayIndex(relation.from), let to = wayIndex(relation.to),
                   let node = osm.nodeIndex(ofID: relation.viaNode), nodeVertex[Int(node)] != noIndex else { continue }
             let via = nodeVertex[Int(node)]
             let viaWays = relation.viaWays.compactMap(wayIndex)
-            guard viaWays.count == relation.viaWays.count else { continue }
+            // The via ways in the order given, each joined to the one before (OSRM drops them otherwise).
+            guard viaWays.count == relation.viaWays.count,
+                  zip([from] + viaWays, viaWays).allSatisfy({ sharedVertex($0, $1, avoiding: nil) != nil }) else { continue }
             let entry: UInt32, exit: UInt32, path: [UInt32]
             if viaWays.isEmpty {
                 (entry, path, exit) = (via, [], via)

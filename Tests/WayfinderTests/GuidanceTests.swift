@@ -304,6 +304,21 @@ import Testing
                 let ij = map.way("ij", ["highway": "residential", "name": "J Street"])
                 map.maneuver(from: ac, viaNode: "c", viaWays: [cgi], to: ij, ["maneuver": "turn", "direction": "sharp_right"])
             }, from: ("a", "c"), to: ("i", "j"), expected: "turn sharp right"),
+            Case(name: "via ways out of order are no relation", picture: """
+                a     c     e
+
+                      g
+
+                h     i     j
+                """, draw: { map in
+                let ac = map.way("ac", ["highway": "residential", "name": "A Street"])
+                map.way("ce", ["highway": "residential", "name": "A Street"])
+                let cg = map.way("cg", ["highway": "residential", "name": "C Street"])
+                let gi = map.way("gi", ["highway": "residential", "name": "C Street"])
+                map.way("hi", ["highway": "residential", "name": "J Street"])
+                let ij = map.way("ij", ["highway": "residential", "name": "J Street"])
+                map.maneuver(from: ac, viaNode: "c", viaWays: [gi, cg], to: ij, ["maneuver": "turn", "direction": "sharp_right"])
+            }, from: ("a", "c"), to: ("i", "j"), expected: "turn right"),
         ]
         for c in cases {
             let map = TestMap(c.picture, gridSize: 30)
