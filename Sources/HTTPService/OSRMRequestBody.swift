@@ -196,6 +196,10 @@ private struct BodyReader {
             guard let text = value as? String else { throw EngineError(.invalidQuery, "language must be a string") }
             out.values["language"] = text
         }
+        if service != "table" && service != "nearest", let value = take("deviations") {
+            guard let text = value as? String else { throw EngineError(.invalidQuery, "deviations must be a string") }
+            out.values["deviations"] = text
+        }
         if let value = take("compat") {
             guard let text = value as? String else { throw EngineError(.invalidQuery, "compat must be a string") }
             out.compat = text

@@ -23,11 +23,13 @@ enum MatchCommand {
       --max-trace-points N  most fixes (default 100000)
       --max-matching-radius M  largest --accuracy, metres (default: none)
       --compat osrm       OSRM's answer, without the deviations of GUIDANCE.md and PROFILES.md
+      --deviations LIST   Wayfinder's guidance rules to apply: all (default), none, or some of
+                          fold_short_steps, use_lane, names, tidy_names (GUIDANCE.md)
     """
 
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help", "--tidy"],
-                                 options: (["--graph", "--mode", "--format", "--accuracy", "--gaps", "--language", "--units", "--compat",
+                                 options: (["--graph", "--mode", "--format", "--accuracy", "--gaps", "--language", "--units", "--compat", "--deviations",
                                            "--exclude", "--max-matching-radius"] as Set<String>).union(EngineLimits.options))
         if args.has("--help") { print(help); return .ok }
         let mode = try args.mode()
@@ -55,7 +57,8 @@ enum MatchCommand {
         query.tidy = args.has("--tidy")
         query.excluding = try RouteCommand.exclusion(args)
         query.directions = DirectionsOptions(language: args["--language"] ?? "en", units: try args.choice("--units", default: .metric),
-                                             compatibility: try args.choice("--compat", default: Compatibility.wayfinder))
+                                             compatibility: try args.choice("--compat", default: Compatibility.wayfinder),
+                                             deviations: try RouteCommand.deviations(args))
         let engine = try openEngine(args, modes: [mode], limits: limits)
         let answer: MatchAnswer
         do { answer = try engine.match(query) } catch let error as EngineError {

@@ -27,6 +27,8 @@ enum RouteCommand {
                                     file exists (en, zh; others fall back to English); default en
       --units metric|imperial       distances in instructions (default metric)
       --compat osrm|wayfinder       osrm: OSRM's answer, without the deviations of GUIDANCE.md and PROFILES.md
+      --deviations all|none|LIST    Wayfinder's guidance rules to apply (default all): fold_short_steps,
+                                    use_lane, names, tidy_names (GUIDANCE.md)
       --algorithm ch|astar|dijkstra search algorithm (default: ch where the graph has a contraction hierarchy, else
                                     astar; all give the same cost)
       --radius <metres>|unlimited   how far a point may be from its road (default 5000)
@@ -44,7 +46,7 @@ enum RouteCommand {
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help"],
                                  options: (["--graph", "--mode", "--format", "--algorithm", "--max-snap", "--radius", "--language",
-                                           "--units", "--compat", "--continue-straight", "--alternatives", "--exclude"] as Set<String>)
+                                           "--units", "--compat", "--deviations", "--continue-straight", "--alternatives", "--exclude"] as Set<String>)
                                  .union(EngineLimits.options))
         if args.has("--help") { print(help); return .ok }
         let format: RouteFormat = try args.choice("--format", default: .text)
@@ -53,7 +55,8 @@ enum RouteCommand {
         var query = RouteQuery(mode: mode, points: [])
         query.algorithm = try args.choice("--algorithm", default: .automatic)
         query.directions = DirectionsOptions(language: args["--language"] ?? "en", units: try args.choice("--units", default: .metric),
-                                             compatibility: try args.choice("--compat", default: Compatibility.wayfinder))
+                                             compatibility: try args.choice("--compat", default: Compatibility.wayfinder),
+                                             deviations: try RouteCommand.deviations(args))
         query.snapRadius = try snapRadius(args)
         query.excluding = try exclusion(args)
         query.alternatives = try args.integer("--alternatives", default: 0, range: 0...Engine.maxAlternatives)
@@ -94,6 +97,16 @@ enum RouteCommand {
                 + (via.isEmpty ? "" : " — " + via.joined(separator: ", ")))
         }
         return .ok
+    }
+
+    /// `--deviations all|none|fold_short_steps,…`: which of Wayfinder's guidance rules apply.
+    static func deviations(_ args: Arguments) throws -> GuidanceDeviations {
+        guard let text = args["--deviations"] else { return .all }
+        guard let deviations = GuidanceDeviations(list: text) else {
+            throw CommandError.usage("--deviations takes all, none or a list of "
+                + GuidanceDeviations.names.map(\.name).joined(separator: ", "))
+        }
+        return deviations
     }
 
     /// `--exclude toll,motorway,ferry`: the classes of road to avoid.

@@ -21,12 +21,14 @@ enum TripCommand {
       text     the order, then the directions; json: OSRM's trip response; geojson: each trip's line and its stops
       --max-trip-size N   most points (default 10000)
       --compat osrm       OSRM's answer, without the deviations of GUIDANCE.md and PROFILES.md
+      --deviations LIST   Wayfinder's guidance rules to apply: all (default), none, or some of
+                          fold_short_steps, use_lane, names, tidy_names (GUIDANCE.md)
     """
 
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help"],
                                  options: (["--graph", "--mode", "--roundtrip", "--source", "--destination", "--format",
-                                           "--language", "--units", "--compat", "--points", "--radius", "--exclude", "--threads"] as Set<String>)
+                                           "--language", "--units", "--compat", "--deviations", "--points", "--radius", "--exclude", "--threads"] as Set<String>)
                                  .union(EngineLimits.options))
         if args.has("--help") { print(help); return .ok }
         let mode = try args.mode()
@@ -49,7 +51,8 @@ enum TripCommand {
         case let other: throw CommandError.usage("invalid value '\(other)' for --destination (any, last)")
         }
         query.directions = DirectionsOptions(language: args["--language"] ?? "en", units: try args.choice("--units", default: .metric),
-                                             compatibility: try args.choice("--compat", default: Compatibility.wayfinder))
+                                             compatibility: try args.choice("--compat", default: Compatibility.wayfinder),
+                                             deviations: try RouteCommand.deviations(args))
         query.snapRadius = try RouteCommand.snapRadius(args)
         query.excluding = try RouteCommand.exclusion(args)
         query.threads = try args.integer("--threads", default: ProcessInfo.processInfo.activeProcessorCount, range: 1...256)

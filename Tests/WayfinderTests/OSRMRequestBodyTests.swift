@@ -29,6 +29,8 @@ import Testing
             ("/route/v1/driving/\(text[0]);\(text[1])?annotations=nodes,duration&skip_waypoints=true&language=zh",
              "/route/v1/car", ["coordinates": Array(pairs[0...1]), "annotations": ["nodes", "duration"], "skip_waypoints": true,
                                "language": "zh"]),
+            ("/route/v1/driving/\(text[0]);\(text[1])?steps=true&deviations=names,tidy_names", "/route/v1/driving",
+             ["coordinates": Array(pairs[0...1]), "steps": true, "deviations": "names,tidy_names"]),
             ("/table/v1/driving/\(text.joined(separator: ";"))?sources=0;2&annotations=duration,distance&scale_factor=2",
              "/table/v1/driving", ["coordinates": pairs, "sources": [0, 2], "annotations": ["duration", "distance"], "scale_factor": 2]),
             ("/nearest/v1/driving/\(text[0])?number=2&exclude=toll", "/nearest/v1/driving",
