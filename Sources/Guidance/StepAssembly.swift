@@ -162,18 +162,8 @@ struct StepAssembly {
                                               isApproach: false, classes: leg.stretches[0].classes)]
         for (k, (computed, lanes)) in analyseJunctions().enumerated() {
             var instruction = computed
-            if let override = leg.junctions[k].override, instruction.kind != .noTurn {
-                // A maneuver relation: `suppress` joins the step to the one before, with its intersection.
-                guard override.kind != .suppress else {
-                    current.distance += leg.stretches[k + 1].distance
-                    current.duration += leg.stretches[k + 1].duration
-                    current.weight += leg.stretches[k + 1].weight
-                    current.last = leg.stretches[k + 1].coordinates.upperBound
-                    current.intersections.append(Self.intersection(leg.junctions[k], lanes: lanes, classes: leg.stretches[k + 1].classes))
-                    continue
-                }
-                instruction.apply(override)
-            }
+            // A maneuver relation's type and direction, before any other post-processing, as OSRM applies them.
+            if let override = leg.junctions[k].override, instruction.kind != .noTurn { instruction.apply(override) }
             if instruction.kind == .noTurn {
                 current.distance += leg.stretches[k + 1].distance
                 current.duration += leg.stretches[k + 1].duration

@@ -70,7 +70,9 @@ struct TurnInstruction: Sendable, Equatable {
         case .uturn:
             kind = .turn
             modifier = .uturn
-        case .suppress, .unchanged: break
+        // A suppressed step is joined to the one before by the passes that follow, which also decide its name.
+        case .suppress: kind = .suppressed
+        case .unchanged: break
         }
         switch override.direction {
         case .none: break
