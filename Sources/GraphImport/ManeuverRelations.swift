@@ -26,16 +26,8 @@ enum ManeuverRelationParser {
         guard tags["type"] == "maneuver" || tags["type"] == "manoeuvre" else { return nil }
         let override = ManeuverOverride(maneuver: tags["manoeuvre"] ?? tags["maneuver"] ?? "", direction: tags["direction"] ?? "")
         guard override.changesAnything else { return nil }
-        var from: [Int64] = [], to: [Int64] = [], viaNodes: [Int64] = [], viaWays: [Int64] = []
-        for member in relation.members {
-            switch (member.role, member.type) {
-            case ("from", "w"): from.append(member.ref)
-            case ("to", "w"): to.append(member.ref)
-            case ("via", "n"): viaNodes.append(member.ref)
-            case ("via", "w"): viaWays.append(member.ref)
-            default: break
-            }
-        }
+        let from = relation.refs(role: "from", type: "w"), to = relation.refs(role: "to", type: "w")
+        let viaNodes = relation.refs(role: "via", type: "n"), viaWays = relation.refs(role: "via", type: "w")
         guard from.count == 1, to.count == 1, viaNodes.count == 1 else { return nil }
         return ManeuverRelation(id: relation.id, from: from[0], viaNode: viaNodes[0], viaWays: viaWays, to: to[0], override: override)
     }

@@ -98,6 +98,11 @@ final class OSMData {
         var id: Int64
         var tags: Tags
         var members: [(type: Character, ref: Int64, role: String)]
+
+        /// The refs of the members with this role and type (`n`, `w` or `r`), in order.
+        func refs(role: String, type: Character) -> [Int64] {
+            members.filter { $0.role == role && $0.type == type }.map(\.ref)
+        }
     }
 
     func relation(_ i: Int) -> Relation {

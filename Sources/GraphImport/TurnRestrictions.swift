@@ -40,16 +40,8 @@ enum RestrictionParser {
         if tags["day_on"] != nil || tags["hour_on"] != nil { return nil }
         let isOnly: Bool
         if value.hasPrefix("only_") { isOnly = true } else if value.hasPrefix("no_") { isOnly = false } else { return nil }
-        var from: [Int64] = [], to: [Int64] = [], viaNodes: [Int64] = [], viaWays: [Int64] = []
-        for member in relation.members {
-            switch (member.role, member.type) {
-            case ("from", "w"): from.append(member.ref)
-            case ("to", "w"): to.append(member.ref)
-            case ("via", "n"): viaNodes.append(member.ref)
-            case ("via", "w"): viaWays.append(member.ref)
-            default: break
-            }
-        }
+        let from = relation.refs(role: "from", type: "w"), to = relation.refs(role: "to", type: "w")
+        let viaNodes = relation.refs(role: "via", type: "n"), viaWays = relation.refs(role: "via", type: "w")
         guard !from.isEmpty, !to.isEmpty else { return nil }
         if viaNodes.count == 1 && viaWays.isEmpty {
             return TurnRestriction(id: relation.id, from: from, via: .node(viaNodes[0]), to: to, isOnly: isOnly)
