@@ -46,6 +46,7 @@ public enum RoadNames {
     /// before and after it in each (spaces trimmed, lowercased) must be nothing or a compass word. Two equal names
     /// pass (nothing is left), and so do "42 N" and "42 S", "West 42" and "East 42".
     static func osrmSuffixChange(_ a: String, _ b: String) -> Bool {
+        if a == b { return true }  // the whole name is the common part: nothing is left
         let x = Array(a.utf8), y = Array(b.utf8)
         func fits(_ part: ArraySlice<UInt8>) -> Bool {
             let trimmed = part.drop { $0 == 0x20 }.reversed().drop { $0 == 0x20 }.reversed()
