@@ -129,8 +129,7 @@ public struct GuidanceJunction: Sendable {
 }
 
 /// `0..<order.count` in the order `less` gives, ties in index order, written into `order` (on the caller's
-/// stack): a stable insertion sort for the handful of roads at a junction (`sorted` allocated and went through
-/// its generic path for each junction).
+/// stack): a stable insertion sort for the handful of roads at a junction, with no array per junction.
 @inline(__always) func stableOrder(into order: UnsafeMutableBufferPointer<Int>, by less: (Int, Int) -> Bool) {
     for m in order.indices {
         order[m] = m

@@ -72,10 +72,9 @@ struct GuidanceLegReader {
     /// Labels by the ids of their strings: a leg meets few streets many times, and decodes and keys each once.
     let cache = LabelCache()
 
-    /// A leg's labels by their ids, open addressing with a multiplicative hash: looked up for every road at every
-    /// junction, where hashing four ids through `Hasher` cost more than the rest of the lookup.
-    /// One leg's, on one thread: its properties skip the runtime's exclusivity checks, which cost as much as the
-    /// lookups themselves.
+    /// A leg's labels by their ids, open addressing with a multiplicative hash rather than `Hasher`: looked up for
+    /// every road at every junction. One leg's, on one thread: its properties skip the runtime's exclusivity
+    /// checks.
     final class LabelCache {
         @exclusivity(unchecked) private var keys: [LabelIDs] =
             Array(repeating: LabelIDs(name: .max, ref: .max, pronunciation: .max, exits: .max), count: 64)
