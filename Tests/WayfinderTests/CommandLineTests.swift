@@ -176,6 +176,7 @@ import Testing
         #expect(try Self.run(["route", "--graph", g, "60.1699,24.9384"]).status == 1, "one point is a usage error")
         #expect(try Self.run(["route", "--graph", g, "--format", "xml", "60.1699,24.9384", "60.1756,24.9412"]).status == 1)
         #expect(try Self.run(["route", "--graph", g, "--mode", "flying", "60.1699,24.9384", "60.1756,24.9412"]).status == 1)
+        #expect(try Self.run(["route", "--graph", g, "--deviations", "shortcuts", "60.1699,24.9384", "60.1756,24.9412"]).status == 1)
         let bad = try Self.run(["route", "--graph", g, "60.1699;24.9384", "60.1756,24.9412"])
         #expect(bad.status == 2 && bad.stderr.contains("not a coordinate"))
         #expect(try Self.run(["route", "--graph", g, "95,24.9384", "60.1756,24.9412"]).status == 2)

@@ -181,7 +181,7 @@ import Testing
     }
 
     /// "type modifier" of each step of an OSRM JSON answer.
-    func stepKinds(_ body: [String: Any]) -> [String] {
+    static func stepKinds(_ body: [String: Any]) -> [String] {
         let legs = ((body["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]]) ?? []
         return legs.flatMap { ($0["steps"] as? [[String: Any]]) ?? [] }.map { step in
             let m = step["maneuver"] as? [String: Any] ?? [:]
@@ -234,10 +234,10 @@ import Testing
             let osrm = try OSRMOracle(map: map, profile: "car")
             let request = "/route/v1/driving/\(OSRMCompatibilityTests.text(map.position("a")));"
                 + "\(OSRMCompatibilityTests.text(map.position("c")))?steps=true&overview=false"
-            let theirs = stepKinds(try osrm.json(request).object)
+            let theirs = Self.stepKinds(try osrm.json(request).object)
             #expect(theirs == (named ? ["depart", "arrive"] : ["depart", "new name straight", "arrive"]))
-            #expect(stepKinds(try service.json(request + "&compat=osrm").object) == theirs, "named: \(named)")
-            #expect(stepKinds(try service.json(request).object) == theirs, "named: \(named)")
+            #expect(Self.stepKinds(try service.json(request + "&compat=osrm").object) == theirs, "named: \(named)")
+            #expect(Self.stepKinds(try service.json(request).object) == theirs, "named: \(named)")
         }
     }
 
@@ -260,19 +260,17 @@ import Testing
 
                   d
             """
+        let turnWhereTheRoadGoesOn = { (map: TestMap) in
+            let ab = map.way("ab", ["highway": "residential", "name": "Main"])
+            let bc = map.way("bc", ["highway": "residential", "name": "Main"])
+            map.way("bd", ["highway": "residential", "name": "Side"])
+            map.maneuver(from: ab, viaNode: "b", to: bc, ["maneuver": "turn", "direction": "left"])
+        }
         let cases = [
-            Case(name: "turn left where the road goes on", picture: tee, draw: { map in
-                let ab = map.way("ab", ["highway": "residential", "name": "Main"])
-                let bc = map.way("bc", ["highway": "residential", "name": "Main"])
-                map.way("bd", ["highway": "residential", "name": "Side"])
-                map.maneuver(from: ab, viaNode: "b", to: bc, ["maneuver": "turn", "direction": "left"])
-            }, from: ("a", "b"), to: ("b", "c"), expected: "turn left"),
-            Case(name: "the same on foot", picture: tee, draw: { map in
-                let ab = map.way("ab", ["highway": "residential", "name": "Main"])
-                let bc = map.way("bc", ["highway": "residential", "name": "Main"])
-                map.way("bd", ["highway": "residential", "name": "Side"])
-                map.maneuver(from: ab, viaNode: "b", to: bc, ["maneuver": "turn", "direction": "left"])
-            }, from: ("a", "b"), to: ("b", "c"), profile: "foot", expected: "turn left"),
+            Case(name: "turn left where the road goes on", picture: tee, draw: turnWhereTheRoadGoesOn,
+                 from: ("a", "b"), to: ("b", "c"), expected: "turn left"),
+            Case(name: "the same on foot", picture: tee, draw: turnWhereTheRoadGoesOn,
+                 from: ("a", "b"), to: ("b", "c"), profile: "foot", expected: "turn left"),
             Case(name: "suppress", picture: tee, draw: { map in
                 let ab = map.way("ab", ["highway": "residential", "name": "Main"])
                 map.way("bc", ["highway": "residential", "name": "Main"])
@@ -329,10 +327,10 @@ import Testing
             let mode = c.profile == "car" ? "driving" : "walking"
             let request = "/route/v1/\(mode)/\(OSRMCompatibilityTests.text(map.position(between: c.from.0, c.from.1, at: 0.5)));"
                 + "\(OSRMCompatibilityTests.text(map.position(between: c.to.0, c.to.1, at: 0.5)))?steps=true&overview=false"
-            let theirs = stepKinds(try osrm.json(request).object)
+            let theirs = Self.stepKinds(try osrm.json(request).object)
             if let expected = c.expected { #expect(theirs.contains(expected), "\(c.name): OSRM says \(theirs)") }
-            #expect(stepKinds(try service.json(request + "&compat=osrm").object) == theirs, "\(c.name)")
-            let ours = stepKinds(try service.json(request).object)
+            #expect(Self.stepKinds(try service.json(request + "&compat=osrm").object) == theirs, "\(c.name)")
+            let ours = Self.stepKinds(try service.json(request).object)
             #expect(ours == theirs, "\(c.name): \(ours), OSRM \(theirs)")
         }
     }

@@ -392,11 +392,7 @@ import Testing
         func kinds(_ extra: String) throws -> [String] {
             let answer = try service.json(path + extra)
             #expect(answer.status == 200, "\(extra)")
-            let legs = ((answer.object["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]]) ?? []
-            return legs.flatMap { ($0["steps"] as? [[String: Any]]) ?? [] }.map { step in
-                let m = step["maneuver"] as? [String: Any] ?? [:]
-                return [m["type"] as? String, m["modifier"] as? String].compactMap { $0 }.joined(separator: " ")
-            }
+            return GuidanceTests.stepKinds(answer.object)
         }
         let ours = try kinds(""), osrm = try kinds("&compat=osrm")
         #expect(ours == ["depart", "arrive"] && osrm == ["depart", "new name straight", "arrive"])
@@ -409,6 +405,9 @@ import Testing
         #expect(bad.status == 400 && (bad.object["message"] as? String ?? "").contains("shortcuts"))
         let table = try service.json("/table/v1/driving/\(Self.text(map.position("a")));\(Self.text(map.position("c")))?deviations=none")
         #expect(table.status == 400, "a table has no steps for deviations to change")
+        let post = service.handle(HTTPRequest(method: "POST", path: "/route/v1/driving", rawTarget: "/route/v1/driving",
+            body: Array(#"{"coordinates": [[25, 60], [25.001, 60]], "deviations": ["names"]}"#.utf8)))
+        #expect(post.status == 400 && String(decoding: post.body, as: UTF8.self).contains("deviations must be a string"))
     }
 
     @Test func compatibilityTurnsOffTheWalkAtTheEnd() throws {
