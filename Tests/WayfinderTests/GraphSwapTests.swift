@@ -160,7 +160,11 @@ import Testing
                 }
             }
         }
-        func settle() { let start = answered.value; _ = Self.wait(10) { answered.value >= start + 20 } }
+        // Each state lasts three watch periods and 20 answers, so the watcher sees it however fast the clients are.
+        func settle() {
+            let start = answered.value, until = Date().addingTimeInterval(0.6)
+            _ = Self.wait(10) { answered.value >= start + 20 && Date() >= until }
+        }
         _ = Self.wait(20) { answered.value >= 20 }
         // `cp other.wfgraph served.wfgraph`: the same inode truncated, then written in pieces.
         let fd = open(served, O_WRONLY | O_TRUNC)
