@@ -348,9 +348,9 @@ import Testing
     /// The worst request of issue 27 for each service, and one made worse, are answered or refused within twice
     /// the CPU budget (measured as the server's CPU time, which other load does not change); a trivial /nearest
     /// sent while two of them run is answered within 100 ms (the median of five); and the server's memory does not
-    /// grow with a second round of them (by under 30 % of its level under ordinary requests). After the first
-    /// round it stays within 2.5 times that level: what the workers' malloc arenas and the label cache keep varies
-    /// with the load beside the test, from 10 % more alone to 130 % more beside the whole suite.
+    /// grow over the last two of three more rounds of them (by under 30 % of its level under ordinary requests).
+    /// After the first round it stays within 2.5 times that level: what the workers' malloc arenas and the label
+    /// cache keep varies with the load beside the test, from 10 % more alone to 130 % more beside the whole suite.
     @Test func everyServiceStaysWithinItsBudget() throws {
         let budget = 1000.0
         let server = try ServerTests.Server(extra: ["--max-compute-ms", "\(Int(budget))", "--max-url-length", "200000",
@@ -417,19 +417,24 @@ import Testing
         #expect(latencies.max()! < 0.5, "nearest beside two heavy requests: \(latencies)")
         let after = try Self.usage(server.pid).rss
         #expect(Double(after) <= 2.5 * Double(steady), "RSS \(steady) KB under ordinary requests, \(after) KB after the heavy ones")
-        // The heaviest again, alone and two at once: a leak would grow the memory with every round.
-        for path in [heavy[3].1, heavy[7].1] { _ = try? ServerTests.get(base + path) }
-        let again = DispatchGroup()
-        for path in [heavy[2].1, heavy[6].1] {
-            again.enter()
-            DispatchQueue.global().async { _ = try? ServerTests.get(base + path); again.leave() }
+        // The heaviest again, alone and two at once, three more rounds: a leak grows the memory with every round,
+        // where the workers' arenas stop growing once each worker has had its share (beside the whole suite, the
+        // second round alone still grew by 50 % of the steady level).
+        var rounds: [Int] = []
+        for _ in 0..<3 {
+            for path in [heavy[3].1, heavy[7].1] { _ = try? ServerTests.get(base + path) }
+            let again = DispatchGroup()
+            for path in [heavy[2].1, heavy[6].1] {
+                again.enter()
+                DispatchQueue.global().async { _ = try? ServerTests.get(base + path); again.leave() }
+            }
+            again.wait()
+            rounds.append(try Self.usage(server.pid).rss)
         }
-        again.wait()
-        let secondRound = try Self.usage(server.pid).rss
-        #expect(Double(secondRound - after) <= 0.3 * Double(steady),
-                "RSS \(steady) KB under ordinary requests, \(after) KB after a round of heavy ones, \(secondRound) KB after another")
+        #expect(Double(rounds[2] - rounds[0]) <= 0.3 * Double(steady),
+                "RSS \(steady) KB under ordinary requests, \(after) KB after a round of heavy ones, then \(rounds) KB")
         // The figures RELIABILITY.md records.
         print("budget: " + figures.joined(separator: "; ")
-              + "; nearest beside two: \(latencies.map { Int($0 * 1000) }) ms; RSS \(steady) → \(after) → \(secondRound) KB")
+              + "; nearest beside two: \(latencies.map { Int($0 * 1000) }) ms; RSS \(steady) → \(after) → \(rounds) KB")
     }
 }
