@@ -2,8 +2,9 @@
 # Optional tools some tests use, which are marked skipped without them: a headless browser for the map page
 # check, strace for killing an import at its renames, nginx for the replicas-behind-a-balancer check, the PyPI OSRM
 # client (routingpy) with the polyline package for the real-client check, and dask.distributed with pyarrow and
-# protobuf for the cluster table check (cluster/), and OSRM itself (PyPI's osrm-bindings wheel, scripts/install-osrm.sh)
-# for the differential tests. Failing to install them is not fatal: those tests then show as skipped.
+# protobuf for the cluster table check (cluster/), jsonschema for the voice and banner instructions' schema, and
+# OSRM itself (PyPI's osrm-bindings wheel, scripts/install-osrm.sh) for the differential tests. Failing to
+# install them is not fatal: those tests then show as skipped.
 set -u
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"
@@ -20,5 +21,7 @@ python3 -c "import routingpy, polyline" 2>/dev/null || python3 -m pip install -q
 python3 -c "import dask.distributed, pyarrow, google.protobuf" 2>/dev/null \
     || python3 -m pip install -q "dask[distributed]" pyarrow protobuf \
     || echo "could not install dask/pyarrow/protobuf: the cluster table check will skip"
+python3 -c "import jsonschema" 2>/dev/null || python3 -m pip install -q jsonschema \
+    || echo "could not install jsonschema: the voice and banner schema checks will skip"
 "$(dirname "$0")/install-osrm.sh" >/dev/null || echo "could not install OSRM's wheel: the differential tests will skip"
 exit 0

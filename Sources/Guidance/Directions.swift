@@ -12,6 +12,11 @@ public struct DirectionsOptions: Sendable {
     /// Which of our own rules apply when `compatibility` is `.wayfinder` (all by default): each can be turned off
     /// alone, to see what it changes.
     public var deviations = GuidanceDeviations.all
+    /// Mapbox Directions' `voice_instructions`, `banner_instructions` and `voice_units`: announcements and banners
+    /// on each step, for an app that guides as the car moves.
+    public var voiceInstructions = false
+    public var bannerInstructions = false
+    public var voiceUnits = Units.metric
     public init(language: String = "en", units: Units = .metric, steps: Bool = true,
                 compatibility: Compatibility = .wayfinder, deviations: GuidanceDeviations = .all) {
         self.language = language
@@ -68,6 +73,8 @@ public struct Directions: Sendable {
     /// The name of the road at each of the route's waypoints, in the requested language (OSRM's
     /// `waypoints[].name`): one per waypoint, for every format to read.
     public private(set) var waypointNames: [String]
+    /// Each leg's distance and time point by point, which announcements are timed by (when asked for).
+    private var clocks: [LegClock] = []
 
     /// `labels`: the graph's label store, where the caller keeps one across requests.
     public init(route: Route, graph: RoadGraph, options: DirectionsOptions = DirectionsOptions(),
@@ -110,8 +117,10 @@ public struct Directions: Sendable {
         }
         self.guidanceLegs = guidanceLegs
         self.legs = legs
+        if options.voiceInstructions { clocks = route.legs.map(LegClock.init(leg:)) }
         waypointNames = Self.waypointNames(route, graph: graph, language: language,
                                            legEnds: guidanceLegs.first.map { [$0.sourceName] + guidanceLegs.map(\.targetName) } ?? [])
+        for i in legs.indices { addNavigationInstructions(leg: i) }
     }
 
     /// The legs' end names, and for a waypoint no leg ends at (a route with no leg) the graph's name of its road.
@@ -146,6 +155,19 @@ public struct Directions: Sendable {
         last.append(contentsOf: walkSteps.dropFirst())
         legs[legs.count - 1] = last
         guidanceLegs[guidanceLegs.count - 1].targetName = walkLeg.targetName
+        if let walkClock = walk.clocks.first, !clocks.isEmpty { clocks[clocks.count - 1].append(walkClock) }
+        addNavigationInstructions(leg: legs.count - 1)
+    }
+
+    /// The leg's announcements and banners, where the request asks for them.
+    private mutating func addNavigationInstructions(leg i: Int) {
+        guard options.voiceInstructions || options.bannerInstructions else { return }
+        let voice = options.voiceInstructions ? VoicePlanner(phrases: phrases, units: options.voiceUnits).announcements(for: legs[i], clock: i < clocks.count ? clocks[i] : nil) : []
+        let banners = options.bannerInstructions ? BannerPlanner(phrases: phrases).banners(for: legs[i]) : []
+        for k in legs[i].indices {
+            if !voice.isEmpty { legs[i][k].voiceInstructions = voice[k] }
+            if !banners.isEmpty { legs[i][k].bannerInstructions = banners[k] }
+        }
     }
 
     static func steps(for leg: GuidanceLeg, waypointNumber: Int?, deviations: GuidanceDeviations) -> [GuidanceStep] {

@@ -370,6 +370,62 @@ public struct PhraseBook: Sendable {
         }
     }
 
+    // MARK: Spoken
+
+    /// A distance as it is said, rounded down to what a voice says at that length ("400 metres", "1.5 miles"), and
+    /// the metres it stands for: an announcement is made where its distance is true.
+    public func spokenDistance(_ metres: Double, units: Units) -> (text: String, metres: Double) {
+        let words = section("spoken units")
+        func say(_ key: String, _ n: String) -> String { fill(words[key] ?? "{n}", ["n": n]) }
+        func decimal(_ x: Double) -> String { x == x.rounded() ? String(Int(x)) : String(format: "%.1f", x) }
+        switch units {
+        case .metric:
+            if metres < 1000 {
+                let step = metres < 100 ? 10.0 : metres < 500 ? 50 : 100
+                let n = max(step, (metres / step).rounded(.down) * step)
+                return (say("metres", String(Int(n))), n)
+            }
+            let km = metres < 5000 ? (metres / 500).rounded(.down) / 2 : (metres / 1000).rounded(.down)
+            return (say(km == 1 ? "kilometre" : "kilometres", decimal(km)), km * 1000)
+        case .imperial:
+            let mile = 1609.344, foot = 0.3048
+            if metres < 0.2 * mile {
+                let step = metres < 100 * foot * 3 ? 50.0 : 100
+                let n = max(step, (metres / foot / step).rounded(.down) * step)
+                return (say("feet", String(Int(n))), n * foot)
+            }
+            let miles = metres < mile ? (metres / mile * 10).rounded(.down) / 10 : (metres / mile * 2).rounded(.down) / 2
+            return (say(miles == 1 ? "mile" : "miles", decimal(miles)), miles * mile)
+        }
+    }
+
+    /// "In 400 metres, turn right into …".
+    func spokenIn(_ distance: String, _ instruction: String) -> String {
+        capitalisedFirst(fill(word("voice", "in"), ["distance": distance, "instruction": lowercasedFirst(instruction)]))
+    }
+
+    /// Two maneuvers said as one announcement: "Turn right, then turn left into …".
+    func spokenThen(_ first: String, _ second: String) -> String {
+        fill(word("voice", "then"), ["first": first, "second": lowercasedFirst(second)])
+    }
+
+    /// The word on a motorway exit's sign before its number.
+    var exitWord: String { word("voice", "exit") }
+
+    /// A maneuver said after the two before it: "Then turn right into …".
+    func spokenAfter(_ instruction: String) -> String {
+        capitalisedFirst(fill(word("voice", "after"), ["instruction": lowercasedFirst(instruction)]))
+    }
+
+    /// An arrival said before it comes: "Your destination will be on the right".
+    func arrivalAhead(_ step: GuidanceStep) -> String {
+        let voice = section("voice")
+        let place = step.waypointNumber.map { fill(voice["waypoint"] ?? "", ["nth": ordinal($0)]) } ?? voice["destination"] ?? ""
+        let side = step.arrivalSide.flatMap { ["left", "right", "straight"].contains($0.rawValue) ? $0.rawValue : nil }
+        let template = side.flatMap { voice["arrive " + $0] } ?? voice["arrive"] ?? ""
+        return capitalisedFirst(fill(template, ["place": place]))
+    }
+
     public func duration(_ seconds: Double) -> String {
         let units_ = section("units")
         if seconds < 60 { return fill(units_["seconds"] ?? "{n} s", ["n": String(Int(seconds.rounded()))]) }

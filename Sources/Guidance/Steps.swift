@@ -138,6 +138,9 @@ public struct GuidanceStep: Sendable {
     /// For depart and arrive: the side of the road the point is on ("left", "right") or "straight".
     public var arrivalSide: Modifier?
     public var instruction = ""
+    /// Mapbox Directions' extensions, on request: what to say and show on the way to the next step's maneuver.
+    public var voiceInstructions: [VoiceInstruction] = []
+    public var bannerInstructions: [BannerInstruction] = []
 
     /// The lanes to be in for the maneuver, where the road has lanes and not all of them serve it.
     public var lanes: [Lane] { intersections.first?.lanes ?? [] }

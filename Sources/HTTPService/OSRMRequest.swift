@@ -185,7 +185,7 @@ public struct OSRMRequest {
     public func routeQuery() throws -> (RouteQuery, OSRMRouteResponse.Options) {
         try requireTwoCoordinates()
         try allowOnly(["steps", "overview", "geometries", "annotations", "continue_straight", "alternatives", "language",
-                       "waypoints", "deviations"])
+                       "waypoints", "deviations", "voice_instructions", "banner_instructions", "voice_units"])
         try refuseSilentWaypoints()
         var query = RouteQuery(mode: mode, points: coordinates)
         query.excluding = try exclusion()
@@ -203,8 +203,7 @@ public struct OSRMRequest {
             query.alternatives = n
         }
         let output = try routeOutput()
-        query.directions = DirectionsOptions(language: options["language"] ?? "en", steps: output.steps,
-                                              compatibility: compatibility, deviations: try deviations())
+        query.directions = try directionsOptions(steps: output.steps)
         query.filters = try filters()
         // OSRM's "default" leaves it to the profile: on for driving, off for walking.
         if ![nil, "default"].contains(options["continue_straight"]) {
@@ -217,7 +216,7 @@ public struct OSRMRequest {
     public func tripQuery() throws -> (TripQuery, OSRMRouteResponse.Options) {
         try requireTwoCoordinates()
         try allowOnly(["roundtrip", "source", "destination", "steps", "overview", "geometries", "annotations", "language",
-                       "deviations"])
+                       "deviations", "voice_instructions", "banner_instructions", "voice_units"])
         var query = TripQuery(mode: mode, points: coordinates)
         query.roundtrip = try bool("roundtrip", default: true)
         switch options["source"] ?? "any" {
@@ -237,8 +236,7 @@ public struct OSRMRequest {
         query.excluding = try exclusion()
         query.filters = try filters()
         let output = try routeOutput()
-        query.directions = DirectionsOptions(language: options["language"] ?? "en", steps: output.steps,
-                                              compatibility: compatibility, deviations: try deviations())
+        query.directions = try directionsOptions(steps: output.steps)
         return (query, output)
     }
 
@@ -248,7 +246,7 @@ public struct OSRMRequest {
         // fixes are candidates on every road around them), after checking them.
         try requireTwoCoordinates()
         try allowOnly(["timestamps", "gaps", "tidy", "steps", "overview", "geometries", "annotations", "language",
-                       "waypoints", "deviations"])
+                       "waypoints", "deviations", "voice_instructions", "banner_instructions", "voice_units"])
         try refuseSilentWaypoints()
         _ = try filters()
         var query = MatchQuery(mode: mode, points: coordinates)
@@ -275,12 +273,25 @@ public struct OSRMRequest {
         query.tidy = try bool("tidy", default: false)
         query.excluding = try exclusion()
         let output = try routeOutput()
-        query.directions = DirectionsOptions(language: options["language"] ?? "en", steps: output.steps,
-                                              compatibility: compatibility, deviations: try deviations())
+        query.directions = try directionsOptions(steps: output.steps)
         return (query, output)
     }
 
     /// How a route, trip or match answer is written: `steps`, `overview`, `geometries`, `annotations`.
+    /// The guidance a route, trip or match answer asks for: language, deviations, and Mapbox Directions'
+    /// announcements and banners (which need steps, as in Mapbox's API).
+    func directionsOptions(steps: Bool) throws -> DirectionsOptions {
+        var directions = DirectionsOptions(language: options["language"] ?? "en", steps: steps,
+                                           compatibility: compatibility, deviations: try deviations())
+        directions.voiceInstructions = try bool("voice_instructions", default: false)
+        directions.bannerInstructions = try bool("banner_instructions", default: false)
+        directions.voiceUnits = try choice("voice_units", default: Units.metric)
+        for key in ["voice_instructions", "banner_instructions"] where options[key] == "true" && !steps {
+            throw EngineError(.invalidOptions, "\(key)=true needs steps=true")
+        }
+        return directions
+    }
+
     /// Wayfinder's `deviations=`: which of its own guidance rules apply (all by default; none with `compat=osrm`).
     func deviations() throws -> GuidanceDeviations {
         guard let list = options["deviations"] else { return .all }

@@ -196,6 +196,12 @@ private struct BodyReader {
             guard let text = value as? String else { throw EngineError(.invalidQuery, "language must be a string") }
             out.values["language"] = text
         }
+        if service != "table" && service != "nearest" {
+            // Mapbox Directions' extensions.
+            set("voice_instructions", try boolean("voice_instructions"))
+            set("banner_instructions", try boolean("banner_instructions"))
+            set("voice_units", try choice("voice_units", ["metric", "imperial"]))
+        }
         if service != "table" && service != "nearest", let value = take("deviations") {
             guard let text = value as? String else { throw EngineError(.invalidQuery, "deviations must be a string") }
             out.values["deviations"] = text

@@ -63,7 +63,7 @@ public enum OSRMRouteResponse {
         case .simplified: members.append(("geometry", geometry(Simplification.simplify(route.coordinates), options.geometries)))
         case .none: break
         }
-        let legs = zip(route.legs, directions.legs).map { leg($0, steps: $1, graph: graph, options) }
+        let legs = zip(route.legs, directions.legs).map { leg($0, steps: $1, graph: graph, options, extensions: directions.options) }
         // As MapKit's route says hasTolls and hasHighways: what the route's classes include.
         let classes = route.classes
         members += [
@@ -76,12 +76,15 @@ public enum OSRMRouteResponse {
             ("has_highways", .bool(classes.contains(.motorway))),
             ("has_ferries", .bool(classes.contains(.ferry))),
         ]
+        // Mapbox Directions: the language the announcements are spoken in.
+        if directions.options.voiceInstructions && options.steps { members.append(("voiceLocale", .string(directions.phrases.language))) }
         return .object(members)
     }
 
-    static func leg(_ leg: RouteLeg, steps: [GuidanceStep], graph: RoadGraph, _ options: Options) -> JSON {
+    static func leg(_ leg: RouteLeg, steps: [GuidanceStep], graph: RoadGraph, _ options: Options,
+                    extensions: DirectionsOptions = DirectionsOptions()) -> JSON {
         var members: [(String, JSON)] = [
-            ("steps", options.steps ? Self.steps(steps, options) : .array([])),
+            ("steps", options.steps ? Self.steps(steps, options, extensions: extensions) : .array([])),
             ("summary", .string(leg.summary)),
             ("weight", .number(Double(leg.weight) / 1000, decimals: 1)),
             ("duration", .number(leg.duration, decimals: 1)),
@@ -128,19 +131,20 @@ public enum OSRMRouteResponse {
     }
 
     /// A leg's steps, written straight as JSON text (a route has a few thousand values in them).
-    static func steps(_ steps: [GuidanceStep], _ options: Options) -> JSON {
+    static func steps(_ steps: [GuidanceStep], _ options: Options, extensions: DirectionsOptions) -> JSON {
         var out = JSONWriter(capacity: 512 * steps.count)
         out.beginArray()
         // Read in place: a `for` over the array would copy each step, retaining its strings and arrays.
         steps.withUnsafeBufferPointer { s in
-            for i in s.indices { write(s.baseAddress! + i, options, to: &out) }
+            for i in s.indices { write(s.baseAddress! + i, options, extensions: extensions, to: &out) }
         }
         out.endArray()
         return .fragment(out.bytes())
     }
 
     /// Through a pointer, because a step read from its array and passed by value, even `borrowing`, is copied whole.
-    @inline(__always) static func write(_ step: UnsafePointer<GuidanceStep>, _ options: Options, to out: inout JSONWriter) {
+    @inline(__always) static func write(_ step: UnsafePointer<GuidanceStep>, _ options: Options, extensions: DirectionsOptions,
+                                        to out: inout JSONWriter) {
         let m = step.pointee.maneuver
         out.beginObject()
         out.key("geometry")
@@ -173,9 +177,64 @@ public enum OSRMRouteResponse {
             for k in all.indices { write(all.baseAddress! + k, to: &out) }
         }
         out.endArray()
+        if extensions.voiceInstructions {
+            out.key("voiceInstructions")
+            out.beginArray()
+            for voice in step.pointee.voiceInstructions {
+                out.beginObject()
+                out.key("distanceAlongGeometry"); out.number(voice.distanceAlongGeometry, decimals: 1)
+                out.key("announcement"); out.string(voice.announcement)
+                out.key("ssmlAnnouncement"); out.string(voice.ssmlAnnouncement)
+                out.endObject()
+            }
+            out.endArray()
+        }
+        if extensions.bannerInstructions {
+            out.key("bannerInstructions")
+            out.beginArray()
+            for banner in step.pointee.bannerInstructions {
+                out.beginObject()
+                out.key("distanceAlongGeometry"); out.number(banner.distanceAlongGeometry, decimals: 1)
+                out.key("primary"); write(banner.primary, to: &out)
+                if let secondary = banner.secondary { out.key("secondary"); write(secondary, to: &out) }
+                if let sub = banner.sub { out.key("sub"); write(sub, to: &out) }
+                out.endObject()
+            }
+            out.endArray()
+        }
         out.key("weight"); out.number(step.pointee.weight, decimals: 1)
         out.key("duration"); out.number(step.pointee.duration, decimals: 1)
         out.key("distance"); out.number(step.pointee.distance, decimals: 1)
+        out.endObject()
+    }
+
+    /// A banner's line, in Mapbox Directions' shape.
+    static func write(_ line: BannerText, to out: inout JSONWriter) {
+        out.beginObject()
+        out.key("text"); out.string(line.text)
+        if let type = line.type { out.key("type"); out.string(type.rawValue) }
+        if let modifier = line.modifier { out.key("modifier"); out.string(modifier.rawValue) }
+        if let degrees = line.degrees {
+            out.key("degrees"); out.number(degrees)
+            out.key("driving_side"); out.string("right")
+        }
+        out.key("components")
+        out.beginArray()
+        for c in line.components {
+            out.beginObject()
+            out.key("text"); out.string(c.text)
+            out.key("type"); out.string(c.kind.rawValue)
+            if c.kind == .lane {
+                out.key("directions")
+                out.beginArray()
+                for d in c.directions { out.string(d) }
+                out.endArray()
+                out.key("active"); out.bool(c.active ?? false)
+                if let active = c.activeDirection { out.key("active_direction"); out.string(active) }
+            }
+            out.endObject()
+        }
+        out.endArray()
         out.endObject()
     }
 

@@ -1,0 +1,292 @@
+import Foundation
+import RoadGraph
+import Routing
+
+/// One spoken announcement, as Mapbox Directions' `voiceInstructions` hold them. It sits on the step before the
+/// maneuver it announces and is said when the distance left to that step's end falls to `distanceAlongGeometry`.
+public struct VoiceInstruction: Sendable, Equatable {
+    public var distanceAlongGeometry: Double
+    public var announcement: String
+    /// The same words in SSML, names and refs marked as addresses so that a speech engine reads "N1" as a road.
+    public var ssmlAnnouncement: String
+}
+
+/// Distance and time along a leg, point by point, at the roads' speeds: the turn delays a route counts are left
+/// out, as a car slows for them at the junction and not along the road. Announcements are timed by it, as a drive
+/// would meet them.
+struct LegClock: Sendable {
+    private(set) var distances: [Double] = [0]
+    private(set) var times: [Double] = [0]
+
+    init(leg: RouteLeg) {
+        for stretch in leg.stretches {
+            let range = stretch.coordinates
+            var lengths: [Double] = []
+            for k in range.lowerBound..<range.upperBound {
+                lengths.append(Geo.osrmRulerDistance(leg.coordinates[k], leg.coordinates[k + 1]))
+            }
+            let total = lengths.reduce(0, +), travel = max(0, stretch.duration - stretch.turnDuration)
+            for length in lengths {
+                distances.append(distances.last! + length)
+                times.append(times.last! + (total > 0 ? travel * length / total : 0))
+            }
+            if lengths.isEmpty { times[times.count - 1] += travel }
+        }
+    }
+
+    /// From the steps alone, at each step's own average speed.
+    init(steps: [GuidanceStep]) {
+        for step in steps {
+            distances.append(distances.last! + max(0, step.distance))
+            times.append(times.last! + max(0, step.duration))
+        }
+    }
+
+    var length: Double { distances.last! }
+
+    /// A walk appended to a drive: its clock goes on from this one's end.
+    mutating func append(_ other: LegClock) {
+        let (d, t) = (length, times.last!)
+        distances += other.distances.dropFirst().map { $0 + d }
+        times += other.times.dropFirst().map { $0 + t }
+    }
+
+    func time(at distance: Double) -> Double { Self.interpolate(distance, distances, times) }
+    func distance(at time: Double) -> Double { Self.interpolate(time, times, distances) }
+
+    /// `y` at `x` on the piecewise-linear line through (`xs`, `ys`), `xs` ascending.
+    private static func interpolate(_ x: Double, _ xs: [Double], _ ys: [Double]) -> Double {
+        guard x > xs[0] else { return ys[0] }
+        guard x < xs[xs.count - 1] else { return ys[ys.count - 1] }
+        var lo = 0, hi = xs.count - 1
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2
+            if xs[mid] <= x { lo = mid } else { hi = mid }
+        }
+        let span = xs[hi] - xs[lo]
+        return ys[lo] + (span > 0 ? (x - xs[lo]) / span : 0) * (ys[hi] - ys[lo])
+    }
+}
+
+/// When to say what along a leg (GUIDANCE.md, "Voice instructions"). Each maneuver gets a last announcement about
+/// 7 s before it, and earlier ones where its step leaves room: 2 km and 500 m ahead on fast roads, 400 m and 200 m
+/// in town, and at the start of a step that takes half a minute or more. Announcements never overlap at the roads' speeds, and a
+/// maneuver that follows within a few seconds is said with the one before ("…, then turn left"). A roundabout's
+/// exit is said with its entry ("take the 2nd exit"); it gets words of its own only where the ring is long.
+struct VoicePlanner {
+    let phrases: PhraseBook
+    let units: Units
+
+    /// Seconds before a maneuver at which its last announcement starts.
+    static let finalLead = 7.0
+    /// The last announcement comes at least this far ahead (metres), however slow the road: a fix is that
+    /// uncertain.
+    static let finalDistance = (driving: 30.0, walking: 12.0)
+    /// A maneuver at most this many seconds after the one before is said with it.
+    static let mergeWithin = 8.0
+    /// A merged announcement is said at most this many seconds before its second maneuver.
+    static let mergedLeadLimit = 13.0
+    /// Seconds of silence between two announcements: a fix a second, 5 m off, may fire one a second early, and
+    /// on foot 5 m is 3 s.
+    static let pause = (driving: 1.5, walking: 3.0)
+    /// Faster than this (m/s, 70 km/h) a road is fast: its announcements come earlier.
+    static let fastRoad = 19.4
+
+    /// An announcement as planned: when it starts (seconds from the leg's start), on which step, and its words.
+    private struct Planned {
+        var carrier: Int
+        var time: Double
+        var text: String
+        /// The steps whose maneuvers it says (one, or two when merged).
+        var subjects: [Int]
+    }
+
+    /// The announcements of each step of a leg (the arrive step has none). `clock`: the leg's, where the steps
+    /// cover it.
+    func announcements(for steps: [GuidanceStep], clock legClock: LegClock?) -> [[VoiceInstruction]] {
+        var out = Array(repeating: [VoiceInstruction](), count: steps.count)
+        guard steps.count >= 2 else { return out }
+        let pause = steps.contains { $0.mode == StepMode.walking.rawValue } ? Self.pause.walking : Self.pause.driving
+        let stepClock = LegClock(steps: steps)
+        // The leg's clock where it and the steps measure the same line, the steps' own otherwise.
+        let clock = legClock.flatMap { abs($0.length - stepClock.length) <= 0.05 * max(stepClock.length, 20) ? $0 : nil } ?? stepClock
+        let scale = stepClock.length > 0 ? clock.length / stepClock.length : 1
+        var starts = [0.0]
+        for step in steps { starts.append(starts.last! + max(0, step.distance) * scale) }
+        let start = starts.map(clock.time(at:))
+
+        // The last announcement of each maneuver, in order; the depart's is at the start.
+        var plan = [Planned(carrier: 0, time: 0, text: steps[0].instruction, subjects: [0])]
+        var busyUntil = Self.speakingTime(steps[0].instruction) + pause
+        var exitSaidOnEntry: Int?
+        for k in 1..<steps.count {
+            var carrier = k - 1, text = spokenText(steps[k]), subjects = [k]
+            // Leaving a ring was said on entering it ("take the 2nd exit"), unless the ring is long enough for
+            // words of its own.
+            if [.exitRoundabout, .exitRotary].contains(steps[k].maneuver.type),
+               [.roundabout, .rotary].contains(steps[carrier].maneuver.type),
+               start[k] - max(start[carrier], busyUntil) < Self.finalLead + 2 {
+                exitSaidOnEntry = k
+                continue
+            }
+            if let last = plan.last, last.subjects.count == 1, start[k] - start[carrier] < Self.mergeWithin,
+               steps[last.subjects[0]].following == nil, steps[k].following == nil,
+               start[k] - last.time <= Self.mergedLeadLimit
+            {
+                let merged = phrases.spokenThen(last.text, text)
+                plan[plan.count - 1].text = merged
+                plan[plan.count - 1].subjects.append(k)
+                busyUntil = last.time + Self.speakingTime(merged) + pause
+                continue
+            }
+            // A maneuver just after leaving a ring, too far from the entry to be said with it, is said on the
+            // ring with the exit ("Leave the roundabout, then turn right …").
+            if exitSaidOnEntry == k - 1, start[k] - start[carrier] < Self.finalLead {
+                carrier = k - 2
+                text = phrases.spokenThen(spokenText(steps[k - 1]), text)
+                subjects = [k - 1, k]
+            }
+            // The third of three maneuvers in a few seconds, where its own step is too short to say it on: said
+            // after the two, before the second is made ("Then turn right …").
+            if plan.last?.subjects.count == 2, plan.last?.subjects.last == k - 1,
+               start[k] - max(start[carrier], busyUntil) < 4, start[k] - busyUntil >= 4 {
+                carrier = k - 2
+                text = phrases.spokenAfter(text)
+            }
+            let walking = steps[carrier].mode == StepMode.walking.rawValue
+            // At the least distance where 7 s are less, but never more than 12 s ahead (a slow step, or one with
+            // a long wait on it).
+            let nearest = max(start[k] - 12, clock.time(at: max(starts[carrier], starts[k] - (walking ? Self.finalDistance.walking : Self.finalDistance.driving) * scale)))
+            // Not before the step starts, nor over the announcement before; where the two meet, the maneuver is
+            // still said a second before it comes.
+            var time = min(max(start[carrier], min(start[k] - Self.finalLead, nearest), busyUntil), max(start[carrier], start[k] - 1))
+            // On the step the time falls in (a ring's exit step, where the ring is short), and not in a step's last
+            // second and a half, where a fix may already place the car on the next.
+            while carrier + 1 < k && start[carrier + 1] - 1.5 <= time { carrier += 1 }
+            time = max(time, start[carrier])
+            plan.append(Planned(carrier: carrier, time: time, text: text, subjects: subjects))
+            busyUntil = time + Self.speakingTime(text) + pause
+        }
+
+        // Earlier announcements, in the room each step leaves before its maneuver's last one.
+        var all: [Planned] = []
+        var freeFrom = 0.0
+        for planned in plan {
+            let k = planned.subjects[0], carrier = planned.carrier
+            if k > 0 {
+                let walking = steps[carrier].mode == StepMode.walking.rawValue
+                let from = max(start[carrier], freeFrom)
+                // The road's speed over the stretch before the maneuver picks its distances.
+                let span = min(starts[k] - starts[carrier], 500 * scale)
+                let speed = span / max(0.1, start[k] - clock.time(at: starts[k] - span))
+                all += earlier(announcing: k, of: steps, at: starts[k], on: carrier, from: from, before: planned.time,
+                               tiers: walking ? [] : speed >= Self.fastRoad ? [500, 2000] : [200, 400],
+                               clock: clock, scale: scale, pause: pause)
+            }
+            all.append(planned)
+            freeFrom = planned.time + Self.speakingTime(planned.text) + pause
+        }
+        for planned in all {
+            let remaining = max(0, min(steps[planned.carrier].distance, (starts[planned.carrier + 1] - clock.distance(at: planned.time)) / scale))
+            let names = planned.subjects.flatMap { spokenNames(steps[$0]) }
+            out[planned.carrier].append(VoiceInstruction(distanceAlongGeometry: (remaining * 10).rounded() / 10,
+                                                         announcement: planned.text,
+                                                         ssmlAnnouncement: Self.ssml(planned.text, names: names)))
+        }
+        return out
+    }
+
+    /// "In 400 metres, turn right into …" at the tiers' distances before the maneuver (at `maneuver` along the
+    /// leg) that fit between `from` and its last announcement at `before` (seconds), each with room to be said.
+    private func earlier(announcing k: Int, of steps: [GuidanceStep], at maneuver: Double, on carrier: Int, from: Double,
+                         before: Double, tiers: [Double], clock: LegClock, scale: Double, pause: Double) -> [Planned] {
+        let text = spokenText(steps[k]), maneuverTime = clock.time(at: maneuver)
+        var accepted: [Planned] = []
+        var next = before, nextDistance = (maneuver - clock.distance(at: before)) / scale
+        func fits(_ distance: Double) -> Planned? {
+            let said = phrases.spokenIn(phrases.spokenDistance(distance, units: units).text, text)
+            let time = clock.time(at: maneuver - distance * scale)
+            guard time >= from, distance >= 1.8 * nextDistance, maneuverTime - time >= 12,
+                  time + Self.speakingTime(said) + pause <= next else { return nil }
+            return Planned(carrier: carrier, time: time, text: said, subjects: [k])
+        }
+        for tier in tiers {
+            if let planned = fits(phrases.spokenDistance(tier, units: units).metres) {
+                accepted.insert(planned, at: 0)
+                next = planned.time
+                nextDistance = tier
+            }
+        }
+        // A step too short for its road's first tier, or much longer than its last, still says what comes as it
+        // starts, if that is half a minute ahead or more.
+        if accepted.isEmpty || accepted[0].time - from > 30 {
+            let available = (maneuver - clock.distance(at: from)) / scale
+            if let planned = fits(phrases.spokenDistance(available, units: units).metres), maneuverTime - planned.time >= 30 {
+                accepted.insert(planned, at: 0)
+            }
+        }
+        return accepted
+    }
+
+    /// The words for a maneuver: its instruction, or for an arrival what is ahead rather than what has happened.
+    private func spokenText(_ step: GuidanceStep) -> String {
+        step.maneuver.type == .arrive ? phrases.arrivalAhead(step) : step.instruction
+    }
+
+    /// The names a step's words may say, longest first: they are read as addresses.
+    private func spokenNames(_ step: GuidanceStep) -> [String] {
+        var names = [phrases.wayName(step.name, ref: step.ref, motorway: true), phrases.wayName(step.name, ref: step.ref),
+                     step.name, PhraseBook.firstEntry(step.ref), phrases.destination(step.destinations), step.rotaryName ?? ""]
+        names = names.filter { !$0.isEmpty }
+        return names.sorted { $0.count > $1.count }
+    }
+
+    /// How long a speech engine takes to say a text: about 14 letters a second, 4 Chinese characters.
+    static func speakingTime(_ text: String) -> Double {
+        // Characters counted by their first UTF-8 byte; from U+3000 on (CJK) they are wide.
+        var narrow = 0, wide = 0
+        for byte in text.utf8 where byte & 0xC0 != 0x80 {
+            if byte >= 0xE3 { wide += 1 } else { narrow += 1 }
+        }
+        return Double(narrow) / 14 + Double(wide) / 4 + 0.3
+    }
+
+    /// `<speak>` around the text, XML-escaped, each name said marked as an address (the first place it occurs).
+    static func ssml(_ text: String, names: [String]) -> String {
+        // In UTF-8 bytes: a name found byte for byte is found whole (no character starts inside another).
+        var body = Array(xmlEscaped(text).utf8)
+        var marked: [[UInt8]] = []
+        for name in names.map({ Array(xmlEscaped($0).utf8) })
+        where !name.isEmpty && !marked.contains(where: { firstIndex(of: name, in: $0) != nil }) {
+            guard let at = firstIndex(of: name, in: body) else { continue }
+            body.replaceSubrange(at..<at + name.count, with: Array(#"<say-as interpret-as="address">"#.utf8) + name + Array("</say-as>".utf8))
+            marked.append(name)
+        }
+        return "<speak>" + String(decoding: body, as: UTF8.self) + "</speak>"
+    }
+
+    private static func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard !needle.isEmpty, needle.count <= haystack.count else { return nil }
+        for i in 0...(haystack.count - needle.count) where haystack[i] == needle[0] {
+            if haystack[i..<(i + needle.count)].elementsEqual(needle) { return i }
+        }
+        return nil
+    }
+
+    static func xmlEscaped(_ text: String) -> String {
+        // Most texts have nothing to escape (& < > " '): looked for byte by byte, not character by character.
+        guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else { return text }
+        var out = ""
+        for c in text {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+}
