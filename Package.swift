@@ -2,8 +2,8 @@
 import PackageDescription
 
 // One module per stage of the data's path:
-// OSMReaderShim (libosmium, C++) → GraphImport → RoadGraph → Routing → Guidance / Isochrones / Trips / MapMatching → RouteFormats → Engine
-// (the facade every front end calls) → HTTPService → wayfinder (CLI).
+// OSMReaderShim (libosmium, C++) → GraphImport → RoadGraph → Routing → Guidance / Isochrones / Trips / MapMatching → RouteFormats →
+// Navigation (a route followed fix by fix) → Engine (the facade every front end calls) → HTTPService → wayfinder (CLI).
 let package = Package(
     name: "Wayfinder",
     products: [
@@ -41,22 +41,24 @@ let package = Package(
         .target(name: "Trips"),
         .target(name: "MapMatching", dependencies: ["Routing", "RoadGraph"]),
         .target(name: "RouteFormats", dependencies: ["GPXReader", "Guidance", "Isochrones", "Routing", "RoadGraph", "WayfinderProto", "Geocoding"]),
-        .target(name: "Engine", dependencies: ["Geocoding", "Guidance", "Isochrones", "MapMatching", "RoadGraph", "Routing", "Trips"]),
+        .target(name: "Navigation", dependencies: ["Guidance", "RouteFormats", "RoadGraph"]),
+        .target(name: "Engine", dependencies: ["Geocoding", "Guidance", "Isochrones", "MapMatching", "Navigation", "RoadGraph", "Routing",
+                                               "Trips"]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "HTTPService", dependencies: ["CMicroHTTPD", "Engine", "RouteFormats", "Guidance", "Routing", "RoadGraph",
-                                                    "Geocoding"],
+                                                    "Geocoding", "Navigation"],
                 resources: [.copy("Web")]),
         .executableTarget(name: "wayfinder",
                           dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats",
-                                         "Engine", "HTTPService", "Geocoding", "MapMatching", "Trips"]),
+                                         "Engine", "HTTPService", "Geocoding", "MapMatching", "Trips", "Navigation"]),
         // libFuzzer targets for every parser of outside input (scripts/fuzz.sh builds them with coverage).
         .executableTarget(name: "FuzzTargets",
                           dependencies: ["Engine", "Geocoding", "GraphImport", "HTTPService", "RoadGraph", "RouteFormats",
                                          "Routing"]),
         .testTarget(name: "WayfinderTests",
                     dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats", "Engine",
-                                   "HTTPService", "Geocoding", "Isochrones", "MapMatching", "Trips", "wayfinder"]),
+                                   "HTTPService", "Geocoding", "Isochrones", "MapMatching", "Trips", "Navigation", "wayfinder"]),
     ],
     swiftLanguageModes: [.v5],
     cxxLanguageStandard: .cxx17

@@ -11,6 +11,13 @@ public struct BannerInstruction: Sendable {
     public var secondary: BannerText?
     /// The lanes to be in, or else the maneuver after, when it comes soon.
     public var sub: BannerText?
+
+    public init(distanceAlongGeometry: Double, primary: BannerText, secondary: BannerText? = nil, sub: BannerText? = nil) {
+        self.distanceAlongGeometry = distanceAlongGeometry
+        self.primary = primary
+        self.secondary = secondary
+        self.sub = sub
+    }
 }
 
 /// One line of a banner.
@@ -21,6 +28,15 @@ public struct BannerText: Sendable {
     /// For a roundabout: how far round the exit is, in degrees (180 straight on, 90 the first right).
     public var degrees: Int?
     public var components: [BannerComponent]
+
+    public init(text: String, type: ManeuverType? = nil, modifier: Modifier? = nil, degrees: Int? = nil,
+                components: [BannerComponent]) {
+        self.text = text
+        self.type = type
+        self.modifier = modifier
+        self.degrees = degrees
+        self.components = components
+    }
 }
 
 /// A piece of a banner line: words, a road number to draw as a shield, a separator, an exit number, or a lane.
@@ -37,7 +53,7 @@ public struct BannerComponent: Sendable, Equatable {
     public var active: Bool?
     public var activeDirection: String?
 
-    init(_ kind: Kind, _ text: String) {
+    public init(_ kind: Kind, _ text: String) {
         self.kind = kind
         self.text = text
     }

@@ -9,6 +9,12 @@ public struct VoiceInstruction: Sendable, Equatable {
     public var announcement: String
     /// The same words in SSML, names and refs marked as addresses so that a speech engine reads "N1" as a road.
     public var ssmlAnnouncement: String
+
+    public init(distanceAlongGeometry: Double, announcement: String, ssmlAnnouncement: String) {
+        self.distanceAlongGeometry = distanceAlongGeometry
+        self.announcement = announcement
+        self.ssmlAnnouncement = ssmlAnnouncement
+    }
 }
 
 /// Distance and time along a leg, point by point, at the roads' speeds: the turn delays a route counts are left

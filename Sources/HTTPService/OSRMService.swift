@@ -1,5 +1,6 @@
 import Engine
 import Foundation
+import Navigation
 import RoadGraph
 import RouteFormats
 
@@ -7,6 +8,8 @@ import RouteFormats
 /// to JSON.
 struct OSRMService {
     let engine: Engine
+    /// Where routes answered with voice or banner instructions are kept for progress reports.
+    var routes: RouteStore?
 
     /// One CPU budget for the whole request: its snapping, searches and answer alike (see `WorkBudget.run`).
     func handle(_ request: OSRMRequest) throws -> HTTPResponse {
@@ -26,7 +29,15 @@ struct OSRMService {
             let (query, options) = try request.routeQuery()
             let answer = try engine.route(query)
             try Self.check(options, on: answer.graph)
-            return .json(OSRMRouteResponse.make(answer.best, graph: answer.graph, options: options, alternatives: answer.alternatives))
+            var json = OSRMRouteResponse.make(answer.best, graph: answer.graph, options: options, alternatives: answer.alternatives)
+            // A route to be followed (Mapbox's `uuid`): kept for progress reports along it.
+            if let routes, query.directions.voiceInstructions || query.directions.bannerInstructions, case .object(var members) = json {
+                let id = routes.keep(RouteStore.Entry(trackers: ([answer.best] + answer.alternatives).map { ProgressTracker(route: NavigationRoute($0)) },
+                                                      mode: query.mode, directions: query.directions, output: options, stored: Date()))
+                members.append(("uuid", .string(id)))
+                json = .object(members)
+            }
+            return .json(json)
         case "table":
             let (query, wanted) = try request.tableQuery()
             let table = try engine.table(query)

@@ -27,6 +27,8 @@ public struct WayfinderService: Sendable {
     public static let defaultMaxURLLength = 65_536
     /// Whose answers requests get unless they say (`compat=`).
     let compatibility: Compatibility
+    /// Routes answered with voice or banner instructions, for clients to report their progress along.
+    let routes = RouteStore()
 
     public init(engine: Engine, maxURLLength: Int = defaultMaxURLLength, compatibility: Compatibility = .wayfinder) {
         self.init(slot: EngineSlot(engine), maxURLLength: maxURLLength, compatibility: compatibility)
@@ -57,9 +59,11 @@ public struct WayfinderService: Sendable {
             case "/geocode", "/reverse", "/search": return try GeocodingService(engine: engine).handle(request)
             case "/health": return Self.health(engine.health)
             case let path where path.hasPrefix("/leaflet/"): return page.leaflet(path)
+            case let path where path.hasPrefix("/navigation/"):
+                return try engine.withinBudget { try NavigationService(engine: engine, routes: routes, compatibility: compatibility).progress(request) }
             default:
                 let osrm = try OSRMRequest(path: request.path, query: request.query, compatibility: compatibility)
-                return try OSRMService(engine: engine).handle(osrm)
+                return try OSRMService(engine: engine, routes: routes).handle(osrm)
             }
         } catch let error as EngineError {
             return error.response
@@ -80,8 +84,11 @@ public struct WayfinderService: Sendable {
         guard !request.rawTarget.contains("?") else {
             throw EngineError(.invalidURL, "a POST takes its options in the JSON body, not in a query string")
         }
+        if first == "navigation" {
+            return try engine.withinBudget { try NavigationService(engine: engine, routes: routes, compatibility: compatibility).progress(request) }
+        }
         let osrm = try OSRMRequest(path: request.path, body: request.body, compatibility: compatibility)
-        return try OSRMService(engine: engine).handle(osrm)
+        return try OSRMService(engine: engine, routes: routes).handle(osrm)
     }
 
     /// `/health`: 200 with what is being served, or 503 while a new generation is being mapped (the old one still

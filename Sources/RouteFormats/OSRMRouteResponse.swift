@@ -180,32 +180,50 @@ public enum OSRMRouteResponse {
         if extensions.voiceInstructions {
             out.key("voiceInstructions")
             out.beginArray()
-            for voice in step.pointee.voiceInstructions {
-                out.beginObject()
-                out.key("distanceAlongGeometry"); out.number(voice.distanceAlongGeometry, decimals: 1)
-                out.key("announcement"); out.string(voice.announcement)
-                out.key("ssmlAnnouncement"); out.string(voice.ssmlAnnouncement)
-                out.endObject()
-            }
+            for voice in step.pointee.voiceInstructions { write(voice, to: &out) }
             out.endArray()
         }
         if extensions.bannerInstructions {
             out.key("bannerInstructions")
             out.beginArray()
-            for banner in step.pointee.bannerInstructions {
-                out.beginObject()
-                out.key("distanceAlongGeometry"); out.number(banner.distanceAlongGeometry, decimals: 1)
-                out.key("primary"); write(banner.primary, to: &out)
-                if let secondary = banner.secondary { out.key("secondary"); write(secondary, to: &out) }
-                if let sub = banner.sub { out.key("sub"); write(sub, to: &out) }
-                out.endObject()
-            }
+            for banner in step.pointee.bannerInstructions { write(banner, to: &out) }
             out.endArray()
         }
         out.key("weight"); out.number(step.pointee.weight, decimals: 1)
         out.key("duration"); out.number(step.pointee.duration, decimals: 1)
         out.key("distance"); out.number(step.pointee.distance, decimals: 1)
         out.endObject()
+    }
+
+    static func write(_ voice: VoiceInstruction, to out: inout JSONWriter) {
+        out.beginObject()
+        out.key("distanceAlongGeometry"); out.number(voice.distanceAlongGeometry, decimals: 1)
+        out.key("announcement"); out.string(voice.announcement)
+        out.key("ssmlAnnouncement"); out.string(voice.ssmlAnnouncement)
+        out.endObject()
+    }
+
+    static func write(_ banner: BannerInstruction, to out: inout JSONWriter) {
+        out.beginObject()
+        out.key("distanceAlongGeometry"); out.number(banner.distanceAlongGeometry, decimals: 1)
+        out.key("primary"); write(banner.primary, to: &out)
+        if let secondary = banner.secondary { out.key("secondary"); write(secondary, to: &out) }
+        if let sub = banner.sub { out.key("sub"); write(sub, to: &out) }
+        out.endObject()
+    }
+
+    /// One voice instruction as its step's list has it.
+    public static func json(_ voice: VoiceInstruction) -> JSON {
+        var out = JSONWriter(capacity: 256)
+        write(voice, to: &out)
+        return .fragment(out.bytes())
+    }
+
+    /// One banner instruction as its step's list has it.
+    public static func json(_ banner: BannerInstruction) -> JSON {
+        var out = JSONWriter(capacity: 512)
+        write(banner, to: &out)
+        return .fragment(out.bytes())
     }
 
     /// A banner's line, in Mapbox Directions' shape.

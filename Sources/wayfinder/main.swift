@@ -14,6 +14,7 @@ Usage:
   wayfinder matrix --graph <dir> [--mode driving|walking] --sources S [--destinations D] [--format csv|json|protobuf]
   wayfinder trip --graph <dir> [--mode driving|walking] [--roundtrip true|false] <lat,lon> <lat,lon> ...
   wayfinder match --graph <dir> [--mode driving|walking] [--format text|json|geojson] <trace.gpx>
+  wayfinder navigate --graph <dir> [--mode driving|walking] (--route <route.json> | <from> <to>) <trace.gpx>
   wayfinder reach --graph <dir> [--mode driving|walking] --minutes 5,10,15 <lat,lon | place>
   wayfinder geocode --graph <dir> [--near lat,lon] [--limit N] [--format text|json|geojson] "query"
   wayfinder reverse --graph <dir> lat,lon
@@ -56,6 +57,7 @@ do {
     case "reach": status = try ReachCommand.run(rest)
     case "trip": status = try TripCommand.run(rest)
     case "match": status = try MatchCommand.run(rest)
+    case "navigate": status = try NavigateCommand.run(rest)
     case "servicebench": status = try ServiceBenchCommand.run(rest)
     case "geocode": status = try GeocodeCommand.geocode(rest)
     case "reverse": status = try GeocodeCommand.reverse(rest)

@@ -1,0 +1,279 @@
+import Foundation
+import Guidance
+import RoadGraph
+import RouteFormats
+
+/// A position report from a moving client.
+public struct Fix: Sendable {
+    public var location: Coordinate
+    /// Direction of travel, degrees clockwise from north; speed, m/s; horizontal accuracy, metres; time, seconds.
+    public var bearing: Double?
+    public var speed: Double?
+    public var accuracy: Double?
+    public var time: Double?
+
+    public init(location: Coordinate, bearing: Double? = nil, speed: Double? = nil, accuracy: Double? = nil, time: Double? = nil) {
+        self.location = location
+        self.bearing = bearing
+        self.speed = speed
+        self.accuracy = accuracy
+        self.time = time
+    }
+}
+
+/// What a client carries from one fix to the next: where it was on the route, which of the last fixes were away
+/// from it, and which announcements it has made. A short text over HTTP, so the server keeps nothing per client.
+public struct NavigationState: Sendable, Equatable {
+    /// Metres along the route at the last fix, and that fix's time.
+    public var offset: Double?
+    public var time: Double?
+    /// The last fixes' distances from the route, metres, newest last; and which went against it, newest in bit 0.
+    public var distances: [Double] = []
+    public var againstRoute: UInt8 = 0
+    /// How many of the route's announcements have been made, and which banner is showing.
+    public var spoken = 0
+    public var banner = -1
+
+    public init() {}
+
+    /// `offset,time,d1;d2;d3,against,spoken,banner`, empty fields for what is unknown.
+    public var text: String {
+        func f(_ x: Double?) -> String { x.map { String(format: "%.1f", $0) } ?? "" }
+        return "\(f(offset)),\(f(time)),\(distances.map { String(format: "%.0f", $0) }.joined(separator: ";")),\(againstRoute),\(spoken),\(banner)"
+    }
+
+    public init?(text: String) {
+        let fields = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard fields.count == 6 else { return nil }
+        func optional(_ s: Substring) -> Double?? { s.isEmpty ? .some(nil) : Double(s).flatMap { $0.isFinite ? .some($0) : nil } }
+        let distances = fields[2].isEmpty ? [] : fields[2].split(separator: ";", omittingEmptySubsequences: false).map { Double($0) }
+        guard let offset = optional(fields[0]), let time = optional(fields[1]), distances.count <= ProgressTracker.fixesToLeave,
+              distances.allSatisfy({ $0 != nil && $0! >= 0 && $0!.isFinite }),
+              let against = UInt8(fields[3]), let spoken = Int(fields[4]), let banner = Int(fields[5]), spoken >= 0, banner >= -1
+        else { return nil }
+        self.offset = offset
+        self.time = time
+        self.distances = distances.map { $0! }
+        self.againstRoute = against
+        self.spoken = spoken
+        self.banner = banner
+    }
+}
+
+/// Where a client is on its route and what it should hear and see now.
+public struct RouteProgress: Sendable {
+    public var legIndex: Int
+    /// Within the leg.
+    public var stepIndex: Int
+    public var distanceToManeuver: Double, durationToManeuver: Double
+    public var distanceRemainingOnLeg: Double, durationRemainingOnLeg: Double
+    public var distanceRemaining: Double, durationRemaining: Double
+    /// The fix placed on the route, and how far it was from it.
+    public var location: Coordinate
+    public var distanceFromRoute: Double
+    /// The announcement to make now, if one is due; the banner to show, and whether it just changed.
+    public var voice: VoiceInstruction?
+    public var banner: BannerInstruction?
+    public var bannerChanged: Bool
+    public var offRoute: Bool
+    /// Why: "distance" (the last fixes were all away from the route) or "heading" (all going against it).
+    public var offRouteReason: String?
+    public var arrived: Bool
+    public var state: NavigationState
+}
+
+/// Follows a client along a route (issue 30): places each fix on the route near where the last one was, says
+/// which announcement is due, and decides over the last three fixes that the client has left the route.
+public struct ProgressTracker: Sendable {
+    public let route: NavigationRoute
+    /// The route's announcements and banners in the order they come, with where each starts (metres along).
+    private let voice: [(step: Int, at: Double)]
+    private let banners: [(step: Int, at: Double)]
+
+    /// The last three fixes farther than this from the route (metres; more where the fixes say they are less
+    /// accurate), or the last two farther than 1.6 times it, have left it.
+    public static let awayDistance = 25.0
+    /// A fix moving faster than this (m/s) against the route's direction (by more than 120°) goes against it.
+    public static let againstSpeed = 3.0
+    /// Over this many fixes the client is judged away from, or against, the route.
+    public static let fixesToLeave = 3
+
+    public init(route: NavigationRoute) {
+        self.route = route
+        var voice: [(Int, Double)] = [], banners: [(Int, Double)] = []
+        for (k, step) in route.steps.enumerated() {
+            // Each list in the order it is met along the step (Mapbox's order: farthest from the maneuver first).
+            for v in step.voice.sorted(by: { $0.distanceAlongGeometry > $1.distanceAlongGeometry }) {
+                voice.append((k, max(step.start, step.end - v.distanceAlongGeometry)))
+            }
+            for b in step.banners.sorted(by: { $0.distanceAlongGeometry > $1.distanceAlongGeometry }) {
+                banners.append((k, max(step.start, step.end - b.distanceAlongGeometry)))
+            }
+        }
+        self.voice = voice
+        self.banners = banners
+    }
+
+    private func voiceInstruction(_ i: Int) -> VoiceInstruction {
+        let step = route.steps[voice[i].step]
+        return step.voice.sorted(by: { $0.distanceAlongGeometry > $1.distanceAlongGeometry })[i - voice.firstIndex { $0.step == voice[i].step }!]
+    }
+
+    private func bannerInstruction(_ i: Int) -> BannerInstruction {
+        let step = route.steps[banners[i].step]
+        return step.banners.sorted(by: { $0.distanceAlongGeometry > $1.distanceAlongGeometry })[i - banners.firstIndex { $0.step == banners[i].step }!]
+    }
+
+    public func progress(at fix: Fix, state previous: NavigationState = NavigationState()) -> RouteProgress {
+        var state = previous
+        let points = route.points, distances = route.distances
+        // Where to look: near the last place, as far on as the client can have gone; everywhere at the start.
+        var from = 0, to = max(0, points.count - 2)
+        if let offset = previous.offset {
+            let elapsed = (fix.time != nil && previous.time != nil) ? max(0, fix.time! - previous.time!) : 30
+            let reach = max(200, (fix.speed ?? 40) * elapsed * 2 + 50)
+            from = segment(at: offset - 60)
+            to = segment(at: offset + reach)
+        }
+        // The nearest place on the line, but where the line passes twice (a turn back, a loop, the two sides of a
+        // divided road), the one going the fix's way and nearest where the client should be by now.
+        let moving = fix.bearing != nil && (fix.speed ?? 0) >= Self.againstSpeed
+        let expected = previous.offset.map { offset -> Double in
+            let elapsed = (fix.time != nil && previous.time != nil) ? max(0, fix.time! - previous.time!) : 0
+            return offset + (fix.speed ?? 0) * elapsed
+        }
+        var best = (score: Double.infinity, distance: Double.infinity, offset: 0.0, position: points.first ?? fix.location, segment: 0)
+        let scale = cos(fix.location.latitude * Double.pi / 180)
+        // How far the fix is from the line, whichever part is nearest (the place chosen may be a little farther).
+        var nearest = Double.infinity
+        func search(_ range: ClosedRange<Int>, expected: Double?, fromStart: Bool) {
+            for k in range {
+                let (fraction, position) = Geo.project(fix.location, ontoSegmentFrom: points[k], to: points[k + 1], cosLatitude: scale)
+                let d = Geo.distance(fix.location, position)
+                nearest = min(nearest, d)
+                guard d < best.score else { continue }
+                let offset = distances[k] + fraction * (distances[k + 1] - distances[k])
+                var score = d
+                if moving, Geo.deviation(fix.bearing!, Geo.bearing(from: points[k], to: points[k + 1])) > 90 { score += 40 }
+                // Near where the client should be by now; at the start, nearer the start (a route that comes back
+                // past it).
+                score += expected.map { 0.1 * abs(offset - $0) } ?? (fromStart ? 0.01 * offset : 0)
+                if score < best.score { best = (score, d, offset, position, k) }
+            }
+        }
+        if points.count >= 2 {
+            search(from...to, expected: expected, fromStart: true)
+            // Lost (away, or going against the line there): looked for along the whole route again.
+            if previous.offset != nil && best.score > Self.awayDistance {
+                let windowed = best
+                best.score = .infinity
+                search(0...(points.count - 2), expected: nil, fromStart: false)
+                if best.score >= windowed.score { best = windowed }
+            }
+        } else {
+            best.distance = Geo.distance(fix.location, best.position)
+        }
+        let distance = min(nearest, best.distance)
+
+        // Away, or against the route, over the last fixes.
+        let limit = max(Self.awayDistance, 2.5 * (fix.accuracy ?? 0))
+        let isAway = distance > limit
+        var isAgainst = false
+        if let bearing = fix.bearing, (fix.speed ?? 0) >= Self.againstSpeed, points.count >= 2 {
+            let along = Geo.bearing(from: points[best.segment], to: points[best.segment + 1])
+            isAgainst = Geo.deviation(bearing, along) > 120
+        }
+        let mask: UInt8 = (1 << Self.fixesToLeave) - 1
+        state.distances = Array((previous.distances + [distance]).suffix(Self.fixesToLeave))
+        state.againstRoute = ((previous.againstRoute << 1) | (isAgainst ? 1 : 0)) & mask
+        // Three fixes in a row beyond the limit, or two far beyond it: one fix off by four times its noise (one in
+        // ten thousand) is not enough, nor are two but a little off.
+        let recent = state.distances
+        let awayFromRoute = (recent.count == Self.fixesToLeave && recent.allSatisfy { $0 > limit })
+            || (recent.count >= 2 && recent.suffix(2).allSatisfy { $0 > 1.6 * limit })
+        let offRoute = awayFromRoute || state.againstRoute == mask
+        // A fix away from the route does not move the client along it, and one a few metres behind the last is
+        // noise, not a client going back (the step and its banner would flicker at every maneuver).
+        var offset = isAway ? (previous.offset ?? best.offset) : best.offset
+        if let last = previous.offset, offset < last, last - offset < 2 * Self.awayDistance { offset = last }
+        state.offset = offset
+        state.time = fix.time ?? previous.time
+
+        let k = route.stepIndex(at: offset)
+        let step = route.steps[k]
+        let leg = step.leg
+        let legEnd = route.legEnds[leg]
+        let now = route.time(at: offset)
+        let arrived = !offRoute && leg == route.legEnds.count - 1 && route.length - offset <= max(15, fix.accuracy ?? 0)
+
+        // The announcement due: the nearest passed on this step and not yet made (any before it are skipped).
+        var due: VoiceInstruction?
+        if !offRoute, let last = voice.lastIndex(where: { $0.step == k && $0.at <= offset + 0.5 }), last >= state.spoken {
+            due = voiceInstruction(last)
+            state.spoken = last + 1
+        }
+        // The banner to show: the last one passed on this step.
+        var banner: BannerInstruction?
+        var changed = false
+        if let shown = banners.lastIndex(where: { $0.step == k && $0.at <= offset + 0.5 }) {
+            banner = bannerInstruction(shown)
+            changed = shown != previous.banner
+            state.banner = shown
+        }
+        return RouteProgress(
+            legIndex: leg, stepIndex: step.index,
+            distanceToManeuver: max(0, step.end - offset), durationToManeuver: max(0, step.endTime - now),
+            distanceRemainingOnLeg: max(0, legEnd - offset), durationRemainingOnLeg: max(0, route.time(at: legEnd) - now),
+            distanceRemaining: max(0, route.length - offset), durationRemaining: max(0, route.duration - now),
+            location: best.position, distanceFromRoute: distance, voice: due, banner: banner, bannerChanged: changed,
+            offRoute: offRoute, offRouteReason: offRoute ? (awayFromRoute ? "distance" : "heading") : nil,
+            arrived: arrived, state: state)
+    }
+
+    /// The segment of the line a distance along it falls on.
+    private func segment(at distance: Double) -> Int {
+        let d = route.distances
+        guard d.count >= 2 else { return 0 }
+        var lo = 0, hi = d.count - 1
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2
+            if d[mid] <= distance { lo = mid } else { hi = mid }
+        }
+        return min(lo, d.count - 2)
+    }
+
+    /// Where to route again from, for a client off its route: the fix, in its direction of travel where it is
+    /// moving, and the waypoints still ahead.
+    public func reroutePoints(from fix: Fix, progress: RouteProgress) -> (points: [Coordinate], bearing: Double?) {
+        let ahead = Array(route.waypoints.dropFirst(progress.legIndex + 1))
+        let moving = (fix.speed ?? 0) >= 1.5 || fix.speed == nil
+        return ([fix.location] + ahead, moving ? fix.bearing : nil)
+    }
+}
+
+extension RouteProgress {
+    /// The answer's `progress` member.
+    public var json: JSON {
+        var members: [(String, JSON)] = [
+            ("leg_index", .number(Double(legIndex))),
+            ("step_index", .number(Double(stepIndex))),
+            ("distance_to_maneuver", .number(distanceToManeuver, decimals: 1)),
+            ("duration_to_maneuver", .number(durationToManeuver, decimals: 1)),
+            ("distance_remaining_leg", .number(distanceRemainingOnLeg, decimals: 1)),
+            ("duration_remaining_leg", .number(durationRemainingOnLeg, decimals: 1)),
+            ("distance_remaining", .number(distanceRemaining, decimals: 1)),
+            ("duration_remaining", .number(durationRemaining, decimals: 1)),
+            ("location", OSRMRouteResponse.location(location)),
+            ("distance_from_route", .number(distanceFromRoute, decimals: 1)),
+            ("off_route", .bool(offRoute)),
+        ]
+        if let reason = offRouteReason { members.append(("off_route_reason", .string(reason))) }
+        members += [
+            ("arrived", .bool(arrived)),
+            ("voice_instruction", voice.map(OSRMRouteResponse.json) ?? .null),
+            ("banner_instruction", banner.map(OSRMRouteResponse.json) ?? .null),
+            ("banner_changed", .bool(bannerChanged)),
+        ]
+        return .object(members)
+    }
+}
