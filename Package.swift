@@ -54,8 +54,8 @@ let package = Package(
                                          "Engine", "HTTPService", "Geocoding", "MapMatching", "Trips", "Navigation"]),
         // libFuzzer targets for every parser of outside input (scripts/fuzz.sh builds them with coverage).
         .executableTarget(name: "FuzzTargets",
-                          dependencies: ["Engine", "Geocoding", "GraphImport", "HTTPService", "RoadGraph", "RouteFormats",
-                                         "Routing"]),
+                          dependencies: ["Engine", "Geocoding", "GraphImport", "HTTPService", "Navigation", "RoadGraph",
+                                         "RouteFormats", "Routing"]),
         .testTarget(name: "WayfinderTests",
                     dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats", "Engine",
                                    "HTTPService", "Geocoding", "Isochrones", "MapMatching", "Trips", "Navigation", "wayfinder"]),

@@ -5,6 +5,7 @@ import GraphImport
 import HTTPService
 import Isochrones
 import MapMatching
+import Navigation
 import RoadGraph
 import RouteFormats
 import Routing
@@ -31,6 +32,9 @@ enum FuzzTarget: String, CaseIterable {
     case osmxml
     /// GPX tracks with their times, as `wayfinder match` reads them, and the time parser alone.
     case gpx
+    /// A route sent whole for progress along it (`POST /navigation/v1/progress`): the first byte picks the line
+    /// encoding, the rest is the route object; fixes along and beside it follow, and the state text alone.
+    case progress
 
     func run(_ bytes: UnsafeBufferPointer<UInt8>) {
         switch self {
@@ -85,6 +89,19 @@ enum FuzzTarget: String, CaseIterable {
             _ = try? matcher.match(points.map { TracePoint(coordinate: $0) }, options: MatchOptions())
         case .osmxml:
             _ = try? GraphImporter.buildInMemory(osmXML: Array(bytes))
+        case .progress:
+            guard let first = bytes.first else { return }
+            _ = NavigationState(text: String(decoding: bytes.dropFirst(), as: UTF8.self))
+            let encoding = [GeometryEncoding.polyline, .polyline6, .geojson][Int(first) % 3]
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes.dropFirst()))) as? [String: Any],
+                  let route = try? NavigationRoute(json: object, geometries: encoding) else { return }
+            let tracker = ProgressTracker(route: route)
+            var state = NavigationState()
+            for (k, p) in route.points.prefix(64).enumerated() {
+                let fix = Fix(location: Coordinate(latitude: p.latitude + Double(k % 3) * 1e-4, longitude: p.longitude),
+                              bearing: Double(k * 37 % 360), speed: Double(k % 20), accuracy: 10, time: Double(k))
+                state = tracker.progress(at: fix, state: state).state
+            }
         case .gpx:
             _ = try? GPXTrace.read(Data(bytes))
             _ = try? GPXTrace.read(Data(bytes), maxPoints: 2)  // the limit met while reading
