@@ -353,5 +353,21 @@ import Testing
         let reach = try CommandLineTests.runTool(chromium, common + ["--dump-dom", "\(server.base)/?from=60.1699,24.9384&mode=walking&reach=5,10"])
         #expect(reach.stdout.contains("data-reach=\"loaded\""), "the page reports the isochrone as loaded")
         #expect(reach.stdout.contains("Reach loaded: 10 min, 5 min (walking)"))
+        // A maps link (saddr, daddr, dirflg) opens the route, and playing it drives a marker along it: the banner
+        // shows the next maneuver, and the announcements come in order until the arrival.
+        let played = try CommandLineTests.runTool(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(directory.path)/profile",
+                                                             "--virtual-time-budget=60000", "--dump-dom",
+                                                             "\(server.base)/?saddr=60.1675,24.9440&daddr=60.1756,24.9412&dirflg=d&play=1&speed=50"])
+        #expect(played.stdout.contains("data-route=\"loaded\"") && played.stdout.contains("data-play=\"arrived\""), "\(played.stdout.suffix(2000))")
+        let saidList = played.stdout.components(separatedBy: "<ol id=\"said\">").last?.components(separatedBy: "</ol>").first ?? ""
+        #expect(saidList.components(separatedBy: "<li>").count - 1 >= 5, "\(saidList)")
+        #expect(saidList.contains("Turn right into Mannerheimintie") && saidList.contains("destination"), "\(saidList)")
+        let walking = try CommandLineTests.runTool(chromium, common + ["--dump-dom", "\(server.base)/?saddr=60.1699,24.9384&daddr=60.1756,24.9412&dirflg=w"])
+        #expect(walking.stdout.contains("data-route=\"loaded\"") && walking.stdout.contains("data-mode=\"walking\" class=\"active\""),
+                "dirflg=w opens the walking route")
+        let moving = try CommandLineTests.runTool(chromium, common + ["--window-size=1000,700", "--screenshot=\(directory.path)/play.png",
+                                                                      "\(server.base)/?saddr=60.1675,24.9440&daddr=60.1756,24.9412&play=1&speed=8"])
+        let frame = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/play.png"))
+        #expect(moving.status == 0 && frame.count > 30_000, "a route being played is drawn (\(frame.count) bytes)")
     }
 }
