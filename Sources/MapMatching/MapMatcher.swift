@@ -30,10 +30,14 @@ public struct MatchOptions: Sendable {
     /// `minimumSearchRadius` metres.
     public var searchDeviations = 3.5
     public var minimumSearchRadius = 30.0
+    /// Candidate roads per fix: this many, or half the fix's standard deviation in metres if more.
     public var maxCandidates = 8
     /// Newson & Krumm's β, metres: how much the route between two candidates may differ from the straight line
     /// between their fixes.
     public var beta = 10.0
+    /// The cost of leaving a fix unmatched (natural log of probability): a fix whose every candidate costs more
+    /// than this, in distance from the fix and detour, is passed over.
+    public var skipPenalty = 10.0
     public var excluding: ArcClasses = []
 
     public init() {}
@@ -110,7 +114,9 @@ public struct MapMatcher {
             let sigma = p.accuracy ?? options.defaultAccuracy
             let radius = max(options.minimumSearchRadius, options.searchDeviations * sigma)
             var found: [Candidate] = []
-            for snap in graph.nearestRoads(to: p.coordinate, count: options.maxCandidates, maxDistance: radius) {
+            // More roads where the fix is less sure: at 30 m, a city block's worth.
+            let count = max(options.maxCandidates, Int(sigma / 2))
+            for snap in graph.nearestRoads(to: p.coordinate, count: count, maxDistance: radius) {
                 let emission = -0.5 * (snap.distance / sigma) * (snap.distance / sigma)
                 // A radius so small that the road's distance is beyond any chance (1e-300 m): not a candidate.
                 guard emission.isFinite else { continue }
@@ -126,22 +132,31 @@ public struct MapMatcher {
         }
         guard candidates.contains(where: { !$0.isEmpty }) else { throw Failure.noCandidates }
 
-        // Viterbi, split where the chain breaks.
+        // Viterbi, split where the chain breaks. A fix may also be passed over (an outlier, whose every
+        // candidate would take the route on a detour): the chain goes from the fix before it to the one after it,
+        // at a cost of `skipPenalty`, and the fix is left unmatched, as OSRM leaves it.
         var parts: [[(fix: Int, candidate: Int)]] = []
-        var score: [Double] = [], back: [[Int]] = []
+        var scores: [[Double]] = [], back: [[(entry: Int, candidate: Int)]] = []
         var chain: [Int] = []  // positions in `kept` of the current part's fixes with candidates
         func closePart() {
-            guard let lastFix = chain.last else { return }
-            var best = score.indices.max { score[$0] < score[$1] }!
+            guard let last = scores.indices.last else { return }
+            var entry = last, best = scores[last].indices.max { scores[last][$0] < scores[last][$1] }!
             var path: [(fix: Int, candidate: Int)] = []
-            for k in stride(from: chain.count - 1, through: 0, by: -1) {
-                path.append((chain[k], best))
-                if k > 0 { best = back[k][best] }
+            while entry >= 0 {
+                path.append((chain[entry], best))
+                (entry, best) = back[entry][best]
             }
-            _ = lastFix
             parts.append(path.reversed())
-            chain = []; score = []; back = []
+            chain = []; scores = []; back = []
         }
+        func start(_ k: Int, _ here: [Candidate]) {
+            chain = [k]
+            scores = [here.map(\.emission)]
+            back = [here.map { _ in (-1, -1) }]
+        }
+        // Each search from a candidate of the last matched fix also prices the way past the fix being matched, to
+        // the next one: kept for when that one is matched, at no search of its own.
+        var pending: (fix: Int, values: [Double], origin: [(entry: Int, candidate: Int)])?
         for (k, i) in kept.enumerated() {
             let here = candidates[k]
             if here.isEmpty { continue }
@@ -149,39 +164,50 @@ public struct MapMatcher {
             if WorkBudget.exceeded() { break }
             if let previous = chain.last {
                 let gap = (trace[i].time ?? 0) - (trace[kept[previous]].time ?? 0)
-                if options.splitGaps, trace[i].time != nil, gap > options.maxGap { closePart() }
+                if options.splitGaps, trace[i].time != nil, gap > options.maxGap { closePart(); pending = nil }
             }
-            guard let previous = chain.last else {
-                chain = [k]
-                score = here.map(\.emission)
-                back = [here.map { _ in -1 }]
-                continue
-            }
+            guard let previous = chain.last else { start(k, here); pending = nil; continue }
+            let last = chain.count - 1
+            let after = (k + 1..<kept.count).first { !candidates[$0].isEmpty }
             let straight = Geo.distance(trace[kept[previous]].coordinate, trace[i].coordinate)
+            let straightPast = after.map { Geo.distance(trace[kept[previous]].coordinate, trace[kept[$0]].coordinate) } ?? 0
+            // The search's reach is the fix's own: the next fix is priced only where it lies within it.
             let limit = max(1000.0, 4 * straight + 400)
             var next = [Double](repeating: -.infinity, count: here.count)
-            var from = [Int](repeating: -1, count: here.count)
-            for (a, candidate) in candidates[previous].enumerated() where score[a] > -.infinity {
+            var origin = [(entry: Int, candidate: Int)](repeating: (-1, -1), count: here.count)
+            let beyond = after.map { candidates[$0] } ?? []
+            var past = [Double](repeating: -.infinity, count: beyond.count)
+            var pastOrigin = [(entry: Int, candidate: Int)](repeating: (-1, -1), count: beyond.count)
+            for (a, candidate) in candidates[previous].enumerated() where scores[last][a] > -.infinity {
                 reach.run(in: graph, from: [ReachStart(arc: candidate.arc, fraction: candidate.fraction)], metric: .distance,
                           limit: UInt32(min(limit * 100, Double(Int32.max))), excluding: options.excluding)
                 for (b, target) in here.enumerated() {
                     guard let centimetres = reach.cost(arc: target.arc, fraction: target.fraction, in: graph) else { continue }
-                    let route = Double(centimetres) / 100
-                    let value = score[a] - abs(route - straight) / options.beta + target.emission
-                    if value > next[b] { next[b] = value; from[b] = a }
+                    let value = scores[last][a] - abs(Double(centimetres) / 100 - straight) / options.beta + target.emission
+                    if value > next[b] { next[b] = value; origin[b] = (last, a) }
                 }
+                for (b, target) in beyond.enumerated() {
+                    guard let centimetres = reach.cost(arc: target.arc, fraction: target.fraction, in: graph) else { continue }
+                    let value = scores[last][a] - abs(Double(centimetres) / 100 - straightPast) / options.beta + target.emission
+                        - options.skipPenalty
+                    if value > past[b] { past[b] = value; pastOrigin[b] = (last, a) }
+                }
+            }
+            // Or past the fix before, as priced from the one before it.
+            if let skip = pending, skip.fix == k {
+                for b in here.indices where skip.values[b] > next[b] { next[b] = skip.values[b]; origin[b] = skip.origin[b] }
             }
             if next.allSatisfy({ $0 == -.infinity }) {
                 // No way on from any candidate: the part ends, and this fix starts the next.
                 closePart()
-                chain = [k]
-                score = here.map(\.emission)
-                back = [here.map { _ in -1 }]
+                start(k, here)
+                pending = nil
                 continue
             }
             chain.append(k)
-            score = next
-            back.append(from)
+            scores.append(next)
+            back.append(origin)
+            pending = after.map { (fix: $0, values: past, origin: pastOrigin) }
         }
         closePart()
 

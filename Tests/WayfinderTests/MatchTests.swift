@@ -84,7 +84,10 @@ import Testing
         let tracepoints = try #require(body["tracepoints"] as? [Any])
         #expect(tracepoints.count == 5)
         let matched = tracepoints.compactMap { $0 as? [String: Any] }
-        #expect(matched.count >= 4, "most fixes are matched")
+        // Cars may not use Mannerheimintie here: the fixes go to the streets beside it, and the one that only a
+        // detour would reach is left unmatched, as OSRM leaves such fixes.
+        #expect(matched.count >= 3, "most fixes are matched")
+        #expect(matchings.reduce(0) { $0 + ($1["distance"] as? Double ?? 0) } < 900, "no detour to reach every fix")
         #expect(matched.allSatisfy { $0["matchings_index"] is Int && $0["waypoint_index"] is Int && $0["alternatives_count"] is Int })
         for (query, code) in [
             ("timestamps=0;10;5;30;40", "InvalidValue"), ("timestamps=0;10;20", "InvalidOptions"), ("gaps=sometimes", "InvalidQuery"),
