@@ -88,8 +88,12 @@ def main():
         return 2
     # The true routes: OSRM's, between random road points, 2 to 9 km long (at most 100 fixes: osrm-routed's
     # --max-matching-size).
-    truths = []
+    truths, attempts = [], 0
     while len(truths) < args.traces:
+        attempts += 1
+        if attempts > 50 * args.traces:
+            print(f"match_osrm: only {len(truths)} routes of 2-9 km in {attempts} tries: is the extract that large?", file=sys.stderr)
+            return 2
         a, b = osrm_diff.road_points(osrm, "driving", box, 2, rng)
         status, body = osrm_diff.get(f"{osrm}/route/v1/driving/{a[0]:.6f},{a[1]:.6f};{b[0]:.6f},{b[1]:.6f}"
                                      f"?overview=full&geometries=polyline6")

@@ -49,6 +49,34 @@ import Testing
                       text: run.stdout)
     }
 
+    /// Map matching at city GPS noise, on the same traces as OSRM's `/match` (`scripts/match_osrm.py`, 15 Porto
+    /// traces, a fix every 100 m): at every noise level Wayfinder's distance error is no worse than OSRM's, median
+    /// and p90, and no more traces are off by over 5 %.
+    @Test(.enabled(if: OSRMOracle.available && Available.porto, "needs OSRM's wheel and r5-porto_portugal.osm.pbf"))
+    func portoMatchingAtCityNoise() throws {
+        let directory = try TemporaryDirectory()
+        let json = directory.path + "/match.json"
+        let script = OracleTests.packageRoot.appendingPathComponent("scripts/match_osrm.py").path
+        let run = try Subprocess.run("/usr/bin/env", ["python3", script,
+                                                      "--extract", OracleTests.sharedData.appendingPathComponent("r5-porto_portugal.osm.pbf").path,
+                                                      "--traces", "15", "--wayfinder", OracleTests.packageRoot.appendingPathComponent(".build/release/wayfinder").path,
+                                                      "--osrm-bin", OSRMOracle.binDirectory ?? "", "--work", directory.path + "/work", "--json", json],
+                                     timeout: 900)
+        print(run.stdout)
+        #expect(run.status == 0, "\(run.stderr)")
+        let results = (try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])?["results"] as? [String: Any] ?? [:]
+        #expect(results.count == 4)
+        for (noise, value) in results {
+            let row = value as? [String: Any] ?? [:]
+            let osrm = row["osrm"] as? [String: Any] ?? [:], wayfinder = row["wayfinder"] as? [String: Any] ?? [:]
+            func figure(_ r: [String: Any], _ key: String) -> Double { (r[key] as? NSNumber)?.doubleValue ?? .infinity }
+            // A tenth of a percent either way is the rounding of a 5 km trace's few metres.
+            #expect(figure(wayfinder, "median") <= figure(osrm, "median") + 0.001, "\(noise) m: \(wayfinder) against \(osrm)")
+            #expect(figure(wayfinder, "p90") <= figure(osrm, "p90") + 0.001, "\(noise) m")
+            #expect(figure(wayfinder, "over_5_percent") <= figure(osrm, "over_5_percent"), "\(noise) m")
+        }
+    }
+
     /// The bundled Helsinki extract in one mode, 100 pairs and a 100-point table, with no table cell null in
     /// Wayfinder where OSRM has a number.
     static func helsinki(_ mode: String) throws -> Report {
