@@ -125,6 +125,13 @@ public struct ProgressTracker: Sendable {
     }
 
     public func progress(at fix: Fix, state previous: NavigationState = NavigationState()) -> RouteProgress {
+        // A route without steps (asked for with steps=false) has nothing to follow.
+        guard !route.steps.isEmpty, !route.points.isEmpty else {
+            return RouteProgress(legIndex: 0, stepIndex: 0, distanceToManeuver: 0, durationToManeuver: 0, distanceRemainingOnLeg: 0,
+                                 durationRemainingOnLeg: 0, distanceRemaining: 0, durationRemaining: 0, location: fix.location,
+                                 distanceFromRoute: 0, voice: nil, banner: nil, bannerChanged: false, offRoute: false,
+                                 offRouteReason: nil, arrived: false, state: previous)
+        }
         var state = previous
         let points = route.points, distances = route.distances
         // Where to look: near the last place, as far on as the client can have gone; everywhere at the start.
