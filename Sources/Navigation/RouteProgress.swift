@@ -90,13 +90,16 @@ public struct ProgressTracker: Sendable {
     private let voice: [(step: Int, at: Double)]
     private let banners: [(step: Int, at: Double)]
 
-    /// The last three fixes farther than this from the route (metres; more where the fixes say they are less
-    /// accurate), or the last two farther than 1.6 times it, have left it.
+    /// The last four fixes farther than this from the route (metres; 2.5 times the fixes' accuracy where that is
+    /// more), the last three farther than 1.2 times it, or the last two farther than 1.6 times it, have left it:
+    /// at 10 m of noise, three fixes beyond 25 m by chance come once in a million fixes, four never.
     public static let awayDistance = 25.0
     /// A fix moving faster than this (m/s) against the route's direction (by more than 120°) goes against it.
     public static let againstSpeed = 3.0
-    /// Over this many fixes the client is judged away from, or against, the route.
-    public static let fixesToLeave = 3
+    /// How many of the last fixes are kept to judge whether the client is away from the route; three in a row going
+    /// against it leave it.
+    public static let fixesToLeave = 4
+    public static let fixesAgainst = 3
 
     public init(route: NavigationRoute) {
         self.route = route
@@ -190,14 +193,14 @@ public struct ProgressTracker: Sendable {
             let along = Geo.bearing(from: points[best.segment], to: points[best.segment + 1])
             isAgainst = Geo.deviation(bearing, along) > 120
         }
-        let mask: UInt8 = (1 << Self.fixesToLeave) - 1
+        let mask: UInt8 = (1 << Self.fixesAgainst) - 1
         state.distances = Array((previous.distances + [distance]).suffix(Self.fixesToLeave))
         state.againstRoute = ((previous.againstRoute << 1) | (isAgainst ? 1 : 0)) & mask
-        // Three fixes in a row beyond the limit, or two far beyond it: one fix off by four times its noise (one in
-        // ten thousand) is not enough, nor are two but a little off.
+        // Four fixes in a row beyond the limit, three farther, or two far beyond it: one fix off by four times its
+        // noise (one in ten thousand) is not enough, nor are three but a little off.
         let recent = state.distances
-        let awayFromRoute = (recent.count == Self.fixesToLeave && recent.allSatisfy { $0 > limit })
-            || (recent.count >= 2 && recent.suffix(2).allSatisfy { $0 > 1.6 * limit })
+        func lastOff(_ n: Int, _ beyond: Double) -> Bool { recent.count >= n && recent.suffix(n).allSatisfy { $0 > beyond } }
+        let awayFromRoute = lastOff(Self.fixesToLeave, limit) || lastOff(3, 1.2 * limit) || lastOff(2, 1.6 * limit)
         let offRoute = awayFromRoute || state.againstRoute == mask
         // A fix away from the route does not move the client along it, and one a few metres behind the last is
         // noise, not a client going back (the step and its banner would flicker at every maneuver).
