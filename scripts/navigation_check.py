@@ -117,11 +117,15 @@ def simulate(leg, rng, noise=5.0):
     for k in range(1, len(steps)):
         reached = drive.time_at(starts[k])
         instruction = steps[k]["maneuver"]["instruction"]
-        # Said on the step before, or with an earlier maneuver ("…, then …") on the nearest step with words.
+        # Said on the step before, or with an earlier maneuver ("…, then …") on one of the steps before that names
+        # its instruction; an arrival said with the maneuver before on the nearest step with words. "Then …" names
+        # the maneuver after the next: it is not the next one's.
+        def own(f):
+            return f[1] == k - 1 and not f[2].startswith(("Then ", "然后"))
+        def names(f):
+            return k - 4 <= f[1] < k and (instruction in f[2] or instruction[:1].lower() + instruction[1:] in f[2])
         carrier = next((c for c in range(k - 1, max(-1, k - 5), -1) if steps[c].get("voiceInstructions")), None)
-        said = [f for f in fired if f[1] == k - 1 or (f[1] == carrier and (
-            steps[k]["maneuver"]["type"] == "arrive" or instruction in f[2]
-            or instruction[:1].lower() + instruction[1:] in f[2]))]
+        said = [f for f in fired if own(f) or names(f) or (steps[k]["maneuver"]["type"] == "arrive" and f[1] == carrier)]
         leads[k] = (reached - said[-1][0], said[-1][1]) if said else (None, None)
     return leads, fired
 

@@ -135,7 +135,10 @@ struct VoicePlanner {
                 exitSaidOnEntry = k
                 continue
             }
-            if let last = plan.last, last.subjects.count == 1, start[k] - start[carrier] < Self.mergeWithin,
+            // Said with the maneuver before when it follows within a few seconds, or when the words before would
+            // leave it less than 4 s of its own.
+            let crowded = start[k] - max(start[carrier], busyUntil) < 4
+            if let last = plan.last, last.subjects.count == 1, start[k] - start[carrier] < Self.mergeWithin || crowded,
                steps[last.subjects[0]].following == nil, steps[k].following == nil,
                start[k] - last.time <= Self.mergedLeadLimit
             {
