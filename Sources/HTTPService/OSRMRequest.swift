@@ -289,6 +289,10 @@ public struct OSRMRequest {
         for key in ["voice_instructions", "banner_instructions"] where options[key] == "true" && !steps {
             throw EngineError(.invalidOptions, "\(key)=true needs steps=true")
         }
+        // Guidance rules change steps: without steps they would be taken and do nothing.
+        if options["deviations"] != nil && !steps {
+            throw EngineError(.invalidOptions, "deviations changes the steps: it needs steps=true")
+        }
         return directions
     }
 

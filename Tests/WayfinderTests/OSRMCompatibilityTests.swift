@@ -405,6 +405,8 @@ import Testing
         #expect(bad.status == 400 && (bad.object["message"] as? String ?? "").contains("shortcuts"))
         let table = try service.json("/table/v1/driving/\(Self.text(map.position("a")));\(Self.text(map.position("c")))?deviations=none")
         #expect(table.status == 400, "a table has no steps for deviations to change")
+        let noSteps = try service.json(path.replacingOccurrences(of: "steps=true", with: "steps=false") + "&deviations=none")
+        #expect(noSteps.status == 400 && noSteps.object["code"] as? String == "InvalidOptions", "nor a route without steps")
         let post = service.handle(HTTPRequest(method: "POST", path: "/route/v1/driving", rawTarget: "/route/v1/driving",
             body: Array(#"{"coordinates": [[25, 60], [25.001, 60]], "deviations": ["names"]}"#.utf8)))
         #expect(post.status == 400 && String(decoding: post.body, as: UTF8.self).contains("deviations must be a string"))
