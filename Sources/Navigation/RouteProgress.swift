@@ -33,24 +33,32 @@ public struct NavigationState: Sendable, Equatable {
     /// How many of the route's announcements have been made, and which banner is showing.
     public var spoken = 0
     public var banner = -1
+    /// Where the last fix fell on the line (metres along it, even when away from it), and which of the last fixes
+    /// moved the client on along it much less than it drove, newest in bit 0.
+    public var projected: Double?
+    public var stalled: UInt8 = 0
 
     public init() {}
 
-    /// `offset,time,d1;d2;d3,against,spoken,banner`, empty fields for what is unknown.
+    /// `offset,time,d1;d2;d3;d4,against,spoken,banner,projected,stalled`, empty fields for what is unknown.
     public var text: String {
         func f(_ x: Double?) -> String { x.map { String(format: "%.1f", $0) } ?? "" }
-        return "\(f(offset)),\(f(time)),\(distances.map { String(format: "%.0f", $0) }.joined(separator: ";")),\(againstRoute),\(spoken),\(banner)"
+        return "\(f(offset)),\(f(time)),\(distances.map { String(format: "%.0f", $0) }.joined(separator: ";")),\(againstRoute),"
+            + "\(spoken),\(banner),\(f(projected)),\(stalled)"
     }
 
     public init?(text: String) {
         let fields = text.split(separator: ",", omittingEmptySubsequences: false)
-        guard fields.count == 6 else { return nil }
+        guard fields.count == 8 else { return nil }
         func optional(_ s: Substring) -> Double?? { s.isEmpty ? .some(nil) : Double(s).flatMap { $0.isFinite ? .some($0) : nil } }
         let distances = fields[2].isEmpty ? [] : fields[2].split(separator: ";", omittingEmptySubsequences: false).map { Double($0) }
         guard let offset = optional(fields[0]), let time = optional(fields[1]), distances.count <= ProgressTracker.fixesToLeave,
               distances.allSatisfy({ $0 != nil && $0! >= 0 && $0!.isFinite }),
-              let against = UInt8(fields[3]), let spoken = Int(fields[4]), let banner = Int(fields[5]), spoken >= 0, banner >= -1
+              let against = UInt8(fields[3]), let spoken = Int(fields[4]), let banner = Int(fields[5]), spoken >= 0, banner >= -1,
+              let projected = optional(fields[6]), let stalled = UInt8(fields[7])
         else { return nil }
+        self.projected = projected
+        self.stalled = stalled
         self.offset = offset
         self.time = time
         self.distances = distances.map { $0! }
@@ -91,8 +99,9 @@ public struct ProgressTracker: Sendable {
     private let banners: [(step: Int, at: Double)]
 
     /// The last four fixes farther than this from the route (metres; 2.5 times the fixes' accuracy where that is
-    /// more), the last three farther than 1.2 times it, or the last two farther than 1.6 times it, have left it:
-    /// at 10 m of noise, three fixes beyond 25 m by chance come once in a million fixes, four never.
+    /// more), the last three farther than 1.2 times it, the last two farther than 1.6 times it, or the last three
+    /// farther than it while the route's nearest place stalls, have left it: at 10 m of noise, three fixes beyond
+    /// 25 m by chance come once in a million fixes, and noise does not stall the nearest place.
     public static let awayDistance = 25.0
     /// A fix moving faster than this (m/s) against the route's direction (by more than 120°) goes against it.
     public static let againstSpeed = 3.0
@@ -195,12 +204,23 @@ public struct ProgressTracker: Sendable {
         }
         let mask: UInt8 = (1 << Self.fixesAgainst) - 1
         state.distances = Array((previous.distances + [distance]).suffix(Self.fixesToLeave))
+        // Stalled: the line's nearest place moved on much less than the client drove (it goes on past a turn of
+        // the route, or off along another road), where noise moves it on with the client.
+        var stalled = false
+        if let projected = previous.projected, let speed = fix.speed, let now = fix.time, let then = previous.time, now > then {
+            let driven = speed * (now - then)
+            stalled = driven > 5 && best.offset - projected < 0.3 * driven
+        }
+        state.projected = best.offset
+        state.stalled = ((previous.stalled << 1) | (stalled ? 1 : 0)) & 0b11
         state.againstRoute = ((previous.againstRoute << 1) | (isAgainst ? 1 : 0)) & mask
-        // Four fixes in a row beyond the limit, three farther, or two far beyond it: one fix off by four times its
-        // noise (one in ten thousand) is not enough, nor are three but a little off.
+        // Four fixes in a row beyond the limit, three farther, two far beyond it, or three beyond it going nowhere
+        // along the route: one fix off by four times its noise (one in ten thousand) is not enough, nor are three
+        // but a little off while the client goes on along the route.
         let recent = state.distances
         func lastOff(_ n: Int, _ beyond: Double) -> Bool { recent.count >= n && recent.suffix(n).allSatisfy { $0 > beyond } }
         let awayFromRoute = lastOff(Self.fixesToLeave, limit) || lastOff(3, 1.2 * limit) || lastOff(2, 1.6 * limit)
+            || (lastOff(3, limit) && state.stalled == 0b11)
         let offRoute = awayFromRoute || state.againstRoute == mask
         // A fix away from the route does not move the client along it, and one a few metres behind the last is
         // noise, not a client going back (the step and its banner would flicker at every maneuver).
