@@ -94,9 +94,10 @@ public struct RouteProgress: Sendable {
 /// which announcement is due, and decides over the last three fixes that the client has left the route.
 public struct ProgressTracker: Sendable {
     public let route: NavigationRoute
-    /// The route's announcements and banners in the order they come, with where each starts (metres along).
-    private let voice: [(step: Int, at: Double)]
-    private let banners: [(step: Int, at: Double)]
+    /// The route's announcements and banners in the order they come, with their step and where each starts
+    /// (metres along).
+    private let voice: [(step: Int, at: Double, instruction: VoiceInstruction)]
+    private let banners: [(step: Int, at: Double, instruction: BannerInstruction)]
 
     /// The last four fixes farther than this from the route (metres; 2.5 times the fixes' accuracy where that is
     /// more), the last three farther than 1.2 times it, the last two farther than 1.6 times it, or the last three
@@ -112,28 +113,18 @@ public struct ProgressTracker: Sendable {
 
     public init(route: NavigationRoute) {
         self.route = route
-        var voice: [(Int, Double)] = [], banners: [(Int, Double)] = []
+        var voice: [(Int, Double, VoiceInstruction)] = [], banners: [(Int, Double, BannerInstruction)] = []
         for (k, step) in route.steps.enumerated() {
             // Each list in the order it is met along the step (Mapbox's order: farthest from the maneuver first).
             for v in step.voice.sorted(by: { $0.distanceAlongGeometry > $1.distanceAlongGeometry }) {
-                voice.append((k, max(step.start, step.end - v.distanceAlongGeometry)))
+                voice.append((k, max(step.start, step.end - v.distanceAlongGeometry), v))
             }
             for b in step.banners.sorted(by: { $0.distanceAlongGeometry > $1.distanceAlongGeometry }) {
-                banners.append((k, max(step.start, step.end - b.distanceAlongGeometry)))
+                banners.append((k, max(step.start, step.end - b.distanceAlongGeometry), b))
             }
         }
         self.voice = voice
         self.banners = banners
-    }
-
-    private func voiceInstruction(_ i: Int) -> VoiceInstruction {
-        let step = route.steps[voice[i].step]
-        return step.voice.sorted(by: { $0.distanceAlongGeometry > $1.distanceAlongGeometry })[i - voice.firstIndex { $0.step == voice[i].step }!]
-    }
-
-    private func bannerInstruction(_ i: Int) -> BannerInstruction {
-        let step = route.steps[banners[i].step]
-        return step.banners.sorted(by: { $0.distanceAlongGeometry > $1.distanceAlongGeometry })[i - banners.firstIndex { $0.step == banners[i].step }!]
     }
 
     public func progress(at fix: Fix, state previous: NavigationState = NavigationState()) -> RouteProgress {
@@ -239,14 +230,14 @@ public struct ProgressTracker: Sendable {
         // The announcement due: the nearest passed on this step and not yet made (any before it are skipped).
         var due: VoiceInstruction?
         if !offRoute, let last = voice.lastIndex(where: { $0.step == k && $0.at <= offset + 0.5 }), last >= state.spoken {
-            due = voiceInstruction(last)
+            due = voice[last].instruction
             state.spoken = last + 1
         }
         // The banner to show: the last one passed on this step.
         var banner: BannerInstruction?
         var changed = false
         if let shown = banners.lastIndex(where: { $0.step == k && $0.at <= offset + 0.5 }) {
-            banner = bannerInstruction(shown)
+            banner = banners[shown].instruction
             changed = shown != previous.banner
             state.banner = shown
         }
