@@ -29,14 +29,20 @@ final class RouteStore: @unchecked Sendable {
         self.lifetime = lifetime
     }
 
-    func keep(_ entry: Entry) -> String {
+    /// Keeps the routes of an answer for their client to follow, and names them in it (Mapbox's `uuid`).
+    func keep(_ routes: [GuidedRoute], mode: TravelMode, directions: DirectionsOptions, output: OSRMRouteResponse.Options,
+              in answer: JSON) -> JSON {
+        guard case .object(var members) = answer else { return answer }
         let id = UUID().uuidString.lowercased()
+        let entry = Entry(trackers: routes.map { ProgressTracker(route: NavigationRoute($0)) }, mode: mode, directions: directions,
+                          output: output, stored: Date())
         lock.withLock {
             entries[id] = entry
             order.append(id)
             while order.count > capacity { entries[order.removeFirst()] = nil }
         }
-        return id
+        members.append(("uuid", .string(id)))
+        return .object(members)
     }
 
     func entry(_ id: String) -> Entry? {
@@ -176,13 +182,7 @@ struct NavigationService {
     private func reroute(tracker: ProgressTracker, fix: Fix, progress: RouteProgress, mode: TravelMode,
                          directions: DirectionsOptions, output: OSRMRouteResponse.Options) throws -> JSON {
         let answer = try engine.reroute(tracker, from: fix, progress: progress, mode: mode, directions: directions)
-        var json = OSRMRouteResponse.make(answer.best, graph: answer.graph, options: output)
-        let id = routes.keep(RouteStore.Entry(trackers: [ProgressTracker(route: NavigationRoute(answer.best))], mode: mode,
-                                              directions: directions, output: output, stored: Date()))
-        if case .object(var members) = json {
-            members.append(("uuid", .string(id)))
-            json = .object(members)
-        }
-        return json
+        return routes.keep([answer.best], mode: mode, directions: directions, output: output,
+                           in: OSRMRouteResponse.make(answer.best, graph: answer.graph, options: output))
     }
 }

@@ -1,6 +1,5 @@
 import Engine
 import Foundation
-import Navigation
 import RoadGraph
 import RouteFormats
 
@@ -29,15 +28,11 @@ struct OSRMService {
             let (query, options) = try request.routeQuery()
             let answer = try engine.route(query)
             try Self.check(options, on: answer.graph)
-            var json = OSRMRouteResponse.make(answer.best, graph: answer.graph, options: options, alternatives: answer.alternatives)
-            // A route to be followed (Mapbox's `uuid`): kept for progress reports along it.
-            if let routes, query.directions.voiceInstructions || query.directions.bannerInstructions, case .object(var members) = json {
-                let id = routes.keep(RouteStore.Entry(trackers: ([answer.best] + answer.alternatives).map { ProgressTracker(route: NavigationRoute($0)) },
-                                                      mode: query.mode, directions: query.directions, output: options, stored: Date()))
-                members.append(("uuid", .string(id)))
-                json = .object(members)
-            }
-            return .json(json)
+            let json = OSRMRouteResponse.make(answer.best, graph: answer.graph, options: options, alternatives: answer.alternatives)
+            // A route to be followed: kept for progress reports along it.
+            guard let routes, query.directions.voiceInstructions || query.directions.bannerInstructions else { return .json(json) }
+            return .json(routes.keep([answer.best] + answer.alternatives, mode: query.mode, directions: query.directions,
+                                     output: options, in: json))
         case "table":
             let (query, wanted) = try request.tableQuery()
             let table = try engine.table(query)
