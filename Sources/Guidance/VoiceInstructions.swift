@@ -20,7 +20,7 @@ public struct VoiceInstruction: Sendable, Equatable {
 /// Distance and time along a leg, point by point, at the roads' speeds: the turn delays a route counts are left
 /// out, as a car slows for them at the junction and not along the road. Announcements are timed by it, as a drive
 /// would meet them.
-struct LegClock: Sendable {
+public struct LegClock: Sendable {
     private(set) var distances: [Double] = [0]
     private(set) var times: [Double] = [0]
 
@@ -60,8 +60,8 @@ struct LegClock: Sendable {
     func time(at distance: Double) -> Double { Self.interpolate(distance, distances, times) }
     func distance(at time: Double) -> Double { Self.interpolate(time, times, distances) }
 
-    /// `y` at `x` on the piecewise-linear line through (`xs`, `ys`), `xs` ascending.
-    private static func interpolate(_ x: Double, _ xs: [Double], _ ys: [Double]) -> Double {
+    /// `y` at `x` on the piecewise-linear line through (`xs`, `ys`), `xs` ascending and not empty.
+    public static func interpolate(_ x: Double, _ xs: [Double], _ ys: [Double]) -> Double {
         guard x > xs[0] else { return ys[0] }
         guard x < xs[xs.count - 1] else { return ys[ys.count - 1] }
         var lo = 0, hi = xs.count - 1

@@ -163,16 +163,7 @@ public struct NavigationRoute: Sendable {
 
     /// The time at a distance along the line.
     public func time(at distance: Double) -> Double {
-        guard distances.count > 1 else { return 0 }
-        var lo = 0, hi = distances.count - 1
-        if distance <= 0 { return 0 }
-        if distance >= distances[hi] { return times[hi] }
-        while hi - lo > 1 {
-            let mid = (lo + hi) / 2
-            if distances[mid] <= distance { lo = mid } else { hi = mid }
-        }
-        let span = distances[hi] - distances[lo]
-        return times[lo] + (span > 0 ? (distance - distances[lo]) / span : 0) * (times[hi] - times[lo])
+        distances.isEmpty ? 0 : LegClock.interpolate(distance, distances, times)
     }
 
     /// The step a distance along the line falls in: the last one starting at or before it, an arrival (which has
