@@ -260,6 +260,14 @@ import Testing
 
                   d
             """
+        // Two streets joined by a third: a maneuver via a way.
+        let ladder = """
+            a     c     e
+
+                  g
+
+            h     i     j
+            """
         let turnWhereTheRoadGoesOn = { (map: TestMap) in
             let ab = map.way("ab", ["highway": "residential", "name": "Main"])
             let bc = map.way("bc", ["highway": "residential", "name": "Main"])
@@ -288,13 +296,7 @@ import Testing
                 let bd = map.way("bd", ["highway": "residential", "name": "Side"])
                 map.maneuver(from: abc, viaNode: "b", to: bd, ["maneuver": "turn", "direction": "sharp_left"])
             }, from: ("a", "b"), to: ("b", "d"), expected: "turn right"),
-            Case(name: "via a way", picture: """
-                a     c     e
-
-                      g
-
-                h     i     j
-                """, draw: { map in
+            Case(name: "via a way", picture: ladder, draw: { map in
                 let ac = map.way("ac", ["highway": "residential", "name": "A Street"])
                 map.way("ce", ["highway": "residential", "name": "A Street"])
                 let cgi = map.way("cgi", ["highway": "residential", "name": "C Street"])
@@ -302,13 +304,7 @@ import Testing
                 let ij = map.way("ij", ["highway": "residential", "name": "J Street"])
                 map.maneuver(from: ac, viaNode: "c", viaWays: [cgi], to: ij, ["maneuver": "turn", "direction": "sharp_right"])
             }, from: ("a", "c"), to: ("i", "j"), expected: "turn sharp right"),
-            Case(name: "via ways out of order are no relation", picture: """
-                a     c     e
-
-                      g
-
-                h     i     j
-                """, draw: { map in
+            Case(name: "via ways out of order are no relation", picture: ladder, draw: { map in
                 let ac = map.way("ac", ["highway": "residential", "name": "A Street"])
                 map.way("ce", ["highway": "residential", "name": "A Street"])
                 let cg = map.way("cg", ["highway": "residential", "name": "C Street"])
