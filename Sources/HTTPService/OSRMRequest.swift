@@ -277,7 +277,6 @@ public struct OSRMRequest {
         return (query, output)
     }
 
-    /// How a route, trip or match answer is written: `steps`, `overview`, `geometries`, `annotations`.
     /// The guidance a route, trip or match answer asks for: language, deviations, and Mapbox Directions'
     /// announcements and banners (which need steps, as in Mapbox's API).
     func directionsOptions(steps: Bool) throws -> DirectionsOptions {
@@ -288,6 +287,10 @@ public struct OSRMRequest {
         directions.voiceUnits = try choice("voice_units", default: Units.metric)
         for key in ["voice_instructions", "banner_instructions"] where options[key] == "true" && !steps {
             throw EngineError(.invalidOptions, "\(key)=true needs steps=true")
+        }
+        // Units only shape announcements: without them the option would be taken and do nothing.
+        if options["voice_units"] != nil && !directions.voiceInstructions {
+            throw EngineError(.invalidOptions, "voice_units words the announcements: it needs voice_instructions=true")
         }
         // Guidance rules change steps: without steps they would be taken and do nothing.
         if options["deviations"] != nil && !steps {

@@ -95,9 +95,12 @@ import Testing
         #expect(plainRoute["voiceLocale"] == nil)
         let plainStep = try #require((((plainRoute["legs"] as? [[String: Any]])?.first?["steps"]) as? [[String: Any]])?.first)
         #expect(plainStep["voiceInstructions"] == nil && plainStep["bannerInstructions"] == nil)
-        // Refused as Mapbox refuses them: without steps, or with units it does not know.
+        // Refused as Mapbox refuses them: without steps, or with units it does not know; units without announcements
+        // would do nothing.
         for (query, code) in [("voice_instructions=true", "InvalidOptions"), ("steps=true&voice_units=furlongs", "InvalidQuery"),
-                              ("steps=true&banner_instructions=yes", "InvalidQuery")] {
+                              ("steps=true&banner_instructions=yes", "InvalidQuery"),
+                              ("steps=true&voice_units=imperial", "InvalidOptions"),
+                              ("steps=true&banner_instructions=true&voice_units=metric", "InvalidOptions")] {
             let answer = try ServerTests.json(server.base + path + "?" + query)
             #expect(answer.status == 400 && answer.object["code"] as? String == code, "\(query): \(answer.object)")
         }
