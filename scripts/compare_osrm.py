@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turn-by-turn maneuvers of Wayfinder against OSRM's own, on the same extract and random pairs.
 
-    scripts/compare_osrm.py --extract FILE.osm.pbf [--mode driving|walking] [--pairs 200] [--seed 1]
+    scripts/compare_osrm.py --extract FILE.osm.pbf [--mode driving|walking|cycling] [--pairs 200] [--seed 1]
         [--options compat=osrm] [--import-options '--compat osrm'] [--radius 25] [--show N] [--json OUT]
         [--bbox W,S,E,N] [--each-deviation] [--wayfinder BIN] [--osrm-bin DIR] [--work DIR]
 

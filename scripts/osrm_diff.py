@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Differential comparison of Wayfinder against OSRM (osrm-routed, CH) on the same extract and random pairs.
 
-    scripts/osrm_diff.py --extract FILE.osm.pbf [--mode driving|walking] [--pairs 100] [--seed 1]
+    scripts/osrm_diff.py --extract FILE.osm.pbf [--mode driving|walking|cycling] [--pairs 100] [--seed 1]
         [--wayfinder BIN] [--osrm-bin DIR] [--work DIR] [--options 'compat=osrm'] [--import-options '--compat osrm'] [--table N] [--json OUT]
         [--same-path-tolerance 5] [--distance-tolerance 0.01]
 
-Builds OSRM's data with car.lua (driving) or foot.lua (walking) and Wayfinder's graph for the extract (cached in
+Builds OSRM's data with car.lua (driving), foot.lua (walking) or bicycle.lua (cycling) and Wayfinder's graph for the extract (cached in
 --work, keyed by the extract's sha256 and the profile or the Wayfinder binary), serves both on free loopback ports,
 draws random road points (uniform in the graph's bounds, snapped with OSRM's /nearest) and sends each pair, as the
 same coordinates, to both /route endpoints; --options is appended to Wayfinder's requests only.
@@ -84,7 +84,7 @@ def cached_build(final, build):
 
 def build_osrm(args, key):
     profile = os.path.normpath(os.path.join(args.osrm_bin, "..", "share", "profiles",
-                                            "car.lua" if args.mode == "driving" else "foot.lua"))
+                                            {"driving": "car.lua", "walking": "foot.lua", "cycling": "bicycle.lua"}[args.mode]))
     if not os.path.exists(profile):
         raise SetupError(f"no OSRM profile at {profile}")
 
@@ -100,13 +100,15 @@ def build_osrm(args, key):
 def build_wayfinder(args, key):
     """Keyed by the binary too (a new build may change the graph format); other binaries' graphs of the extract go."""
     def build(d):
-        run([args.wayfinder, "import", args.extract, "--output", os.path.join(d, "graph"), "--quiet"]
-            + args.import_options.split(), os.path.join(d, "import.log"))
+        # Only the mode compared: cycling is not imported by default.
+        run([args.wayfinder, "import", args.extract, "--output", os.path.join(d, "graph"), "--quiet",
+             "--modes", args.mode] + args.import_options.split(), os.path.join(d, "import.log"))
         for old in os.listdir(args.work):
-            if old.startswith(f"wf-{key}-") and ".tmp" not in old and old.endswith("-osrm") == bool(rules):
+            if old.startswith(f"wf-{key}-") and ".tmp" not in old and old[len(f"wf-{key}-") + 12:] == suffix:
                 shutil.rmtree(os.path.join(args.work, old), ignore_errors=True)
     rules = "-osrm" if "osrm" in args.import_options else ""
-    final = os.path.join(args.work, f"wf-{key}-{sha256(args.wayfinder)[:12]}{rules}")
+    suffix = f"{rules}-{args.mode}"
+    final = os.path.join(args.work, f"wf-{key}-{sha256(args.wayfinder)[:12]}{suffix}")
     return os.path.join(cached_build(final, build), "graph")
 
 
@@ -445,7 +447,7 @@ def setup(args):
 def add_setup_arguments(ap, pairs):
     """The arguments `setup` reads, shared with compare_osrm.py."""
     ap.add_argument("--extract", required=True, help=".osm.pbf file")
-    ap.add_argument("--mode", choices=("driving", "walking"), default="driving")
+    ap.add_argument("--mode", choices=("driving", "walking", "cycling"), default="driving")
     ap.add_argument("--pairs", type=int, default=pairs)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--wayfinder", help="binary (default: this checkout's .build/release/wayfinder)",

@@ -31,12 +31,13 @@ public final class Engine: @unchecked Sendable {
     let privateCopies: Bool
 
     /// Loads the current generation of a graph directory: the graphs of `modes` (mapped, or with `privateCopies`
-    /// read, and verified now) and the place index (opened on first use).
-    public init(directory path: String, modes: [TravelMode] = TravelMode.allCases, limits: EngineLimits = EngineLimits(),
+    /// read, and verified now; nil: every mode the import built) and the place index (opened on first use).
+    public init(directory path: String, modes: [TravelMode]? = nil, limits: EngineLimits = EngineLimits(),
                 privateCopies: Bool = false) throws
     {
         let directory = GraphDirectory(path)
         self.directory = directory
+        let modes = try modes ?? directory.builtModes()
         self.modes = modes
         self.limits = limits
         self.privateCopies = privateCopies

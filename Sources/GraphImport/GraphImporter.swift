@@ -35,9 +35,12 @@ public struct ImportSummary: Sendable {
 /// directory that becomes current only when complete (`GraphDirectoryWriter`), so a failed or interrupted import
 /// leaves either the previous graph or nothing.
 public enum GraphImporter {
+    /// `modes`: the graphs to build, in `TravelMode` order whatever the order given.
     public static func importGraphs(from input: String, to output: String, contract: Bool = true,
-                                    compatibility: Compatibility = .wayfinder, report: @escaping (ImportEvent) -> Void = { _ in }) throws -> ImportSummary
+                                    compatibility: Compatibility = .wayfinder, modes: [TravelMode] = TravelMode.importedByDefault,
+                                    report: @escaping (ImportEvent) -> Void = { _ in }) throws -> ImportSummary
     {
+        guard !modes.isEmpty else { throw ImportError.unreadableInput("no mode to build: give at least one of driving, walking, cycling") }
         let started = Date()
         let fileManager = FileManager.default
         var isDirectory: ObjCBool = false
@@ -64,9 +67,9 @@ public enum GraphImporter {
             summary.nodes = osm!.nodeCount
             summary.ways = osm!.wayCount
             summary.relations = osm!.relationCount
-            if osm!.wayCount == 0 { report(.warning("\(input) contains no highway ways: both graphs are empty")) }
+            if osm!.wayCount == 0 { report(.warning("\(input) contains no highway ways: every graph is empty")) }
             var built: [(TravelMode, GraphArrays, GraphMetadata, GraphFileWriter, VertexReduction?)] = []
-            for mode in TravelMode.allCases {
+            for mode in TravelMode.allCases where modes.contains(mode) {
                 report(.building(mode))
                 var builder = ModeGraphBuilder(osm: osm!, profile: .for(mode, compatibility: compatibility))
                 var (arrays, maxSpeed, mainMinimum, grid) = builder.build()
@@ -170,7 +173,7 @@ public enum GraphImporter {
         return summary
     }
 
-    /// Reads an extract and builds both modes' graphs in memory, writing nothing: the importer's reading and
+    /// Reads an extract and builds every mode's graph in memory, writing nothing: the importer's reading and
     /// building on their own, for the fuzzer that feeds them damaged files.
     public static func buildInMemory(osmXML bytes: [UInt8]) throws -> [ModeGraphStatistics] {
         let osm = try OSMData(bytes: bytes, format: "osm")
@@ -181,7 +184,7 @@ public enum GraphImporter {
         }
     }
 
-    /// Above this many arcs (both modes together) the modes are contracted one after the other.
+    /// Above this many arcs (all modes together) the modes are contracted one after the other.
     static let parallelContractionLimit = 3_000_000
 
     /// The mode's hierarchy: over vertices where the graph allows it (`reduction`), else over arcs.

@@ -78,19 +78,27 @@ public struct TravelProfile: Sendable {
     /// OSRM's rules where Wayfinder decides otherwise at import.
     var asOSRM: Bool { compatibility == .osrm }
 
-    /// Turn restrictions apply to driving only.
-    public var obeysTurnRestrictions: Bool { mode == .driving }
+    /// Whether OSRM's profile gives ways classes (ferry, tunnel…), which then tell pieces of a road apart: the car
+    /// and bicycle profiles do, the foot profile not.
+    public var hasClasses: Bool { mode != .walking }
+
+    /// Turn restrictions bind cars and bikes; walkers may cross anywhere.
+    public var obeysTurnRestrictions: Bool { mode != .walking }
 
     /// Seconds a turn costs at a junction (milliseconds in the graph). Cars: at an intersection of more than two
     /// roads, any U-turn, or a change of mode (boarding a ferry), a sigmoid of the angle (positive to the right)
     /// rising to 7.5 s, biased so right turns cost less than left ones in right-hand traffic, plus 20 s for a
-    /// U-turn. Walkers: 2 s to turn round.
+    /// U-turn. Walkers: 2 s to turn round. Cyclists: at every junction, the square of the angle's share of a right
+    /// angle times 6 s, dearer to the left and cheaper to the right by 1.4 (bicycle.lua), plus 20 s for a U-turn.
     /// `angle`: positive to the right, negative to the left. `onRoundabout`: either road is part of a roundabout.
     public func turnPenalty(angle: Double, roads: Int, isUturn: Bool, modeChanges: Bool = false,
                             onRoundabout: Bool = false) -> Double {
         switch mode {
         case .walking:
             return isUturn ? 2 : 0
+        case .cycling:
+            let share = angle / 90, bias = 1.4
+            return share * share * (angle >= 0 ? 6 / bias : 6 * bias) + (isUturn ? 20 : 0)
         case .driving:
             guard roads > 2 || isUturn || modeChanges else { return 0 }
             let maximum = 7.5, bias = 1.075
@@ -188,6 +196,7 @@ public struct TravelProfile: Sendable {
         switch mode {
         case .driving: return drivingRule(tags)
         case .walking: return walkingRule(tags)
+        case .cycling: return cyclingRule(tags)
         }
     }
 
@@ -204,9 +213,15 @@ public struct TravelProfile: Sendable {
     }
 
     /// Ways nobody routes on: areas to cars, closed or unbuilt roads, impassable ones.
-    private func isBlockedWay(_ tags: Tags, highway: String?) -> Bool {
+    func isBlockedWay(_ tags: Tags, highway: String?) -> Bool {
         if let proposed = tags["proposed"], proposed.isEmpty == false, highway == nil || highway == "proposed" { return true }
         if tags["impassable"] == "yes" || tags["status"] == "impassable" { return true }
+        if mode == .cycling {
+            // bicycle.lua avoids construction and motorroads, not areas or reversible oneways.
+            if highway == "construction" || tags["railway"] == "construction" || tags["motorroad"] == "yes" { return true }
+            if let construction = tags["construction"], !Self.passableConstruction.contains(construction) { return true }
+            return false
+        }
         guard mode == .driving else { return false }
         if tags["area"] == "yes" { return true }
         if highway == "construction" || tags["railway"] == "construction" { return true }
@@ -569,6 +584,19 @@ public struct TravelProfile: Sendable {
             if tags["barrier"] == "height_restrictor", let h = tags["maxheight"].flatMap(TagValues.height),
                h < Self.vehicleHeight, !(asOSRM && access != nil) { rule.blocked = true }
             rule.obstacles += Self.obstacles(tags)
+        case .cycling:
+            // The first access key decides as tagged, lists not read; a crossing's access is about the road crossed.
+            if let access = tags.first(Self.cyclingAccessKeys) {
+                rule.blocked = Self.cyclingForbidden.contains(access) && tags["highway"] != "crossing"
+            } else if let barrier = tags["barrier"] {
+                let audibleFence = barrier == "fence" && ["audible", "audio"].contains(tags["sensory"] ?? "")
+                rule.blocked = Self.osrmWalkingBlockingBarriers.contains(barrier) && !audibleFence
+            }
+            if tags["highway"] == "traffic_signals" {
+                let facing = tags["traffic_signals:direction"]
+                let direction: Obstacle.Direction = facing == "forward" ? .forward : facing == "backward" ? .backward : .any
+                rule.obstacles = [Obstacle(kind: .signals, direction: direction, seconds: 2)]
+            }
         case .walking:
             let access = resolvedAccess(tags.first(Self.walkingAccessKeys), allowed: Self.walkingAllowed,
                                              restricted: [], forbidden: Self.walkingForbidden)

@@ -1,6 +1,7 @@
 import Foundation
+import RoadGraph
 
-/// A `type=restriction` relation that applies to cars, in terms of OSM ids.
+/// A `type=restriction` relation that applies to a mode, in terms of OSM ids.
 struct TurnRestriction {
     enum Via {
         case node(Int64)
@@ -19,18 +20,26 @@ struct TurnRestriction {
 }
 
 enum RestrictionParser {
-    /// Most specific first: a `restriction:motorcar` overrides the generic `restriction`.
-    static let keys = ["restriction:motorcar", "restriction:motor_vehicle", "restriction:vehicle", "restriction"]
-    static let exemptions: Set<String> = ["motorcar", "motor_vehicle", "vehicle"]
-
-    /// The relations that restrict cars; the rest (other vehicles, exempted cars, time-dependent, malformed) are dropped.
-    static func parse(_ osm: OSMData) -> [TurnRestriction] {
-        (0..<osm.relationCount).compactMap { restriction(from: osm.relation($0)) }
+    /// Most specific first: a `restriction:motorcar` overrides the generic `restriction`. Bikes read only their own
+    /// key and the generic one, as bicycle.lua's `restrictions` says.
+    static func keys(for mode: TravelMode) -> [String] {
+        mode == .cycling ? ["restriction:bicycle", "restriction"]
+            : ["restriction:motorcar", "restriction:motor_vehicle", "restriction:vehicle", "restriction"]
+    }
+    static func exemptions(for mode: TravelMode) -> Set<String> {
+        mode == .cycling ? ["bicycle"] : ["motorcar", "motor_vehicle", "vehicle"]
     }
 
-    static func restriction(from relation: OSMData.Relation) -> TurnRestriction? {
+    /// The relations that restrict the mode; the rest (other vehicles, exemptions, time-dependent, malformed) are
+    /// dropped.
+    static func parse(_ osm: OSMData, mode: TravelMode) -> [TurnRestriction] {
+        (0..<osm.relationCount).compactMap { restriction(from: osm.relation($0), mode: mode) }
+    }
+
+    static func restriction(from relation: OSMData.Relation, mode: TravelMode = .driving) -> TurnRestriction? {
         let tags = relation.tags
-        guard let value = keys.lazy.compactMap({ tags[$0] }).first else { return nil }
+        guard let value = keys(for: mode).lazy.compactMap({ tags[$0] }).first else { return nil }
+        let exemptions = exemptions(for: mode)
         if let except = tags["except"],
            except.split(separator: ";").contains(where: { exemptions.contains($0.trimmingCharacters(in: .whitespaces)) })
         {

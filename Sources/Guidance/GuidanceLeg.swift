@@ -60,9 +60,16 @@ public struct GuidanceStretch: Sendable {
 /// How a step is travelled: the graph's mode, or a ferry or train on the way (OSRM's step `mode`). A one-byte
 /// value, not a String: guidance compares and copies it with every road and step.
 public enum StepMode: String, Sendable {
-    case driving, walking, ferry, train
+    case driving, walking, cycling, ferry, train
+    case pushingBike = "pushing bike"
 
-    init(_ mode: TravelMode) { self = mode == .driving ? .driving : .walking }
+    init(_ mode: TravelMode) {
+        switch mode {
+        case .driving: self = .driving
+        case .walking: self = .walking
+        case .cycling: self = .cycling
+        }
+    }
 }
 
 /// One road at a junction.

@@ -162,9 +162,13 @@ struct GuidanceLegReader {
         return id
     }
 
-    func mode(_ edge: Int) -> StepMode {
+    /// How the road is travelled along `arc` (either of its arcs where it has only one, or for a road only arrived on).
+    func mode(_ edge: Int, arc: UInt32) -> StepMode {
         let flags = graph.flags(ofEdge: edge)
-        return flags.contains(.ferry) ? .ferry : flags.contains(.train) ? .train : StepMode(graph.mode)
+        if flags.contains(.ferry) { return .ferry }
+        if flags.contains(.train) { return .train }
+        if arc != noIndex && graph.classes(ofArc: arc).contains(.pushing) { return .pushingBike }
+        return StepMode(graph.mode)
     }
 
     /// The signs and turn lanes of the stretch before, by the ids they were read from: consecutive stretches mostly
@@ -206,7 +210,7 @@ struct GuidanceLegReader {
         return GuidanceStretch(
             signs: signs, roadClass: graph.roadClass(ofEdge: edge),
             isLink: flags.contains(.link), classes: leg.stretches[k].classes, roundabout: flags.contains(.roundabout),
-            circular: flags.contains(.circular), isBridge: flags.contains(.bridge), mode: mode(edge),
+            circular: flags.contains(.circular), isBridge: flags.contains(.bridge), mode: mode(edge, arc: arc),
             distance: leg.stretches[k].distance, duration: leg.stretches[k].duration, weight: leg.stretches[k].weight,
             coordinates: leg.stretches[k].coordinates,
             laneCount: Int(graph.edgeLanes[edge]), turnLanes: turnLanes,
@@ -236,7 +240,7 @@ struct GuidanceLegReader {
                 label: label(edge), roadClass: roadClass, isLink: isLink,
                 classes: leaving != noIndex ? graph.classes(ofArc: leaving) : (arriving != noIndex ? graph.classes(ofArc: arriving) : []),
                 roundabout: flags.contains(.roundabout), circular: flags.contains(.circular), incomingOnly: leaving == noIndex,
-                oneway: flags.contains(.oneway), laneCount: Int(graph.edgeLanes[edge]), mode: mode(edge),
+                oneway: flags.contains(.oneway), laneCount: Int(graph.edgeLanes[edge]), mode: mode(edge, arc: leaving != noIndex ? leaving : arriving),
                 length: Double(graph.edgeLength[edge]), reach: end.reach, edge: edge, atEnd: atEnd,
                 farVertex: leaving != noIndex ? graph.arcHead[Int(leaving)] : v))
         }

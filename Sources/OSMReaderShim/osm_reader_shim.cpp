@@ -42,17 +42,34 @@ struct Data : TagTable {
     wf_osm_data view{};
 };
 
-// Ways some mode may use: highways, ferries and car trains, and what OSRM's foot profile walks on besides
-// (platforms, piers, running tracks, car parks).
+// Ways some mode may use: highways, ferries and car trains, what OSRM's foot profile walks on besides
+// (platforms, piers, running tracks, car parks), movable bridges, and any railway, amenity, man-made, public
+// transport, route or bridge way that bikes are let on (bicycle.lua rides trains that take bikes, and the rest at
+// its default speed).
 bool is_road_or_ferry(const osmium::TagList &tags) {
     if (tags.has_key("highway")) return true;
     auto is = [&tags](const char *key, const char *value) {
         const char *v = tags[key];
         return v && std::strcmp(v, value) == 0;
     };
-    return is("route", "ferry") || is("route", "shuttle_train") || is("railway", "platform") ||
-           is("public_transport", "platform") || is("man_made", "pier") || is("leisure", "track") ||
-           is("amenity", "parking") || is("amenity", "parking_entrance");
+    if (is("route", "ferry") || is("route", "shuttle_train") || is("railway", "platform") ||
+        is("public_transport", "platform") || is("man_made", "pier") || is("leisure", "track") ||
+        is("amenity", "parking") || is("amenity", "parking_entrance") || is("bridge", "movable"))
+        return true;
+    // The first of bicycle.lua's access keys that has a value (an empty one counts as absent).
+    const char *access = nullptr;
+    for (const char *key : {"bicycle", "vehicle", "access"}) {
+        const char *v = tags[key];
+        if (v && *v) { access = v; break; }
+    }
+    if (!access || !(std::strcmp(access, "yes") == 0 || std::strcmp(access, "permissive") == 0 ||
+                     std::strcmp(access, "designated") == 0))
+        return false;
+    for (const char *key : {"railway", "amenity", "man_made", "public_transport", "route", "bridge"}) {
+        const char *v = tags[key];
+        if (v && *v) return true;
+    }
+    return false;
 }
 
 // Pass 1: highway (and ferry) ways, and restriction and maneuver relations.

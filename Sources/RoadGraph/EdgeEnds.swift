@@ -28,6 +28,17 @@ public struct EdgeEnd: Sendable, Equatable {
 }
 
 extension GraphArrays {
+    /// Whether the only two edges at a vertex are one road to OSRM, which joins such pieces into one edge and so has
+    /// no turn there (a way's end where the next way has the same name, class, lanes, classes and one-way rule).
+    public func joinsOneRoad(atVertex v: Int, classesPart: Bool) -> Bool {
+        let range = Int(vertexEdgeStart[v])..<Int(vertexEdgeStart[v + 1])
+        guard range.count == 2 else { return false }
+        let a = vertexEdges[range.lowerBound], b = vertexEdges[range.lowerBound + 1]
+        guard a >> 1 != b >> 1 else { return false }
+        let reader = EdgeEndReader(graph: self, endVertex: [], classesPart: classesPart)
+        return reader.sameRoad(Int(a >> 1), leftAtStart: a & 1 == 1, Int(b >> 1), enteredAtStart: b & 1 == 0)
+    }
+
     /// Fills `edgeEnds` from the shapes, the classes and flags, and the edges at each vertex (which must be
     /// built). Each end is worked out at the vertex that lists it, as a junction there reads it; on every core for
     /// a large graph.
@@ -58,15 +69,18 @@ struct RoadPiece: Equatable {
     var label: UInt32, ref: UInt32, roadClass: UInt8, flags: UInt8, lanes: UInt8
     /// OSRM's classes (tunnel, toll, motorway, ferry…) where the mode has them: a tunnel's ends are junctions to
     /// OSRM's car profile.
-    var classes: UInt8
+    /// Along the direction of travel in the low byte, against it in the high one: a bike pushed one way only (a
+    /// oneway ridden with its traffic) is another mode there, as OSRM compares both directions.
+    var classes: UInt16
     /// Open in the direction of travel through the vertex, and against it.
     var along: Bool, against: Bool
 
     init(label: UInt32, ref: UInt32, roadClass: UInt8, flags: UInt8, lanes: UInt8, forwardArc: UInt32, backwardArc: UInt32,
          arcClasses: (UInt32) -> UInt8, travelledForward: Bool) {
         (self.label, self.ref, self.roadClass, self.flags, self.lanes) = (label, ref, roadClass, flags, lanes)
-        classes = arcClasses(forwardArc != noIndex ? forwardArc : backwardArc)
         let (forward, backward) = (forwardArc != noIndex, backwardArc != noIndex)
+        let forwardClasses = UInt16(forward ? arcClasses(forwardArc) : 0), backwardClasses = UInt16(backward ? arcClasses(backwardArc) : 0)
+        classes = travelledForward ? forwardClasses | backwardClasses << 8 : backwardClasses | forwardClasses << 8
         (along, against) = travelledForward ? (forward, backward) : (backward, forward)
     }
 }

@@ -48,6 +48,14 @@ public struct GraphDirectory: Sendable {
         return GraphGeneration(directory: path, name: nil)
     }
 
+    /// The modes the current generation has a graph for (an import may build some of them only).
+    public func builtModes() throws -> [TravelMode] {
+        let generation = try current()
+        let modes = TravelMode.allCases.filter { FileManager.default.fileExists(atPath: generation.graphPath(for: $0)) }
+        guard !modes.isEmpty else { throw GraphDirectoryError.noGraph(path) }
+        return modes
+    }
+
     /// Which files the current generation's graphs are: nil when there is no graph. An import's rename of `current`,
     /// a symlinked directory pointed elsewhere, or any mode's file replaced, overwritten or truncated in place all
     /// change it.

@@ -1,22 +1,34 @@
 import Foundation
 
 public enum TravelMode: String, CaseIterable, Sendable {
-    case driving, walking
+    case driving, walking, cycling
 
-    /// OSRM's profile names map onto ours: `car` → driving, `foot` → walking.
+    /// What `import` builds unless told: cycling doubles the time of a city's import (its turn costs leave a
+    /// hierarchy over arcs to build, 10 s of Porto's 13), so it is asked for with `--modes` (README).
+    public static let importedByDefault: [TravelMode] = [.driving, .walking]
+
+    /// OSRM's profile names map onto ours: `car` → driving, `foot` → walking, `bicycle` and `bike` → cycling.
     public init?(profileName: String) {
         switch profileName.lowercased() {
         case "driving", "car": self = .driving
         case "walking", "foot": self = .walking
+        case "cycling", "bicycle", "bike": self = .cycling
         default: return nil
         }
     }
 
-    var code: UInt32 { self == .driving ? 1 : 2 }
+    var code: UInt32 {
+        switch self {
+        case .driving: return 1
+        case .walking: return 2
+        case .cycling: return 3
+        }
+    }
     init?(code: UInt32) {
         switch code {
         case 1: self = .driving
         case 2: self = .walking
+        case 3: self = .cycling
         default: return nil
         }
     }
@@ -73,6 +85,9 @@ public struct ArcClasses: OptionSet, Sendable, Equatable, Hashable {
     /// A road a route may only start or end on (private, destination-only, HOV).
     @inlinable public static var restricted: ArcClasses { ArcClasses(rawValue: 8) }
     @inlinable public static var tunnel: ArcClasses { ArcClasses(rawValue: 16) }
+    /// Cycling only: the bike is pushed here (a footway, a oneway against its direction, `bicycle=dismount`), OSRM's
+    /// `pushing bike` mode. Not a class OSRM names, so never reported or excludable.
+    @inlinable public static var pushing: ArcClasses { ArcClasses(rawValue: 32) }
 
     /// Names in OSRM's order, as the API spells them.
     public static let names: [(ArcClasses, String)] = [

@@ -147,9 +147,9 @@ extension EngineLimits {
     }
 }
 
-/// The engine over `--graph <dir>`, with the graphs of `modes` loaded (and verified) now and the place index on
-/// first use; every failure becomes a one-line message.
-func openEngine(_ args: Arguments, modes: [TravelMode] = TravelMode.allCases, limits: EngineLimits? = nil,
+/// The engine over `--graph <dir>`, with the graphs of `modes` (nil: every mode imported) loaded (and verified) now
+/// and the place index on first use; every failure becomes a one-line message.
+func openEngine(_ args: Arguments, modes: [TravelMode]? = nil, limits: EngineLimits? = nil,
                 privateCopies: Bool = false) throws -> Engine {
     guard let directory = args["--graph"] else {
         throw CommandError.usage("--graph is required (a directory made by wayfinder import)")

@@ -6,7 +6,7 @@ import Routing
 /// `wayfinder bench`: route latency on random pairs for each algorithm in one run, and table timings.
 enum BenchCommand {
     static let help = """
-    Usage: wayfinder bench --graph <dir> [--mode driving|walking] [--queries N] [--seed S]
+    Usage: wayfinder bench --graph <dir> [--mode driving|walking|cycling] [--queries N] [--seed S]
                            [--baseline-queries M] [--matrix 100,1000] [--matrix-baseline 100] [--exclude toll,...]
 
     Picks N random pairs of points on the largest connected part of the network and routes each with the

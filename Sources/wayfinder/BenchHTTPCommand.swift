@@ -10,7 +10,7 @@ import Glibc
 /// `wayfinder bench-http`: what a client sees over HTTP, on random pairs across the whole extract.
 enum BenchHTTPCommand {
     static let help = """
-    Usage: wayfinder bench-http --graph <dir> [--mode driving|walking] [--pairs N] [--seed S] [--rounds R]
+    Usage: wayfinder bench-http --graph <dir> [--mode driving|walking|cycling] [--pairs N] [--seed S] [--rounds R]
                                 [--threads T] [--server host:port | --in-process]
 
     Starts `wayfinder serve` on a free loopback port (or uses --server), draws N random points pairs uniformly in

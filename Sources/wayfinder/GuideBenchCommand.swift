@@ -9,7 +9,7 @@ import Routing
 /// and add up to the route, no placeholder left in the text).
 enum GuideBenchCommand {
     static let help = """
-    Usage: wayfinder guidebench --graph <dir> [--mode driving|walking] [--pairs N] [--seed S]
+    Usage: wayfinder guidebench --graph <dir> [--mode driving|walking|cycling] [--pairs N] [--seed S]
                                 [--print K] [--language en|zh]
 
     Draws N pairs of points uniformly in the graph's bounds (a point with no road within 5 km is dropped, as is a
@@ -28,9 +28,11 @@ enum GuideBenchCommand {
         let seed = try args.integer("--seed", default: 1, range: 0...Int.max)
         let printCount = try args.integer("--print", default: 0, range: 0...100_000)
         let language = args["--language"] ?? "en"
-        // Both modes: a drive to a destination the car cannot reach walks the rest, as users get it.
-        let engine = try openEngine(args, modes: TravelMode.allCases)
-        let graph = engine.current.graphs[mode]!
+        // Every mode imported: a drive to a destination the car cannot reach walks the rest, as users get it.
+        let engine = try openEngine(args)
+        guard let graph = engine.current.graphs[mode] else {
+            throw CommandError.badInput("\(args["--graph"]!) has no \(mode.rawValue) graph (import --modes)")
+        }
         let bounds = graph.metadata.bounds
         guard !bounds.isEmpty else { throw CommandError.badInput("the \(mode.rawValue) graph is empty") }
         var random = SplitMix64(seed: UInt64(seed))

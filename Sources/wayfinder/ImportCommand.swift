@@ -5,10 +5,11 @@ import RoadGraph
 enum ImportCommand {
     static let help = """
     Usage: wayfinder import <file.osm.pbf|.osm|.osm.gz|.osm.bz2> --output <dir> [--quiet] [--no-contraction]
-                            [--compat osrm|wayfinder]
+                            [--compat osrm|wayfinder] [--modes driving,walking,cycling]
 
-    Reads an OpenStreetMap extract and writes the driving and walking graphs into <dir>
-    (driving.wfgraph, walking.wfgraph), each with a contraction hierarchy for fast queries and tables
+    Reads an OpenStreetMap extract and writes a graph per mode into <dir> (driving.wfgraph, walking.wfgraph, and
+    cycling.wfgraph when --modes asks for it: driving and walking by default, as cycling doubles an import's time),
+    each with a contraction hierarchy for fast queries and tables
     (--no-contraction skips it: A* and Dijkstra still work). The directory is replaced only when the import succeeds.
     Progress goes to stderr: a bar on a terminal, plain lines otherwise; --quiet silences it.
     --compat osrm follows OSRM's rules where PROFILES.md lists a deviation decided at import (proposed roads,
@@ -17,16 +18,26 @@ enum ImportCommand {
     """
 
     static func run(_ raw: [String]) throws -> ExitCode {
-        let args = try Arguments(raw, flags: ["--quiet", "--help", "--no-contraction"], options: ["--output", "--compat"])
+        let args = try Arguments(raw, flags: ["--quiet", "--help", "--no-contraction"], options: ["--output", "--compat", "--modes"])
         if args.has("--help") { print(help); return .ok }
         guard args.positional.count == 1 else { throw CommandError.usage("import takes exactly one input file") }
         guard let output = args["--output"] else { throw CommandError.usage("import needs --output <dir>") }
         let input = args.positional[0]
+        var modes = TravelMode.importedByDefault
+        if let list = args["--modes"] {
+            modes = try list.split(separator: ",", omittingEmptySubsequences: false).map { name in
+                guard let mode = TravelMode(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                    throw CommandError.usage("--modes is a list of driving, walking and cycling, not '\(list)'")
+                }
+                return mode
+            }
+        }
         let progress = ProgressReporter(quiet: args.has("--quiet"))
         let summary: ImportSummary
         do {
             summary = try GraphImporter.importGraphs(from: input, to: output, contract: !args.has("--no-contraction"),
-                                                     compatibility: try args.choice("--compat", default: Compatibility.wayfinder)) {
+                                                     compatibility: try args.choice("--compat", default: Compatibility.wayfinder),
+                                                     modes: modes) {
                 progress.handle($0)
             }
         } catch let error as ImportError {

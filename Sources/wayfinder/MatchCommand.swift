@@ -8,7 +8,7 @@ import Routing
 /// `wayfinder match`: which roads a GPS trace followed (OSRM's match service).
 enum MatchCommand {
     static let help = """
-    Usage: wayfinder match --graph <dir> [--mode driving|walking] [--format text|json|geojson]
+    Usage: wayfinder match --graph <dir> [--mode driving|walking|cycling] [--format text|json|geojson]
                            [--accuracy METRES] [--gaps split|ignore] [--tidy] [--language xx] <trace.gpx | trace.csv>
 
     Matches a trace to the roads the mode may use (a hidden Markov model: Newson & Krumm) and gives the route it

@@ -14,7 +14,7 @@ enum MatrixFormat: String {
 /// `wayfinder matrix`: durations and distances between many points, streamed out in blocks of rows.
 enum MatrixCommand {
     static let help = """
-    Usage: wayfinder matrix --graph <dir> [--mode driving|walking] --sources S [--destinations D]
+    Usage: wayfinder matrix --graph <dir> [--mode driving|walking|cycling] --sources S [--destinations D]
                             [--format csv|json|protobuf] [--threads N] [--algorithm ch|dijkstra]
                             [--radius METRES|unlimited] [--exclude toll,motorway,ferry] [--resolve-only]
 

@@ -11,7 +11,7 @@ import Routing
 /// progress tracker decides and what it costs (issue 30's targets).
 enum NavigateBench {
     static let help = """
-    Usage: wayfinder navigate --bench --graph <dir> [--mode driving|walking] [--pairs N] [--seed S] [--noise M]
+    Usage: wayfinder navigate --bench --graph <dir> [--mode driving|walking|cycling] [--pairs N] [--seed S] [--noise M]
                                       [--json]
 
     For N random pairs (points drawn in the graph's bounds), routes with voice and banner instructions, then:

@@ -19,7 +19,7 @@ enum NavigateCommand {
     place names). Bearing and speed come from the fixes (over the last three, as noise matters less there).
 
     Options:
-      --mode driving|walking        travel mode (default driving)
+      --mode driving|walking|cycling travel mode (default driving)
       --route <file>                the route to follow, as OSRM JSON with steps
       --geometries polyline|polyline6|geojson
                                     how that file's lines are written (default polyline; GeoJSON is recognised)

@@ -7,7 +7,7 @@ import Routing
 /// `wayfinder reach`: where one can get within some minutes or metres, as contour polygons.
 enum ReachCommand {
     static let help = """
-    Usage: wayfinder reach --graph <dir> [--mode driving|walking] (--minutes 5,10,15 | --meters 500,1000)
+    Usage: wayfinder reach --graph <dir> [--mode driving|walking|cycling] (--minutes 5,10,15 | --meters 500,1000)
                            [--format geojson|text] [--polygons true|false] [--resolution METRES]
                            [--denoise 0..1] [--generalize METRES] [--exclude toll,motorway,ferry]
                            [--radius METRES|unlimited] <lat,lon | place name>

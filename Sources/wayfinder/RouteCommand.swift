@@ -18,7 +18,7 @@ enum RouteCommand {
     Coordinates are latitude,longitude as a maps app shows them; each snaps to the nearest road usable by the mode.
 
     Options:
-      --mode driving|walking        travel mode (default driving; car and foot are accepted too)
+      --mode driving|walking|cycling travel mode (default driving; car, foot, bicycle and bike too)
       --format text|json|geojson|gpx|polyline|polyline6
                                     text (default): directions; json: OSRM v5 route response with steps;
                                     geojson: RFC 7946 line plus start/end points; gpx: GPX 1.1 route and track;

@@ -8,7 +8,7 @@ import Routing
 /// `wayfinder trip`: visit every point in the best order (OSRM's trip service).
 enum TripCommand {
     static let help = """
-    Usage: wayfinder trip --graph <dir> [--mode driving|walking] [--roundtrip true|false] [--source any|first]
+    Usage: wayfinder trip --graph <dir> [--mode driving|walking|cycling] [--roundtrip true|false] [--source any|first]
                           [--destination any|last] [--format text|json|geojson] [--language xx] [--units …]
                           [--points FILE] [<lat,lon | place name> ...]
 

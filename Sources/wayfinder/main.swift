@@ -9,23 +9,23 @@ wayfinder \(version): routing on OpenStreetMap data
 
 Usage:
   wayfinder import <file.osm.pbf|.osm|.osm.gz|.osm.bz2> --output <dir> [--quiet]
-  wayfinder route --graph <dir> [--mode driving|walking] [--format text|json|geojson|polyline|polyline6]
+  wayfinder route --graph <dir> [--mode driving|walking|cycling] [--format text|json|geojson|polyline|polyline6]
                   [--language en|zh] [--units metric|imperial] <lat,lon> <lat,lon> [<lat,lon> ...]
-  wayfinder matrix --graph <dir> [--mode driving|walking] --sources S [--destinations D] [--format csv|json|protobuf]
-  wayfinder trip --graph <dir> [--mode driving|walking] [--roundtrip true|false] <lat,lon> <lat,lon> ...
-  wayfinder match --graph <dir> [--mode driving|walking] [--format text|json|geojson] <trace.gpx>
-  wayfinder navigate --graph <dir> [--mode driving|walking] (--route <route.json> | <from> <to>) <trace.gpx>
-  wayfinder reach --graph <dir> [--mode driving|walking] --minutes 5,10,15 <lat,lon | place>
+  wayfinder matrix --graph <dir> [--mode driving|walking|cycling] --sources S [--destinations D] [--format csv|json|protobuf]
+  wayfinder trip --graph <dir> [--mode driving|walking|cycling] [--roundtrip true|false] <lat,lon> <lat,lon> ...
+  wayfinder match --graph <dir> [--mode driving|walking|cycling] [--format text|json|geojson] <trace.gpx>
+  wayfinder navigate --graph <dir> [--mode driving|walking|cycling] (--route <route.json> | <from> <to>) <trace.gpx>
+  wayfinder reach --graph <dir> [--mode driving|walking|cycling] --minutes 5,10,15 <lat,lon | place>
   wayfinder geocode --graph <dir> [--near lat,lon] [--limit N] [--format text|json|geojson] "query"
   wayfinder reverse --graph <dir> lat,lon
   wayfinder search --graph <dir> --near lat,lon [--radius 2km] "school"
   wayfinder geobench --graph <dir>
   wayfinder serve --graph <dir> [--host 127.0.0.1] [--port 5000] [--threads N]
   wayfinder info --graph <dir>
-  wayfinder bench --graph <dir> [--mode driving|walking] [--queries N] [--seed S]
-  wayfinder guidebench --graph <dir> [--mode driving|walking] [--pairs N] [--seed S] [--print K]
+  wayfinder bench --graph <dir> [--mode driving|walking|cycling] [--queries N] [--seed S]
+  wayfinder guidebench --graph <dir> [--mode driving|walking|cycling] [--pairs N] [--seed S] [--print K]
   wayfinder servicebench --graph <dir> [--seed S] [--only isochrone|trip|match]
-  wayfinder bench-http --graph <dir> [--mode driving|walking] [--pairs N] [--seed S] [--rounds R]
+  wayfinder bench-http --graph <dir> [--mode driving|walking|cycling] [--pairs N] [--seed S] [--rounds R]
 
 Run 'wayfinder <command> --help' for a command's options.
 Exit codes: 0 ok, 1 usage error, 2 bad input (unreadable file, bad coordinate, no road nearby), 3 no route.

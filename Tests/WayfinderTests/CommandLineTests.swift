@@ -41,11 +41,11 @@ import Testing
                    stderr: String(decoding: stderr, as: UTF8.self))
     }
 
-    /// The bundled sample, imported once per run into the (git-ignored) build directory.
+    /// The bundled sample, imported once per run into the (git-ignored) build directory, with every mode.
     static let graph: (Void, String) = {
         let output = OracleTests.packageRoot.appendingPathComponent(".build/test-graphs/helsinki").path
         let sample = OracleTests.packageRoot.appendingPathComponent("graphs/helsinki.osm.pbf").path
-        let result = try! run(["import", sample, "--output", output, "--quiet"])
+        let result = try! run(["import", sample, "--output", output, "--quiet", "--modes", "driving,walking,cycling"])
         precondition(result.status == 0, result.stderr)
         return ((), output)
     }()

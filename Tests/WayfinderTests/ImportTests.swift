@@ -14,7 +14,7 @@ import Testing
     func importsOddButValidFiles(name: String) throws {
         let input = Self.odd.appendingPathComponent(name)
         let directory = try TemporaryDirectory()
-        let summary = try GraphImporter.importGraphs(from: input.path, to: directory.path + "/g")
+        let summary = try GraphImporter.importGraphs(from: input.path, to: directory.path + "/g", modes: TravelMode.allCases)
         #expect(summary.ways > 0)
         for mode in TravelMode.allCases {
             let graph = try RoadGraph(contentsOf: try graphFile(directory.path + "/g", mode))

@@ -98,6 +98,19 @@ import Testing
         #expect(Double(report.nodesEqual) >= 0.95 * Double(report.samePath), "same path, OSRM's OSM nodes")
     }
 
+    /// Bikes, with bicycle.lua on both sides (the cycling graph has no deviation to switch off).
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func helsinkiByBike() throws {
+        let report = try Self.helsinki("cycling")
+        // Measured: 98 of 100 pairs on OSRM's path; there, durations a median 0.1 s apart, distances 0.0 m, and
+        // 97 of 98 list OSRM's nodes.
+        #expect(report.codesDiffer == 0, "answer codes as OSRM's")
+        #expect(report.sharedPathShare >= 0.9, "most pairs on OSRM's path")
+        #expect(report.medianDurationDifference <= 0.2, "same path, OSRM's duration to the tenth")
+        #expect(report.medianDistanceDifference <= 0.1, "same path, OSRM's distance to the tenth")
+        #expect(Double(report.nodesEqual) >= 0.95 * Double(report.samePath), "same path, OSRM's OSM nodes")
+    }
+
     /// A small map: its largest strongly connected part has under 1,000 junctions, which OSRM does not count as a
     /// big component, so it moves no point out of a one-way trap (`RoadGraph.hasBigCore`).
     @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))

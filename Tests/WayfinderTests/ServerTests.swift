@@ -216,7 +216,7 @@ import Testing
 
     @Test(arguments: [
         ("/garbage", "InvalidUrl"), ("/route/v1/driving", "InvalidUrl"), ("/bogus/v1/driving/1,2;3,4", "InvalidService"),
-        ("/route/v2/driving/1,2;3,4", "InvalidVersion"), ("/route/v1/bicycle/1,2;3,4", "InvalidValue"),
+        ("/route/v2/driving/1,2;3,4", "InvalidVersion"), ("/route/v1/unicycle/1,2;3,4", "InvalidValue"),
         ("/route/v1/driving/24.9,60.1;abc", "InvalidUrl"), ("/route/v1/driving/24.9,95;24.9,60.1", "InvalidValue"),
         ("/route/v1/driving/24.9384,60.1699", "InvalidOptions"), ("/route/v1/driving/24.9384,60.1699;24.9412,60.1756?stepz=true", "InvalidQuery"),
         ("/route/v1/driving/24.9384,60.1699;24.9412,60.1756?steps=maybe", "InvalidQuery"),

@@ -115,13 +115,15 @@ final class TestMap {
     private(set) var directory: TemporaryDirectory?
     var graphDirectory: String { directory!.path + "/graph" }
 
-    /// Imports the map (with Wayfinder's import rules, or OSRM's) and loads both graphs.
-    func build(compatibility: Compatibility = .wayfinder) throws -> (driving: RoadGraph, walking: RoadGraph) {
+    /// Imports the map (with Wayfinder's import rules, or OSRM's) and loads the driving and walking graphs.
+    func build(compatibility: Compatibility = .wayfinder, modes: [TravelMode] = TravelMode.importedByDefault) throws
+        -> (driving: RoadGraph, walking: RoadGraph)
+    {
         let directory = try TemporaryDirectory()
         self.directory = directory
         let input = directory.path + "/map.osm"
         try xml().write(toFile: input, atomically: true, encoding: .utf8)
-        _ = try GraphImporter.importGraphs(from: input, to: directory.path + "/graph", compatibility: compatibility)
+        _ = try GraphImporter.importGraphs(from: input, to: directory.path + "/graph", compatibility: compatibility, modes: modes)
         let driving = try RoadGraph(contentsOf: try graphFile(directory.path + "/graph", .driving))
         let walking = try RoadGraph(contentsOf: try graphFile(directory.path + "/graph", .walking))
         return (driving, walking)
