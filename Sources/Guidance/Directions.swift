@@ -107,8 +107,17 @@ public struct Directions: Sendable {
                 steps.withUnsafeMutableBufferPointer { s in
                     for i in s.indices {
                         s[i].instruction = phrases.instruction(at: s.baseAddress! + i)
+                        // The bike is pushed from the start, from here on, or ridden again.
+                        let pushing = StepMode.pushingBike.rawValue, riding = StepMode.cycling.rawValue
+                        if i == 0 && s[i].mode == pushing
+                            || i > 0 && s[i].maneuver.type != .arrive && [pushing, riding].contains(s[i - 1].mode)
+                            && [pushing, riding].contains(s[i].mode) && s[i - 1].mode != s[i].mode {
+                            s[i].instruction = phrases.modeChange(s[i].instruction, at: s.baseAddress! + i, dismount: s[i].mode == pushing)
+                        }
                         // OSRM's car profile gives its shuttle trains the ferry's mode.
-                        if compatibility == .osrm && s[i].mode == StepMode.train.rawValue { s[i].mode = StepMode.ferry.rawValue }
+                        if compatibility == .osrm && route.mode == .driving && s[i].mode == StepMode.train.rawValue {
+                            s[i].mode = StepMode.ferry.rawValue
+                        }
                     }
                 }
                 return steps

@@ -217,6 +217,19 @@ public struct PhraseBook: Sendable {
         return capitalisedFirst(fill(word("lanes", "use"), ["lanes": lanes, "instruction": lowercasedFirst(base)]))
     }
 
+    /// A cyclist's step where the bike is pushed from here on (`dismount`), or ridden again: the step's own words
+    /// with the change said first; going straight into a pushed stretch, the change alone, with the way's name; a
+    /// ride that starts pushed says so after the departure.
+    func modeChange(_ text: String, at step: UnsafePointer<GuidanceStep>, dismount: Bool) -> String {
+        let m = step.pointee.maneuver
+        if m.type == .depart { return fill(word("cycling", "depart pushing"), ["instruction": text]) }
+        if dismount && (m.modifier == nil || m.modifier == .straight) {
+            let way = wayName(step.pointee.name, ref: step.pointee.ref)
+            return way.isEmpty ? word("cycling", "walk") : fill(word("cycling", "walk along"), ["way_name": way])
+        }
+        return capitalisedFirst(fill(word("cycling", dismount ? "dismount" : "remount"), ["instruction": lowercasedFirst(text)]))
+    }
+
     /// The step where a driver leaves the car to walk where the car may not go.
     public func onFoot(_ step: GuidanceStep) -> String {
         let forms = instructions["on foot"]?["default"] ?? [:]

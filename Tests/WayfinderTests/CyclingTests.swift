@@ -168,6 +168,34 @@ import Testing
         }
     }
 
+    /// A ride that has to push along a footway: the steps say so, in both languages, and the text names the mode
+    /// changes; the walking and driving graphs of the same import are untouched by the third.
+    @Test func pushingSectionsAreSaid() throws {
+        let map = TestMap("""
+            a    b    c    d
+            """, gridSize: 40)
+        map.way("ab", ["highway": "residential", "name": "Rua Alta"])
+        map.way("bc", ["highway": "footway", "name": "Passeio"])
+        map.way("cd", ["highway": "residential", "name": "Rua Baixa"])
+        _ = try map.build(modes: TravelMode.allCases)
+        let engine = try Engine(directory: map.graphDirectory)
+        #expect(Set(engine.current.graphs.keys) == [.driving, .walking, .cycling])
+        let service = WayfinderService(engine: engine)
+        let points = "\(OSRMCompatibilityTests.text(map.position("a")));\(OSRMCompatibilityTests.text(map.position("d")))"
+        let english = try service.json("/route/v1/bike/\(points)?steps=true").object
+        let steps = try #require(((english["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]])?.first?["steps"] as? [[String: Any]])
+        #expect(steps.map { $0["mode"] as? String } == ["cycling", "pushing bike", "cycling", "cycling"], "\(steps)")
+        let texts = steps.map { ($0["maneuver"] as? [String: Any])?["instruction"] as? String ?? "" }
+        #expect(texts[1] == "Dismount and walk your bike along Passeio", "\(texts)")
+        #expect(texts[2].hasPrefix("Get back on your bike"), "\(texts)")
+        let chinese = try service.json("/route/v1/bike/\(points)?steps=true&language=zh").object
+        let zhSteps = try #require(((chinese["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]])?.first?["steps"] as? [[String: Any]])
+        #expect((zhSteps[1]["maneuver"] as? [String: Any])?["instruction"] as? String == "下车推行，沿Passeio前行")
+        // The walker's and the driver's answers do not know the cyclist's graph exists.
+        let walking = try service.json("/route/v1/foot/\(points)?steps=true").object
+        #expect(Self.figures(walking).modes.allSatisfy { $0 == "walking" })
+    }
+
     /// `import --modes` builds the graphs asked for; a server on such a graph refuses the others by name, and a bad
     /// list is refused.
     @Test func importBuildsTheModesAsked() throws {
