@@ -20,7 +20,8 @@ struct DirectionsFeed {
             switch flag {
             case "d": mode = .driving
             case "w": mode = .walking
-            default: throw EngineError(.invalidValue, "dirflg '\(flag)' is not supported (d: driving, w: walking)")
+            case "b": mode = .cycling
+            default: throw EngineError(.invalidValue, "dirflg '\(flag)' is not supported (d: driving, w: walking, b: cycling)")
             }
         } else if let name = request.argument("mode") {
             guard let parsed = TravelMode(profileName: name) else { throw EngineError(.invalidValue, "unknown mode '\(name)'") }

@@ -133,11 +133,9 @@ struct NavigationService {
             guard let g = GeometryEncoding(rawValue: text) else { throw EngineError(.invalidValue, "geometries is polyline, polyline6 or geojson") }
             return g
         } ?? .polyline
-        let mode: TravelMode
-        switch object["profile"] as? String ?? "driving" {
-        case "driving", "car": mode = .driving
-        case "walking", "foot": mode = .walking
-        case let other: throw EngineError(.invalidValue, "profile '\(other)' is driving or walking")
+        let profile = object["profile"] as? String ?? "driving"
+        guard let mode = TravelMode(profileName: profile) else {
+            throw EngineError(.invalidValue, "profile '\(profile)' is driving, walking or cycling")
         }
         let route: NavigationRoute
         do { route = try NavigationRoute(json: routeObject, geometries: geometries) } catch let error as NavigationRoute.ReadError {
