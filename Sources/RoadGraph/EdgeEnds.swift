@@ -29,14 +29,15 @@ public struct EdgeEnd: Sendable, Equatable {
 
 extension GraphArrays {
     /// Whether the only two edges at a vertex are one road to OSRM, which joins such pieces into one edge and so has
-    /// no turn there (a way's end where the next way has the same name, class, lanes, classes and one-way rule).
+    /// no turn there (a way's end where the next way has the same name, class, classes and one-way rule; lanes and
+    /// bridges do not part them, measured against OSRM on drawn maps).
     public func joinsOneRoad(atVertex v: Int, classesPart: Bool) -> Bool {
         let range = Int(vertexEdgeStart[v])..<Int(vertexEdgeStart[v + 1])
         guard range.count == 2 else { return false }
         let a = vertexEdges[range.lowerBound], b = vertexEdges[range.lowerBound + 1]
         guard a >> 1 != b >> 1 else { return false }
         let reader = EdgeEndReader(graph: self, endVertex: [], classesPart: classesPart)
-        return reader.sameRoad(Int(a >> 1), leftAtStart: a & 1 == 1, Int(b >> 1), enteredAtStart: b & 1 == 0)
+        return reader.sameRoad(Int(a >> 1), leftAtStart: a & 1 == 1, Int(b >> 1), enteredAtStart: b & 1 == 0, lanesPart: false)
     }
 
     /// Fills `edgeEnds` from the shapes, the classes and flags, and the edges at each vertex (which must be
@@ -149,12 +150,14 @@ private struct EdgeEndReader: @unchecked Sendable {
         return line
     }
 
-    /// Two edges that meet end to end are one road: the same labels, class, lanes and flags, and the same
-    /// directions allowed along the line through them.
-    func sameRoad(_ a: Int, leftAtStart aForward: Bool, _ b: Int, enteredAtStart bForward: Bool) -> Bool {
+    /// Two edges that meet end to end are one road: the same labels, class, lanes (unless `lanesPart` is false) and
+    /// flags, and the same directions allowed along the line through them.
+    func sameRoad(_ a: Int, leftAtStart aForward: Bool, _ b: Int, enteredAtStart bForward: Bool, lanesPart: Bool = true) -> Bool {
         func piece(_ e: Int, forward: Bool) -> RoadPiece {
-            RoadPiece(label: graph.edgeLabel[e], ref: graph.edgeRef[e], roadClass: graph.edgeClass[e], flags: graph.edgeFlags[e],
-                      lanes: graph.edgeLanes.isEmpty ? 0 : graph.edgeLanes[e], forwardArc: graph.edgeForwardArc[e],
+            // A bridge is guidance's fact, not OSRM's: a road goes on across it as one.
+            RoadPiece(label: graph.edgeLabel[e], ref: graph.edgeRef[e], roadClass: graph.edgeClass[e],
+                      flags: graph.edgeFlags[e] & ~EdgeFlags.bridge.rawValue,
+                      lanes: graph.edgeLanes.isEmpty || !lanesPart ? 0 : graph.edgeLanes[e], forwardArc: graph.edgeForwardArc[e],
                       backwardArc: graph.edgeBackwardArc[e],
                       arcClasses: { $0 == noIndex || !classesPart ? 0 : graph.arcClasses[Int($0)] },
                       travelledForward: forward)
