@@ -75,6 +75,20 @@ import Testing
         #expect(car.routed > 400 && foot.routed > 450, "most random pairs are routable: \(car), \(foot)")
     }
 
+    /// Cycling: a turn cost at every junction, pushed directions and trains; its hierarchy is over arcs. CH, A* and
+    /// Dijkstra as the oracle, on the sample and on Porto.
+    @Test func cyclingAStarAndCHMatchDijkstra() throws {
+        var extracts = [Self.packageRoot.appendingPathComponent("graphs/helsinki.osm.pbf")]
+        if Available.porto { extracts.append(Self.sharedData.appendingPathComponent("r5-porto_portugal.osm.pbf")) }
+        for (i, extract) in extracts.enumerated() {
+            let directory = try TemporaryDirectory()
+            _ = try GraphImporter.importGraphs(from: extract.path, to: directory.path + "/g", modes: [.cycling])
+            let cycling = try RoadGraph(contentsOf: try graphFile(directory.path + "/g", .cycling))
+            let bike = try Self.checkRandomPairs(cycling, count: 500, seed: UInt64(5 + i))
+            #expect(bike.routed > 400, "\(extract.lastPathComponent): \(bike)")
+        }
+    }
+
     /// Walking's hierarchy is over vertices (driving's, with turn costs and restrictions, over arcs). It cannot
     /// forbid U-turns, which only a point pinned to one direction of its road (a bearing, a via point passed
     /// straight on) needs: such legs and cells go to the arc graph, and all agree with the oracle, ferries
