@@ -233,6 +233,7 @@ extension GuidanceStep {
                       ? draft.intersections.enumerated().filter { $0.offset == 0 || !$0.element.joinsOneRoad }.map(\.element)
                       : draft.intersections)
         pronunciation = draft.label.pronunciation
+        onCyclePath = draft.signs.isCyclePath
         destinations = draft.destinations
         exits = draft.label.exits
         weight = draft.weight

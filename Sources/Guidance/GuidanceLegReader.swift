@@ -173,7 +173,7 @@ struct GuidanceLegReader {
 
     /// The signs and turn lanes of the stretch before, by the ids they were read from: consecutive stretches mostly
     /// run along one street under one sign, and share them.
-    private var lastSigns: (ids: LabelIDs, destinations: UInt32, signs: RoadSigns)?
+    private var lastSigns: (ids: LabelIDs, destinations: UInt32, cycleway: Bool, signs: RoadSigns)?
     private var lastTurnLanes: (id: UInt32, lanes: [[String]])?
 
     /// The facts of the leg's stretch `k`.
@@ -185,8 +185,9 @@ struct GuidanceLegReader {
         let ids = LabelIDs(name: graph.edgeLabel[edge], ref: graph.edgeRef[edge], pronunciation: graph.edgePronunciation[edge],
                            exits: graph.edgeExits[edge])
         let destinations = graph.arcDestinations[Int(arc)]
+        let cycleway = graph.mode == .cycling && graph.roadClass(ofEdge: edge) == .cycleway
         let signs: RoadSigns
-        if let last = lastSigns, last.ids == ids, last.destinations == destinations {
+        if let last = lastSigns, last.ids == ids, last.destinations == destinations, last.cycleway == cycleway {
             signs = last.signs
         } else {
             let name: String
@@ -196,8 +197,10 @@ struct GuidanceLegReader {
                 name = graph.name(ofEdge: edge, language: language)
                 cache.localized[ids.name] = name
             }
-            signs = RoadSigns(label: roadLabel(edge), name: name, destinations: graph.destinations(ofArc: arc))
-            lastSigns = (ids, destinations, signs)
+            let label = roadLabel(edge)
+            signs = RoadSigns(label: label, name: name, destinations: graph.destinations(ofArc: arc),
+                              isCyclePath: cycleway && name.isEmpty && label.ref.isEmpty)
+            lastSigns = (ids, destinations, cycleway, signs)
         }
         let turnLanesID = graph.arcTurnLanes[Int(arc)]
         let turnLanes: [[String]]

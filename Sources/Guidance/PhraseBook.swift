@@ -291,7 +291,8 @@ public struct PhraseBook: Sendable {
         }
         // Read in place: `first` would copy the intersection with its arrays.
         let motorway = step.pointee.intersections.withUnsafeBufferPointer { !$0.isEmpty && $0[0].classes.contains(.motorway) }
-        let way = wayName(step.pointee.name, ref: step.pointee.ref, motorway: motorway)
+        var way = wayName(step.pointee.name, ref: step.pointee.ref, motorway: motorway)
+        if way.isEmpty && step.pointee.onCyclePath { way = word("cycling", "cycle path") }
         let destination = destination(step.pointee.destinations)
         let exit = Self.firstEntry(step.pointee.exits)
         // Which of `forms` apply, by bit: no list per step.

@@ -73,11 +73,14 @@ final class RoadSigns: Sendable {
     let label: RoadLabel
     let name: String
     let destinations: String
+    /// An unnamed cycleway, to a cyclist: said as "the cycle path" (its `name` stays empty, as OSRM's).
+    let isCyclePath: Bool
 
-    init(label: RoadLabel, name: String, destinations: String) {
+    init(label: RoadLabel, name: String, destinations: String, isCyclePath: Bool = false) {
         self.label = label
         self.name = name
         self.destinations = destinations
+        self.isCyclePath = isCyclePath
     }
 }
 

@@ -133,6 +133,8 @@ public struct GuidanceStep: Sendable {
     /// The road after the maneuver is the one the step before named: the text says to stay on it rather than
     /// announcing it again.
     public var staysOn = false
+    /// The road after the maneuver is an unnamed cycleway, said to a cyclist as "the cycle path".
+    public var onCyclePath = false
     /// Which waypoint an arrive step reaches (1 = first via point); nil for the destination.
     public var waypointNumber: Int?
     /// For depart and arrive: the side of the road the point is on ("left", "right") or "straight".

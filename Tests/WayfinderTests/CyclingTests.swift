@@ -196,6 +196,28 @@ import Testing
         #expect(Self.figures(walking).modes.allSatisfy { $0 == "walking" })
     }
 
+    /// An unnamed cycleway is "the cycle path" in the words, and stays unnamed in `name` (as OSRM's); to a driver's
+    /// or walker's graph nothing changes.
+    @Test func unnamedCyclewaysAreTheCyclePath() throws {
+        let map = TestMap("""
+            a    b    d
+
+                 c
+            """, gridSize: 40)
+        map.way("abd", ["highway": "residential", "name": "Rua Alta"])
+        map.way("bc", ["highway": "cycleway"])
+        _ = try map.build(modes: TravelMode.allCases)
+        let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+        let points = "\(OSRMCompatibilityTests.text(map.position("a")));\(OSRMCompatibilityTests.text(map.position("c")))"
+        for (language, words) in [("en", "Turn right onto the cycle path"), ("zh", "自行车道")] {
+            let body = try service.json("/route/v1/cycling/\(points)?steps=true&language=\(language)").object
+            let steps = try #require(((body["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]])?.first?["steps"] as? [[String: Any]])
+            let turn = try #require(steps.first { ($0["maneuver"] as? [String: Any])?["type"] as? String == "turn" }, "\(steps)")
+            #expect(((turn["maneuver"] as? [String: Any])?["instruction"] as? String ?? "").contains(words), "\(turn)")
+            #expect(turn["name"] as? String == "")
+        }
+    }
+
     /// `import --modes` builds the graphs asked for; a server on such a graph refuses the others by name, and a bad
     /// list is refused.
     @Test func importBuildsTheModesAsked() throws {
