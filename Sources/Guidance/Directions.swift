@@ -106,12 +106,15 @@ public struct Directions: Sendable {
                 // Worded in place: copying each step to set its text retained its dozen strings and arrays.
                 steps.withUnsafeMutableBufferPointer { s in
                     for i in s.indices {
+                        // Cyclists' words are Wayfinder's (GUIDANCE.md): osrm-text-instructions' under compat=osrm.
+                        if compatibility == .osrm { s[i].onCyclePath = false }
                         s[i].instruction = phrases.instruction(at: s.baseAddress! + i)
                         // The bike is pushed from the start, from here on, or ridden again.
                         let pushing = StepMode.pushingBike.rawValue, riding = StepMode.cycling.rawValue
-                        if i == 0 && s[i].mode == pushing
+                        let changesMode = i == 0 && s[i].mode == pushing
                             || i > 0 && s[i].maneuver.type != .arrive && [pushing, riding].contains(s[i - 1].mode)
-                            && [pushing, riding].contains(s[i].mode) && s[i - 1].mode != s[i].mode {
+                            && [pushing, riding].contains(s[i].mode) && s[i - 1].mode != s[i].mode
+                        if changesMode && compatibility != .osrm {
                             s[i].instruction = phrases.modeChange(s[i].instruction, at: s.baseAddress! + i, dismount: s[i].mode == pushing)
                         }
                         // OSRM's car profile gives its shuttle trains the ferry's mode.

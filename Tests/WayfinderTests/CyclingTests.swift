@@ -188,6 +188,8 @@ import Testing
         let texts = steps.map { ($0["maneuver"] as? [String: Any])?["instruction"] as? String ?? "" }
         #expect(texts[1] == "Dismount and walk your bike along Passeio", "\(texts)")
         #expect(texts[2].hasPrefix("Get back on your bike"), "\(texts)")
+        let osrmWords = try service.json("/route/v1/bike/\(points)?steps=true&compat=osrm").object
+        #expect(!"\(osrmWords)".contains("Dismount"), "compat=osrm: osrm-text-instructions' words")
         let chinese = try service.json("/route/v1/bike/\(points)?steps=true&language=zh").object
         let zhSteps = try #require(((chinese["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]])?.first?["steps"] as? [[String: Any]])
         #expect((zhSteps[1]["maneuver"] as? [String: Any])?["instruction"] as? String == "下车推行，沿Passeio前行")
@@ -216,6 +218,9 @@ import Testing
             #expect(((turn["maneuver"] as? [String: Any])?["instruction"] as? String ?? "").contains(words), "\(turn)")
             #expect(turn["name"] as? String == "")
         }
+        // OSRM's words with compat=osrm.
+        let osrm = try service.json("/route/v1/cycling/\(points)?steps=true&compat=osrm").object
+        #expect(!"\(osrm)".contains("cycle path"))
     }
 
     /// `import --modes` builds the graphs asked for; a server on such a graph refuses the others by name, and a bad
