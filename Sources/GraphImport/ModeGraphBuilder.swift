@@ -89,6 +89,7 @@ struct ModeGraphBuilder {
         buildArcs()
         buildVertexEdges()
         arrays.computeEdgeEnds(classesPart: profile.hasClasses)
+        if profile.mode == .cycling { unjoinedVertices = chargeUnjoinedBends() }
         addManeuverOverrides(maneuvers)
         var transitions = buildTransitions(viaNodeRules: restrictions.filter { $0.isViaNode })
         applyViaWayRestrictions(restrictions.filter { !$0.isViaNode }, transitions: &transitions)
@@ -618,6 +619,104 @@ struct ModeGraphBuilder {
         return t
     }
 
+    /// Cycling: vertices between two pieces of one road that OSRM leaves unjoined (see `chargeUnjoinedBends`).
+    private var unjoinedVertices = Set<UInt32>()
+
+    /// OSRM joins the pieces of a road between two junctions into one edge, node by node in the order of their
+    /// OSM ids, but never into an edge beside another between the same two nodes (a footway alongside a street,
+    /// from one junction to the next): the chain whose last node would close it keeps that node, which stays a
+    /// turn, and bicycle.lua charges every turn by its angle (measured on drawn maps: the bend of a detour beside
+    /// a street costs 8.3 s to the left). The bends inside edges are added to their arcs; the vertices that stay
+    /// turns are returned for `turnWeights`.
+    private mutating func chargeUnjoinedBends() -> Set<UInt32> {
+        let vertexCount = arrays.vertexLatitudes.count
+        guard vertexCount > 0 else { return [] }
+        _ = osmNode(ofVertex: 0)
+        func nodeID(ofVertex v: UInt32) -> Int64 { osm.nodeIDs[Int(vertexNode[Int(v)])] }
+        func hasSignals(_ node: UInt32) -> Bool { obstacles[node]?.contains { $0.kind == .signals } ?? false }
+        // A vertex OSRM joins through: two pieces of one road, no signals, no barrier.
+        var joint = [Bool](repeating: false, count: vertexCount)
+        for v in 0..<vertexCount {
+            let node = vertexNode[v]
+            joint[v] = !blocked[Int(node)] && !hasSignals(node) && arrays.joinsOneRoad(atVertex: v, classesPart: profile.hasClasses)
+        }
+        struct Point { var id: Int64; var vertex: UInt32; var edge: Int; var index: Int }
+        struct Ends: Hashable { var low: Int64, high: Int64 }
+        var chains: [Ends: [(last: Point?, lastID: Int64, nodes: [Int64])]] = [:]
+        var visited = [Bool](repeating: false, count: arrays.edgeLength.count)
+        for v in 0..<vertexCount where !joint[v] {
+            for entry in arrays.vertexEdges[Int(arrays.vertexEdgeStart[v])..<Int(arrays.vertexEdgeStart[v + 1])] {
+                var e = Int(entry >> 1), fromLast = entry & 1 == 1
+                guard !visited[e] else { continue }
+                // The walk from this junction to the next, every OSM node on the way in order.
+                var points = [Point(id: nodeID(ofVertex: UInt32(v)), vertex: UInt32(v), edge: -1, index: -1)]
+                while !visited[e] {
+                    visited[e] = true
+                    let shape = Int(arrays.edgeShapeStart[e])..<Int(arrays.edgeShapeStart[e + 1])
+                    let inner = fromLast ? Array(shape.dropFirst().dropLast().reversed()) : Array(shape.dropFirst().dropLast())
+                    for k in inner { points.append(Point(id: arrays.shapeNodeIDs[k], vertex: noIndex, edge: e, index: k)) }
+                    let w = fromLast ? edgeTail[e] : edgeHead[e]
+                    points.append(Point(id: nodeID(ofVertex: w), vertex: w, edge: -1, index: -1))
+                    guard joint[Int(w)] else { break }
+                    let range = Int(arrays.vertexEdgeStart[Int(w)])..<Int(arrays.vertexEdgeStart[Int(w) + 1])
+                    guard let next = arrays.vertexEdges[range].first(where: { Int($0 >> 1) != e }) else { break }
+                    (e, fromLast) = (Int(next >> 1), next & 1 == 1)
+                }
+                guard let last = points.last, last.vertex == noIndex || !joint[Int(last.vertex)] else { continue }
+                // Signals inside an edge are OSRM nodes of their own: they part the walk into chains.
+                var start = 0
+                for i in 1..<points.count {
+                    let isEnd = i == points.count - 1
+                        || points[i].vertex == noIndex && hasSignals(osm.nodeIndex(ofID: points[i].id) ?? UInt32.max)
+                    guard isEnd else { continue }
+                    let interior = points[(start + 1)..<i]
+                    let lastPoint = interior.max { $0.id < $1.id }
+                    let ends = Ends(low: min(points[start].id, points[i].id), high: max(points[start].id, points[i].id))
+                    // A road mapped twice over the same nodes is one edge to OSRM, not two side by side.
+                    var nodes = interior.map(\.id)
+                    if points[start].id > points[i].id { nodes.reverse() }
+                    if chains[ends]?.contains(where: { $0.nodes == nodes }) != true {
+                        chains[ends, default: []].append((lastPoint, lastPoint?.id ?? Int64.min, nodes))
+                    }
+                    start = i
+                }
+            }
+        }
+        // Per pair of ends, the chains in the order their last nodes come: the first closes the edge between them
+        // (unless a direct one is there already, or the ends are one node); each later one keeps its last node.
+        var unjoined = Set<UInt32>()
+        for (ends, list) in chains {
+            let direct = list.contains { $0.last == nil }
+            let ordered = list.filter { $0.last != nil }.sorted { $0.lastID < $1.lastID }
+            for (i, chain) in ordered.enumerated() where i > 0 || direct || ends.low == ends.high {
+                let point = chain.last!
+                if point.vertex != noIndex { unjoined.insert(point.vertex); continue }
+                chargeBend(ofEdge: point.edge, atShapePoint: point.index)
+            }
+        }
+        return unjoined
+    }
+
+    /// Adds a bike's turn at a shape point inside an edge to the edge's arcs, in each direction by its own angle.
+    private mutating func chargeBend(ofEdge e: Int, atShapePoint k: Int) {
+        func point(_ i: Int) -> Coordinate {
+            Coordinate(fixedLatitude: arrays.shapeLatitudes[i], fixedLongitude: arrays.shapeLongitudes[i])
+        }
+        func milliseconds(arriving a: Coordinate, at b: Coordinate, leaving c: Coordinate) -> UInt32 {
+            var angle = (Geo.bearing(from: b, to: c) - Geo.bearing(from: a, to: b)).truncatingRemainder(dividingBy: 360)
+            if angle > 180 { angle -= 360 }
+            if angle <= -180 { angle += 360 }
+            let seconds = profile.turnPenalty(angle: angle, roads: 2, isUturn: false)
+            return UInt32(100 * (seconds * 10 + 1e-6).rounded(.down))
+        }
+        let (before, here, after) = (point(k - 1), point(k), point(k + 1))
+        for (arc, ms) in [(arrays.edgeForwardArc[e], milliseconds(arriving: before, at: here, leaving: after)),
+                          (arrays.edgeBackwardArc[e], milliseconds(arriving: after, at: here, leaving: before))] where arc != noIndex {
+            arrays.arcDuration[Int(arc)] = min(RoadGraph.maxArcWeight, arrays.arcDuration[Int(arc)] + ms)
+            arrays.arcWeight[Int(arc)] = min(RoadGraph.maxArcWeight, arrays.arcWeight[Int(arc)] + ms)
+        }
+    }
+
     private var vertexNode: [UInt32] = []
     /// The OSM node of a vertex (a table built on first use).
     private mutating func osmNode(ofVertex v: UInt32) -> UInt32 {
@@ -660,7 +759,7 @@ struct ModeGraphBuilder {
                 // traffic signals inside such a road, OSRM 26.10's bicycle.lua is given a turn angle of 180° whatever
                 // the bend, facing the signals or not (17.1 s, measured on drawn maps): so here too. Where the two
                 // roads differ (a name, a class), the signals are an ordinary junction's.
-                if profile.mode == .cycling && roadsHere == 2 && !isUturn
+                if profile.mode == .cycling && roadsHere == 2 && !isUturn && !unjoinedVertices.contains(head)
                     && arrays.joinsOneRoad(atVertex: Int(head), classesPart: profile.hasClasses) {
                     let signals = here.contains { $0.kind == .signals }
                     seconds = signals ? profile.turnPenalty(angle: 180, roads: roadsHere, isUturn: false) : 0

@@ -9,9 +9,8 @@ import Testing
 @Suite struct CyclingTests {
     /// One rule: tags on the street a–b–c, or on its middle node b, between a street x–a and one c–y where the
     /// routes start and end. A slow detour a–d–e–c (mud, 3 km/h) is there for the directions the rule closes, and is
-    /// slower than pushing the bike along the street. A lane d–f makes d a junction: OSRM does not join the detour
-    /// into one edge beside the street's (two edges between the same junctions), and keeps one of its bends as a
-    /// turn, which Wayfinder does not reproduce yet (PROFILES.md).
+    /// slower than pushing the bike along the street. OSRM does not join the detour into one edge beside the
+    /// street's (two edges between a and c), and keeps one of its bends as a turn; so does Wayfinder.
     struct Case: CustomStringConvertible {
         var name: String
         var street: [String: String] = ["highway": "residential"]
@@ -81,10 +80,7 @@ import Testing
             x    a    b    c    y
 
                  d         e
-
-                 f
             """, gridSize: 20)
-        map.way("df", ["highway": "residential", "name": "Lane"])
         map.way("xa", ["highway": "residential", "name": "West"])
         map.way("cy", ["highway": "residential", "name": "East"])
         map.way("ab", c.street.merging(["name": "Street"]) { $1 })
