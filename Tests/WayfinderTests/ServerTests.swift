@@ -15,8 +15,10 @@ import Testing
         private let errors = Pipe()
         private let log = Locked("")
 
-        init(extra: [String] = [], graph: String? = nil, quiet: Bool = true) throws {
+        /// `environment`: variables added to the test's own for the server process.
+        init(extra: [String] = [], graph: String? = nil, quiet: Bool = true, environment: [String: String] = [:]) throws {
             process.executableURL = URL(fileURLWithPath: CommandLineTests.binary)
+            if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
             process.arguments = ["serve", "--graph", graph ?? CommandLineTests.graph.1, "--port", "0"]
                 + (quiet ? ["--quiet"] : []) + extra
             process.standardError = errors
