@@ -50,7 +50,7 @@ def main(argv=None) -> int:
     table.add_argument("--scheduler", help="address of a running Dask scheduler (default: a local cluster)")
     table.add_argument("--workers", type=_at_least_one, default=2, help="local cluster: worker processes (default 2)")
     table.add_argument("--graph", required=True, help="graph directory, as the workers see it")
-    table.add_argument("--mode", default="driving", choices=["driving", "walking"])
+    table.add_argument("--mode", default="driving", choices=["driving", "walking", "cycling"])
     table.add_argument("--sources", required=True, help="file of lat,lon lines, names or GeoJSON points")
     table.add_argument("--destinations", help="likewise (default: the sources)")
     table.add_argument("--output", required=True, help="dataset directory to create (absent or empty)")
