@@ -219,6 +219,34 @@ import Testing
         #expect(!"\(osrm)".contains("cycle path"))
     }
 
+    /// A cycleway that crosses a road straight on says nothing there, as OSRM says nothing: one step from start to
+    /// arrival.
+    @Test func crossingARoadStraightOnIsNoStep() throws {
+        let map = TestMap("""
+                 d
+
+            a    b    c
+
+                 e
+            """, gridSize: 40)
+        map.way("ab", ["highway": "cycleway"])
+        map.way("bc", ["highway": "cycleway"])
+        map.way("dbe", ["highway": "secondary", "name": "Rua Grande"])
+        map.tagNode("b", ["highway": "crossing"])
+        _ = try map.build(modes: TravelMode.allCases)
+        let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+        let request = "/route/v1/cycling/\(OSRMCompatibilityTests.text(map.position(between: "a", "b", at: 0.2)));"
+            + "\(OSRMCompatibilityTests.text(map.position(between: "b", "c", at: 0.8)))?steps=true"
+        let body = try service.json(request).object
+        let steps = ((body["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]])?.first?["steps"] as? [[String: Any]] ?? []
+        #expect(steps.compactMap { ($0["maneuver"] as? [String: Any])?["type"] as? String } == ["depart", "arrive"], "\(steps)")
+        if OSRMOracle.available {
+            let osrm = try OSRMOracle(map: map, profile: "bicycle")
+            let theirs = ((try osrm.json(request).object["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]])?.first?["steps"] as? [[String: Any]]
+            #expect(theirs?.count == steps.count, "OSRM: \(String(describing: theirs))")
+        }
+    }
+
     /// `import --modes` builds the graphs asked for; a server on such a graph refuses the others by name, and a bad
     /// list is refused.
     @Test func importBuildsTheModesAsked() throws {
