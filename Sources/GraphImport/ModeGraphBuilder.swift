@@ -89,7 +89,7 @@ struct ModeGraphBuilder {
         buildArcs()
         buildVertexEdges()
         arrays.computeEdgeEnds(classesPart: profile.hasClasses)
-        if profile.mode == .cycling { unjoinedVertices = chargeUnjoinedBends() }
+        if profile.mode == .cycling { chargeUnjoinedBends() }
         addManeuverOverrides(maneuvers)
         var transitions = buildTransitions(viaNodeRules: restrictions.filter { $0.isViaNode })
         applyViaWayRestrictions(restrictions.filter { !$0.isViaNode }, transitions: &transitions)
@@ -619,26 +619,27 @@ struct ModeGraphBuilder {
         return t
     }
 
-    /// Cycling: vertices between two pieces of one road that OSRM leaves unjoined (see `chargeUnjoinedBends`).
-    private var unjoinedVertices = Set<UInt32>()
+    /// Cycling, per vertex: OSRM joins the two pieces of road there into one edge, so that a bike turns nowhere
+    /// (see `chargeUnjoinedBends`, which leaves out the vertices OSRM keeps).
+    private var joinedThrough: [Bool] = []
 
     /// OSRM joins the pieces of a road between two junctions into one edge, node by node in the order of their
     /// OSM ids, but never into an edge beside another between the same two nodes (a footway alongside a street,
     /// from one junction to the next): the chain whose last node would close it keeps that node, which stays a
     /// turn, and bicycle.lua charges every turn by its angle (measured on drawn maps: the bend of a detour beside
     /// a street costs 8.3 s to the left). The bends inside edges are added to their arcs; the vertices that stay
-    /// turns are returned for `turnWeights`.
-    private mutating func chargeUnjoinedBends() -> Set<UInt32> {
+    /// turns are left out of `joinedThrough` for `turnWeights`.
+    private mutating func chargeUnjoinedBends() {
+        joinedThrough = arrays.verticesJoiningOneRoad(classesPart: profile.hasClasses)
         let vertexCount = arrays.vertexLatitudes.count
-        guard vertexCount > 0 else { return [] }
+        guard vertexCount > 0 else { return }
         _ = osmNode(ofVertex: 0)
         func nodeID(ofVertex v: UInt32) -> Int64 { osm.nodeIDs[Int(vertexNode[Int(v)])] }
-        func hasSignals(_ node: UInt32) -> Bool { obstacles[node]?.contains { $0.kind == .signals } ?? false }
+        let signals = Set(obstacles.compactMap { node, list in list.contains { $0.kind == .signals } ? osm.nodeIDs[Int(node)] : nil })
         // A vertex OSRM joins through: two pieces of one road, no signals, no barrier.
         var joint = [Bool](repeating: false, count: vertexCount)
         for v in 0..<vertexCount {
-            let node = vertexNode[v]
-            joint[v] = !blocked[Int(node)] && !hasSignals(node) && arrays.joinsOneRoad(atVertex: v, classesPart: profile.hasClasses)
+            joint[v] = joinedThrough[v] && !blocked[Int(vertexNode[v])] && !signals.contains(nodeID(ofVertex: UInt32(v)))
         }
         struct Point { var id: Int64; var vertex: UInt32; var edge: Int; var index: Int }
         struct Ends: Hashable { var low: Int64, high: Int64 }
@@ -666,8 +667,7 @@ struct ModeGraphBuilder {
                 // Signals inside an edge are OSRM nodes of their own: they part the walk into chains.
                 var start = 0
                 for i in 1..<points.count {
-                    let isEnd = i == points.count - 1
-                        || points[i].vertex == noIndex && hasSignals(osm.nodeIndex(ofID: points[i].id) ?? UInt32.max)
+                    let isEnd = i == points.count - 1 || points[i].vertex == noIndex && signals.contains(points[i].id)
                     guard isEnd else { continue }
                     let interior = points[(start + 1)..<i]
                     let lastPoint = interior.max { $0.id < $1.id }
@@ -684,17 +684,15 @@ struct ModeGraphBuilder {
         }
         // Per pair of ends, the chains in the order their last nodes come: the first closes the edge between them
         // (unless a direct one is there already, or the ends are one node); each later one keeps its last node.
-        var unjoined = Set<UInt32>()
         for (ends, list) in chains {
             let direct = list.contains { $0.last == nil }
             let ordered = list.filter { $0.last != nil }.sorted { $0.lastID < $1.lastID }
             for (i, chain) in ordered.enumerated() where i > 0 || direct || ends.low == ends.high {
                 let point = chain.last!
-                if point.vertex != noIndex { unjoined.insert(point.vertex); continue }
+                if point.vertex != noIndex { joinedThrough[Int(point.vertex)] = false; continue }
                 chargeBend(ofEdge: point.edge, atShapePoint: point.index)
             }
         }
-        return unjoined
     }
 
     /// Adds a bike's turn at a shape point inside an edge to the edge's arcs, in each direction by its own angle.
@@ -759,8 +757,7 @@ struct ModeGraphBuilder {
                 // traffic signals inside such a road, OSRM 26.10's bicycle.lua is given a turn angle of 180° whatever
                 // the bend, facing the signals or not (17.1 s, measured on drawn maps): so here too. Where the two
                 // roads differ (a name, a class), the signals are an ordinary junction's.
-                if profile.mode == .cycling && roadsHere == 2 && !isUturn && !unjoinedVertices.contains(head)
-                    && arrays.joinsOneRoad(atVertex: Int(head), classesPart: profile.hasClasses) {
+                if profile.mode == .cycling && roadsHere == 2 && !isUturn && joinedThrough[Int(head)] {
                     let signals = here.contains { $0.kind == .signals }
                     seconds = signals ? profile.turnPenalty(angle: 180, roads: roadsHere, isUturn: false) : 0
                 }

@@ -216,16 +216,12 @@ public struct TravelProfile: Sendable {
     func isBlockedWay(_ tags: Tags, highway: String?) -> Bool {
         if let proposed = tags["proposed"], proposed.isEmpty == false, highway == nil || highway == "proposed" { return true }
         if tags["impassable"] == "yes" || tags["status"] == "impassable" { return true }
-        if mode == .cycling {
-            // bicycle.lua avoids construction and motorroads, not areas or reversible oneways.
-            if highway == "construction" || tags["railway"] == "construction" || tags["motorroad"] == "yes" { return true }
-            if let construction = tags["construction"], !Self.passableConstruction.contains(construction) { return true }
-            return false
-        }
-        guard mode == .driving else { return false }
-        if tags["area"] == "yes" { return true }
+        guard mode != .walking else { return false }
         if highway == "construction" || tags["railway"] == "construction" { return true }
         if let construction = tags["construction"], !Self.passableConstruction.contains(construction) { return true }
+        // bicycle.lua avoids motorroads too, but not areas or reversible oneways.
+        if mode == .cycling { return tags["motorroad"] == "yes" }
+        if tags["area"] == "yes" { return true }
         if tags["oneway"] == "reversible" { return true }
         if let highway, Self.drivingAvoidedHighways.contains(highway) { return true }
         return false

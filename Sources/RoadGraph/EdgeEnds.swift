@@ -28,16 +28,18 @@ public struct EdgeEnd: Sendable, Equatable {
 }
 
 extension GraphArrays {
-    /// Whether the only two edges at a vertex are one road to OSRM, which joins such pieces into one edge and so has
-    /// no turn there (a way's end where the next way has the same name, class, classes and one-way rule; lanes and
-    /// bridges do not part them, measured against OSRM on drawn maps).
-    public func joinsOneRoad(atVertex v: Int, classesPart: Bool) -> Bool {
-        let range = Int(vertexEdgeStart[v])..<Int(vertexEdgeStart[v + 1])
-        guard range.count == 2 else { return false }
-        let a = vertexEdges[range.lowerBound], b = vertexEdges[range.lowerBound + 1]
-        guard a >> 1 != b >> 1 else { return false }
+    /// Per vertex, whether its only two edges are one road to OSRM, which joins such pieces into one edge and so
+    /// has no turn there (a way's end where the next way has the same name, class, classes and one-way rule; lanes
+    /// and bridges do not part them, measured against OSRM on drawn maps).
+    public func verticesJoiningOneRoad(classesPart: Bool) -> [Bool] {
         let reader = EdgeEndReader(graph: self, endVertex: [], classesPart: classesPart)
-        return reader.sameRoad(Int(a >> 1), leftAtStart: a & 1 == 1, Int(b >> 1), enteredAtStart: b & 1 == 0, lanesPart: false)
+        return (0..<vertexLatitudes.count).map { v in
+            let range = Int(vertexEdgeStart[v])..<Int(vertexEdgeStart[v + 1])
+            guard range.count == 2 else { return false }
+            let a = vertexEdges[range.lowerBound], b = vertexEdges[range.lowerBound + 1]
+            guard a >> 1 != b >> 1 else { return false }
+            return reader.sameRoad(Int(a >> 1), leftAtStart: a & 1 == 1, Int(b >> 1), enteredAtStart: b & 1 == 0, lanesPart: false)
+        }
     }
 
     /// Fills `edgeEnds` from the shapes, the classes and flags, and the edges at each vertex (which must be
