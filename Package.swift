@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "RoadGraph", dependencies: ["CRC32C"]),
         .target(name: "Contraction", dependencies: ["RoadGraph"]),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "Geocoding", dependencies: ["CSQLite", "OSMReaderShim", "RoadGraph"],
+        .target(name: "Geocoding", dependencies: ["CSQLite", "RoadGraph"],
                 resources: [.copy("Data")]),
         .target(name: "GraphImport", dependencies: ["OSMReaderShim", "RoadGraph", "Contraction", "Geocoding"]),
         .target(name: "Routing", dependencies: ["RoadGraph"]),

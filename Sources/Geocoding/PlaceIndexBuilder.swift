@@ -1,10 +1,10 @@
 import Foundation
-import OSMReaderShim
 import RoadGraph
 
 /// Builds `places.sqlite` beside the graphs: every named place, street (the ways of one street merged per
 /// neighbourhood), address and POI, with the administrative areas that contain it, in an FTS5 full-text index and
-/// an R*Tree. Boundaries are libosmium-assembled areas, tested point-in-polygon.
+/// an R*Tree. Boundaries are libosmium-assembled areas, tested point-in-polygon. Reading them from an OSM file is
+/// the importer's part (GraphImport), so that answering from the index needs no OSM reader.
 public enum PlaceIndexBuilder {
     public struct Statistics: Sendable {
         public var places = 0, streets = 0, addresses = 0, pois = 0, areas = 0
@@ -19,7 +19,8 @@ public enum PlaceIndexBuilder {
                           "craft", "healthcare", "sport", "man_made", "natural", "aeroway"]
     static let nameKeys = ["name", "alt_name", "old_name", "short_name", "official_name", "loc_name", "int_name"]
 
-    struct Feature {
+    /// One OSM object as the importer read it: `n`ode, `w`ay or assembled `a`rea.
+    public struct Feature {
         var kind: Character
         var id: Int64
         var tags: [String: String]
@@ -27,16 +28,17 @@ public enum PlaceIndexBuilder {
         /// The node id of each point of an interpolation line, whose ends are addressed nodes (empty otherwise).
         var nodeIDs: [Int64] = []
         var rings: [(outer: Bool, points: [Coordinate])]
+
+        public init(kind: Character, id: Int64, tags: [String: String], points: [Coordinate], nodeIDs: [Int64] = [],
+                    rings: [(outer: Bool, points: [Coordinate])]) {
+            (self.kind, self.id, self.tags, self.points, self.nodeIDs, self.rings) = (kind, id, tags, points, nodeIDs, rings)
+        }
     }
 
-    public static func build(osmFile: String, databasePath: String) throws -> Statistics {
-        let started = Date()
-        var error = [CChar](repeating: 0, count: 512)
-        guard let raw = wf_places_read(osmFile, &error, error.count) else {
-            throw SQLiteDatabase.Error(description: "cannot read places: \(String(cString: error))")
-        }
-        defer { wf_places_free(raw) }
-        let features = decode(raw.pointee)
+    /// Writes the index of `features` to `databasePath`; `areasSkipped` says the reader could not assemble areas.
+    public static func build(features: [Feature], areasSkipped: Bool, databasePath: String, started: Date = Date()) throws
+        -> Statistics
+    {
         let areas = features.filter { $0.kind == "a" }.compactMap(AdminArea.init).filter { !$0.bounds.isEmpty }
         let locator = AreaLocator(areas: areas)
         var entries: [PlaceEntry] = []
@@ -99,7 +101,7 @@ public enum PlaceIndexBuilder {
             BEGIN;
             """)
         var stats = Statistics()
-        stats.areasSkipped = raw.pointee.areas_skipped != 0
+        stats.areasSkipped = areasSkipped
         stats.interpolated = interpolated.count
         for (index, entry) in entries.enumerated() {
             let id = Int64(index + 1)
@@ -136,40 +138,6 @@ public enum PlaceIndexBuilder {
         try db.execute("COMMIT; INSERT INTO place_fts(place_fts) VALUES('optimize');")
         stats.seconds = Date().timeIntervalSince(started)
         return stats
-    }
-
-    static func decode(_ d: wf_place_data) -> [Feature] {
-        var cache = [String?](repeating: nil, count: d.string_count)
-        func string(_ id: UInt32) -> String {
-            if let s = cache[Int(id)] { return s }
-            let s = String(cString: d.strings + Int(d.string_offsets[Int(id)]))
-            cache[Int(id)] = s
-            return s
-        }
-        func point(_ i: Int) -> Coordinate { Coordinate(fixedLatitude: d.point_lats[i], fixedLongitude: d.point_lons[i]) }
-        var features: [Feature] = []
-        features.reserveCapacity(d.feature_count)
-        for f in 0..<d.feature_count {
-            var tags: [String: String] = [:]
-            for t in Int(d.feature_tag_offsets[f])..<Int(d.feature_tag_offsets[f + 1]) {
-                tags[string(d.tags[t].key)] = string(d.tags[t].value)
-            }
-            let kind = Character(UnicodeScalar(UInt8(bitPattern: d.feature_kinds[f])))
-            let pointRange = Int(d.feature_point_offsets[f])..<Int(d.feature_point_offsets[f + 1])
-            var rings: [(outer: Bool, points: [Coordinate])] = []
-            var ringStart = pointRange.lowerBound
-            for r in Int(d.feature_ring_offsets[f])..<Int(d.feature_ring_offsets[f + 1]) {
-                let end = Int(d.ring_ends[r])
-                rings.append((d.ring_is_outer[r] == 1, (ringStart..<end).map(point)))
-                ringStart = end
-            }
-            features.append(Feature(kind: kind, id: d.feature_ids[f], tags: tags,
-                                    points: kind == "a" ? [] : pointRange.map(point),
-                                    nodeIDs: kind == "w" && tags["addr:interpolation"] != nil
-                                        ? pointRange.map { d.point_node_ids[$0] } : [],
-                                    rings: rings))
-        }
-        return features
     }
 
     /// Ways of one street name merged where they lie within a few hundred metres of each other (one entry per
