@@ -3,7 +3,8 @@ import PackageDescription
 
 // One module per stage of the data's path:
 // OSMReaderShim (libosmium, C++) → GraphImport → RoadGraph → Routing → Guidance / Isochrones / Trips / MapMatching → RouteFormats →
-// Navigation (a route followed fix by fix) → Engine (the facade every front end calls) → HTTPService → wayfinder (CLI).
+// Navigation (a route followed fix by fix) → Engine (the facade every front end calls) → HTTPAPI (the endpoints) →
+// HTTPService (their server) → wayfinder (CLI).
 let package = Package(
     name: "Wayfinder",
     products: [
@@ -46,9 +47,11 @@ let package = Package(
                                                "Trips"]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
-        .target(name: "HTTPService", dependencies: ["CMicroHTTPD", "Engine", "RouteFormats", "Guidance", "Routing", "RoadGraph",
-                                                    "Geocoding", "Navigation"],
+        // Every endpoint as a function from request to response, with no socket: the server and the library share it.
+        .target(name: "HTTPAPI", dependencies: ["Engine", "RouteFormats", "Guidance", "Routing", "RoadGraph", "Geocoding",
+                                                "Navigation"],
                 resources: [.copy("Web")]),
+        .target(name: "HTTPService", dependencies: ["CMicroHTTPD", "HTTPAPI", "Engine", "RouteFormats", "RoadGraph"]),
         .executableTarget(name: "wayfinder",
                           dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats",
                                          "Engine", "HTTPService", "Geocoding", "MapMatching", "Trips", "Navigation"]),

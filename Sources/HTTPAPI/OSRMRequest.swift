@@ -34,16 +34,8 @@ public struct OSRMRequest {
     /// From a request target as sent (`/route/v1/driving/…?steps=true`): path and arguments percent-decoded as
     /// the HTTP server decodes them.
     public init(target: String, compatibility: Compatibility = .wayfinder) throws {
-        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        func decode<S: StringProtocol>(_ text: S) -> String {
-            String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
-        }
-        let query = parts.count > 1 ? parts[1].split(separator: "&").map { pair -> (key: String, value: String) in
-            let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            return (decode(kv[0]), kv.count > 1 ? decode(kv[1]) : "")
-        } : []
-        try self.init(path: String(parts[0]).removingPercentEncoding ?? String(parts[0]), query: query,
-                      compatibility: compatibility)
+        let request = HTTPRequest(target: target)
+        try self.init(path: request.path, query: request.query, compatibility: compatibility)
     }
 
     public init(path: String, query: [(key: String, value: String)], compatibility: Compatibility = .wayfinder) throws {

@@ -99,7 +99,7 @@ private struct BodyReader {
             throw EngineError(.invalidQuery, "coordinates must be a list of [lon, lat] pairs")
         }
         return try list.map { item in
-            guard let pair = item as? [Any], pair.count == 2, let lon = Self.number(pair[0]), let lat = Self.number(pair[1]) else {
+            guard let pair = item as? [Any], pair.count == 2, let lon = JSONMember.number(pair[0]), let lat = JSONMember.number(pair[1]) else {
                 throw EngineError(.invalidQuery, "a coordinate is two numbers, [lon, lat]")
             }
             // OSRM keeps coordinates as 32-bit millionths of a degree.
@@ -113,7 +113,7 @@ private struct BodyReader {
         var out = Options()
         func set(_ key: String, _ text: String?) { if let text { out.values[key] = text } }
         set("bearings", try perPoint("bearings", "a bearing is null or [degrees, range], whole numbers") { item in
-            guard let pair = item as? [Any], pair.count == 2, let value = Self.integer(pair[0]), let range = Self.integer(pair[1]) else {
+            guard let pair = item as? [Any], pair.count == 2, let value = JSONMember.integer(pair[0]), let range = JSONMember.integer(pair[1]) else {
                 return nil
             }
             guard abs(value) < 32768, abs(range) < 32768 else {
@@ -123,7 +123,7 @@ private struct BodyReader {
         })
         set("radiuses", try perPoint("radiuses", #"a radius is null, metres, or "unlimited""#) { item in
             if let text = item as? String { return text == "unlimited" ? text : nil }
-            return Self.number(item).map { "\($0)" }
+            return JSONMember.number(item).map { "\($0)" }
         })
         // Type-checked only: OSRM does not read a body's hints (26.10 answers the same with or without them).
         _ = try perPoint("hints", "a hint is null or text") { $0 as? String }
@@ -150,8 +150,8 @@ private struct BodyReader {
         case "route", "match":
             set("steps", try boolean("steps"))
             if let value = take("alternatives") {
-                if let flag = Self.bool(value) { out.values["alternatives"] = flag ? "true" : "false" } else {
-                    guard let n = Self.integer(value), n >= 0, n < 1 << 32 else {
+                if let flag = JSONMember.bool(value) { out.values["alternatives"] = flag ? "true" : "false" } else {
+                    guard let n = JSONMember.integer(value), n >= 0, n < 1 << 32 else {
                         throw EngineError(.invalidQuery, "alternatives is true, false or a whole number from 0")
                     }
                     // OSRM checks a match's alternatives and has no use for them.
@@ -160,7 +160,7 @@ private struct BodyReader {
                 if service == "match" { out.values["alternatives"] = nil }
             }
             if let value = take("continue_straight") {
-                if let flag = Self.bool(value) {
+                if let flag = JSONMember.bool(value) {
                     if service == "route" { out.values["continue_straight"] = flag ? "true" : "false" }
                 } else if value as? String != "default" {
                     throw EngineError(.invalidQuery, #"continue_straight is true, false or "default""#)
@@ -185,7 +185,7 @@ private struct BodyReader {
             set("scale_factor", try number("scale_factor"))
         default:  // nearest
             if let value = take("number") {
-                guard let n = Self.integer(value), n >= 0, n < 1 << 32 else {
+                guard let n = JSONMember.integer(value), n >= 0, n < 1 << 32 else {
                     throw EngineError(.invalidQuery, "number is a whole number")
                 }
                 out.values["number"] = "\(n)"
@@ -222,7 +222,7 @@ private struct BodyReader {
 
     private mutating func boolean(_ key: String) throws -> String? {
         guard let value = take(key) else { return nil }
-        guard let flag = Self.bool(value) else { throw EngineError(.invalidQuery, "\(key) is true or false (JSON, not a string)") }
+        guard let flag = JSONMember.bool(value) else { throw EngineError(.invalidQuery, "\(key) is true or false (JSON, not a string)") }
         return flag ? "true" : "false"
     }
 
@@ -235,7 +235,7 @@ private struct BodyReader {
 
     private mutating func number(_ key: String) throws -> String? {
         guard let value = take(key) else { return nil }
-        guard let n = Self.number(value) else { throw EngineError(.invalidQuery, "\(key) is a JSON number") }
+        guard let n = JSONMember.number(value) else { throw EngineError(.invalidQuery, "\(key) is a JSON number") }
         return "\(n)"
     }
 
@@ -244,7 +244,7 @@ private struct BodyReader {
         guard let value = take(key) else { return nil }
         guard let list = value as? [Any] else { throw EngineError(.invalidQuery, "\(key) is \(what)") }
         let numbers = try list.map { item -> String in
-            guard let n = Self.integer(item), n >= 0, n < 1 << 32 else {
+            guard let n = JSONMember.integer(item), n >= 0, n < 1 << 32 else {
                 throw EngineError(.invalidQuery, "each of \(key) is a whole number from 0")
             }
             return "\(n)"
@@ -255,7 +255,7 @@ private struct BodyReader {
     /// `true` (all), `false` or `[]` (none: ""), or a list of the allowed names.
     private mutating func annotations(_ allowed: [String]) throws -> String? {
         guard let value = take("annotations") else { return nil }
-        if let flag = Self.bool(value) { return flag ? (service == "table" ? allowed.joined(separator: ",") : "true") : "" }
+        if let flag = JSONMember.bool(value) { return flag ? (service == "table" ? allowed.joined(separator: ",") : "true") : "" }
         guard let list = value as? [Any] else {
             throw EngineError(.invalidQuery, "annotations is true, false or a list of names")
         }
@@ -280,24 +280,26 @@ private struct BodyReader {
             return text
         }.joined(separator: ";")
     }
+}
 
-    // MARK: JSON's types, as Foundation's parser gives them
-
+/// JSON's types as Foundation's parser gives them: a Boolean and a number are both NSNumber there, and an integer
+/// is told from a fraction only by how it was written.
+public enum JSONMember {
     /// `true`/`false` only (Foundation gives them as NSNumber too: told apart by their class).
-    static func bool(_ value: Any) -> Bool? {
+    public static func bool(_ value: Any) -> Bool? {
         guard let number = value as? NSNumber, type(of: number) == type(of: NSNumber(value: true)) else { return nil }
         return number.boolValue
     }
 
     /// A number written without a fraction or an exponent, as OSRM's integers must be.
-    static func integer(_ value: Any) -> Int64? {
+    public static func integer(_ value: Any) -> Int64? {
         guard bool(value) == nil, let number = value as? NSNumber else { return nil }
         let type = String(cString: number.objCType)
         guard type != "d", type != "f" else { return nil }
         return type == "Q" ? (number.uint64Value <= UInt64(Int64.max) ? Int64(number.uint64Value) : nil) : number.int64Value
     }
 
-    static func number(_ value: Any) -> Double? {
+    public static func number(_ value: Any) -> Double? {
         guard bool(value) == nil, let number = value as? NSNumber else { return nil }
         let n = number.doubleValue
         return n.isFinite ? n : nil
