@@ -41,4 +41,15 @@ public struct EngineLimits: Sendable {
         limits.maxMatchingRadius = 1000
         return limits
     }
+
+    /// The limits of a caller on the same machine (the CLI, the library): sizes only a batch job reaches, no CPU
+    /// limit, and the 5 km snapping limit.
+    public static var commandLine: EngineLimits {
+        var limits = EngineLimits()
+        limits.maxRouteWaypoints = 10_000
+        limits.maxTableLocations = 1_000_000
+        limits.maxTripPoints = 10_000
+        limits.maxTracePoints = 100_000
+        return limits
+    }
 }

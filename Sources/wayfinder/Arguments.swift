@@ -110,16 +110,6 @@ extension CommandError {
 }
 
 extension EngineLimits {
-    /// The CLI's limits: those of a batch job run by the graph's owner, so larger than a server's.
-    static var commandLine: EngineLimits {
-        var limits = EngineLimits()
-        limits.maxRouteWaypoints = 10_000
-        limits.maxTableLocations = 1_000_000
-        limits.maxTripPoints = 10_000
-        limits.maxTracePoints = 100_000
-        return limits
-    }
-
     /// The options that change a limit, for the commands that take them. (`--max-matching-radius` and
     /// `--max-isochrone-points` only `match`, `reach` and `serve` take: elsewhere they would change nothing.)
     static let options: Set<String> = ["--max-waypoints", "--max-table-size", "--max-query-length", "--max-query-words",
