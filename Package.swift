@@ -4,12 +4,14 @@ import PackageDescription
 // One module per stage of the data's path:
 // OSMReaderShim (libosmium, C++) → GraphImport → RoadGraph → Routing → Guidance / Isochrones / Trips / MapMatching → RouteFormats →
 // Navigation (a route followed fix by fix) → Engine (the facade every front end calls) → HTTPAPI (the endpoints) →
-// HTTPService (their server) → wayfinder (CLI).
+// HTTPService (their server) → wayfinder (CLI). WayfinderEngine and WayfinderImport are the library.
 let package = Package(
     name: "Wayfinder",
     products: [
         .executable(name: "wayfinder", targets: ["wayfinder"]),
         .executable(name: "wayfinder-fuzz", targets: ["FuzzTargets"]),
+        .library(name: "WayfinderEngine", targets: ["WayfinderEngine"]),
+        .library(name: "WayfinderImport", targets: ["WayfinderImport"]),
     ],
     targets: [
         .target(
@@ -52,6 +54,11 @@ let package = Package(
                                                 "Navigation"],
                 resources: [.copy("Web")]),
         .target(name: "HTTPService", dependencies: ["CMicroHTTPD", "HTTPAPI", "Engine", "RouteFormats", "RoadGraph"]),
+        // The library: a documented facade over the engine (WayfinderEngine) and the importer (WayfinderImport).
+        // Neither links the HTTP server; the engine's does not link the importer's libraries either.
+        .target(name: "WayfinderEngine", dependencies: ["Engine", "HTTPAPI", "Guidance", "Isochrones", "RoadGraph",
+                                                        "RouteFormats", "Routing"]),
+        .target(name: "WayfinderImport", dependencies: ["GraphImport", "WayfinderEngine", "RoadGraph"]),
         .executableTarget(name: "wayfinder",
                           dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats",
                                          "Engine", "HTTPService", "Geocoding", "MapMatching", "Trips", "Navigation"]),
@@ -61,7 +68,8 @@ let package = Package(
                                          "RouteFormats", "Routing"]),
         .testTarget(name: "WayfinderTests",
                     dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats", "Engine",
-                                   "HTTPService", "Geocoding", "Isochrones", "MapMatching", "Trips", "Navigation", "wayfinder"]),
+                                   "HTTPService", "Geocoding", "Isochrones", "MapMatching", "Trips", "Navigation", "wayfinder",
+                                   "WayfinderEngine", "WayfinderImport"]),
     ],
     swiftLanguageModes: [.v5],
     cxxLanguageStandard: .cxx17
