@@ -4,7 +4,7 @@ import PackageDescription
 // One module per stage of the data's path:
 // OSMReaderShim (libosmium, C++) → GraphImport → RoadGraph → Routing → Guidance / Isochrones / Trips / MapMatching → RouteFormats →
 // Navigation (a route followed fix by fix) → Engine (the facade every front end calls) → HTTPAPI (the endpoints) →
-// HTTPService (their server) → wayfinder (CLI). WayfinderEngine and WayfinderImport are the library.
+// HTTPService (their server) → wayfinder (CLI). WayfinderEngine, WayfinderImport and WayfinderC are the library.
 let package = Package(
     name: "Wayfinder",
     products: [
@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "wayfinder-fuzz", targets: ["FuzzTargets"]),
         .library(name: "WayfinderEngine", targets: ["WayfinderEngine"]),
         .library(name: "WayfinderImport", targets: ["WayfinderImport"]),
+        .library(name: "WayfinderC", type: .dynamic, targets: ["WayfinderC"]),
     ],
     targets: [
         .target(
@@ -54,11 +55,12 @@ let package = Package(
                                                 "Navigation"],
                 resources: [.copy("Web")]),
         .target(name: "HTTPService", dependencies: ["CMicroHTTPD", "HTTPAPI", "Engine", "RouteFormats", "RoadGraph"]),
-        // The library: a documented facade over the engine (WayfinderEngine) and the importer (WayfinderImport).
-        // Neither links the HTTP server; the engine's does not link the importer's libraries either.
+        // The library: a documented facade over the engine (WayfinderEngine), the importer (WayfinderImport), and a C
+        // ABI over the facade for other languages (python/ loads it). None of them links the HTTP server.
         .target(name: "WayfinderEngine", dependencies: ["Engine", "HTTPAPI", "Guidance", "Isochrones", "RoadGraph",
                                                         "RouteFormats", "Routing"]),
         .target(name: "WayfinderImport", dependencies: ["GraphImport", "WayfinderEngine", "RoadGraph"]),
+        .target(name: "WayfinderC", dependencies: ["WayfinderEngine", "HTTPAPI"], exclude: ["wayfinder.h"]),
         .executableTarget(name: "wayfinder",
                           dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats",
                                          "Engine", "HTTPService", "Geocoding", "MapMatching", "Trips", "Navigation"]),
@@ -69,7 +71,7 @@ let package = Package(
         .testTarget(name: "WayfinderTests",
                     dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats", "Engine",
                                    "HTTPService", "Geocoding", "Isochrones", "MapMatching", "Trips", "Navigation", "wayfinder",
-                                   "WayfinderEngine", "WayfinderImport"]),
+                                   "WayfinderEngine", "WayfinderImport", "WayfinderC"]),
     ],
     swiftLanguageModes: [.v5],
     cxxLanguageStandard: .cxx17

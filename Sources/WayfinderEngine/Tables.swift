@@ -18,6 +18,10 @@ public struct TravelTable: Sendable {
     /// The points (sources first, then destinations) with no road within the snap radius: their rows and columns
     /// are NaN.
     public let unsnapped: [Int]
+    /// Each source as snapped to its road; nil where it has none.
+    public let sources: [SnappedWaypoint?]
+    /// Each destination as snapped; nil likewise.
+    public let destinations: [SnappedWaypoint?]
 
     /// The cell of one source and one destination, or nil when the destination cannot be reached.
     public subscript(source: Int, destination: Int) -> (duration: Double, distance: Double)? {
@@ -40,30 +44,31 @@ extension Wayfinder {
         let columns = destinations?.count ?? sources.count
         var durations = [Double](repeating: .nan, count: sources.count * columns)
         var distances = durations
-        let unsnapped = try durations.withUnsafeMutableBufferPointer { d throws(WayfinderError) in
+        let snapped = try durations.withUnsafeMutableBufferPointer { d throws(WayfinderError) in
             try distances.withUnsafeMutableBufferPointer { m throws(WayfinderError) in
                 try fillTable(sources: sources, destinations: destinations, mode: mode, snapRadius: snapRadius,
                               threads: threads, durations: d, distances: m)
             }
         }
         return TravelTable(sourceCount: sources.count, destinationCount: columns, durations: durations,
-                           distances: distances, unsnapped: unsnapped)
+                           distances: distances, unsnapped: snapped.unsnapped, sources: snapped.sources,
+                           destinations: snapped.destinations)
     }
 
     /// `table`, written into buffers the caller owns (of sources × destinations cells each, row-major), so that a
-    /// large table is never copied: what the C entry point fills a NumPy array with. Returns the unsnapped points.
+    /// large table is never copied: what the C entry point fills a NumPy array with. `exact` leaves durations at the
+    /// millisecond and distances unrounded, as `wayfinder matrix --format protobuf` gives them.
     package func fillTable(sources: [Location], destinations: [Location]?, mode: Mode, snapRadius: Double?, threads: Int,
-                           durations: UnsafeMutableBufferPointer<Double>, distances: UnsafeMutableBufferPointer<Double>)
-        throws(WayfinderError) -> [Int]
+                           exact: Bool = false, durations: UnsafeMutableBufferPointer<Double>,
+                           distances: UnsafeMutableBufferPointer<Double>) throws(WayfinderError) -> TableWaypoints
     {
         let columns = destinations?.count ?? sources.count
         guard durations.count == sources.count * columns, distances.count == durations.count else {
             throw WayfinderError(code: "InvalidValue", message: "the table's buffers must hold \(sources.count) × \(columns) cells")
         }
-        // Unreachable cells are NaN whatever the buffers held.
-        durations.update(repeating: .nan)
-        distances.update(repeating: .nan)
-        guard !sources.isEmpty, columns > 0 else { return [] }
+        guard !sources.isEmpty, columns > 0 else {
+            return TableWaypoints(unsnapped: [], sources: sources.map { _ in nil }, destinations: [])
+        }
         guard (1...256).contains(threads) else {
             throw WayfinderError(code: "InvalidValue", message: "threads must be 1 to 256, not \(threads)")
         }
@@ -75,22 +80,51 @@ extension Wayfinder {
             query.unsnappedPointsAreNull = true
             query.threads = threads
             let table = try engine.table(query)
-            // Blocks of about four million cells, as `wayfinder matrix` computes them: memory stays flat.
+            // Blocks of about four million cells, as `wayfinder matrix` computes them: memory stays flat. Every cell
+            // is written once, NaN where unreachable, so the caller need not clear its arrays first.
             let blockRows = max(1, min(sources.count, 4_000_000 / columns))
+            // A block is copied on a thread of its own while the next is computed, as the CLI writes its blocks:
+            // copying into arrays the caller just allocated is mostly page faults (1.6 GB for 10,000 × 10,000),
+            // which took as long as the search when done in turn. One block waits at most.
+            let copying = DispatchQueue(label: "table copy")
+            let slot = DispatchSemaphore(value: 1)
+            defer { copying.sync {} }
             var first = 0
             while first < sources.count {
                 let end = min(sources.count, first + blockRows)
-                for (k, row) in try table.rows(first..<end).enumerated() {
-                    let base = (first + k) * columns
-                    for (j, cell) in row.enumerated() {
-                        guard let cell else { continue }
-                        durations[base + j] = OSRMTableWriter.seconds(cell)
-                        distances[base + j] = OSRMTableWriter.metres(cell.distance)
+                let rows = try table.rows(first..<end)
+                slot.wait()
+                copying.async { [first] in
+                    defer { slot.signal() }
+                    for (k, row) in rows.enumerated() {
+                        let base = (first + k) * columns
+                        for (j, cell) in row.enumerated() {
+                            guard let cell else {
+                                durations[base + j] = .nan
+                                distances[base + j] = .nan
+                                continue
+                            }
+                            durations[base + j] = exact ? Double(cell.duration) / 1000 : OSRMTableWriter.seconds(cell)
+                            distances[base + j] = exact ? cell.distance : OSRMTableWriter.metres(cell.distance)
+                        }
                     }
                 }
                 first = end
             }
-            return table.unsnapped
+            copying.sync {}
+            func snapped(_ snap: Snap?) -> SnappedWaypoint? {
+                snap.map { SnappedWaypoint(input: Location($0.input), location: Location($0.location), distance: $0.distance,
+                                           name: table.graph.name(ofEdge: $0.edge)) }
+            }
+            return TableWaypoints(unsnapped: table.unsnapped, sources: table.sources.map(snapped),
+                                  destinations: table.destinations.map(snapped))
         }
     }
+}
+
+/// Where a table's points were snapped, and which could not be.
+package struct TableWaypoints: Sendable {
+    package var unsnapped: [Int]
+    package var sources: [SnappedWaypoint?]
+    package var destinations: [SnappedWaypoint?]
 }

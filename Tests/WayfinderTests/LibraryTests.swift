@@ -2,10 +2,12 @@ import Engine
 import Foundation
 import RoadGraph
 import Testing
+import WayfinderC
 import WayfinderEngine
 import WayfinderImport
 
-/// The engine as a library: the Swift facade against the CLI and the HTTP API.
+/// The engine as a library: the Swift facade against the CLI and the HTTP API, the C entry points against bad
+/// input, and the Python wheel installed into a fresh venv.
 @Suite(.serialized) struct LibraryTests {
     static var graph: String { CommandLineTests.graph.1 }
 
@@ -127,4 +129,120 @@ import WayfinderImport
         #expect(a.osrmJSON() == b.osrmJSON())
         #expect(throws: WayfinderError.self) { try GraphImporting.importGraphs(from: "/nonexistent.osm.pbf", to: scratch.path + "/h") }
     }
+
+    /// The C entry points refuse what a foreign caller may get wrong, with OSRM error bodies, and never trap.
+    @Test func cEntryPointsRefuseBadInput() throws {
+        func call(_ body: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, UnsafeMutablePointer<Int>) -> Int32)
+            -> (Int32, String) {
+            var out: UnsafeMutablePointer<UInt8>?
+            var length = 0
+            let status = body(&out, &length)
+            defer { wf_free(out) }
+            return (status, out.map { String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self) } ?? "")
+        }
+        var error: UnsafeMutablePointer<UInt8>?
+        #expect(wf_open("/nonexistent", nil, &error) == nil)
+        #expect(error.map { String(cString: $0) }?.contains("\"code\":\"NotFound\"") == true)
+        wf_free(error)
+        #expect(wf_open(Self.graph, "driving,boat", &error) == nil)
+        wf_free(error)
+        #expect(wf_open(nil, nil, nil) == nil)
+
+        #expect(call { wf_route(nil, "{}", $0, $1) }.0 == 400)
+        let engine = try #require(wf_open(Self.graph, "driving", nil))
+        defer { wf_close(engine) }
+        for request in ["", "[]", "{\"points\": 5}", "{\"points\": [[1]]}", "{\"points\": [[60.17, 24.94], [60.18, 24.95]], \"steps\": 1}",
+                        "{\"points\": [[60.17, 24.94], [60.18, 24.95]], \"mode\": \"walking\"}",
+                        "{\"points\": [[60.17, 24.94], [60.18, 24.95]], \"alternatives\": 1.5}",
+                        "{\"points\": [[60.17, 24.94], [60.18, 24.95]], \"speed\": 3}", "\u{FF}\u{FE}"] {
+            let (status, body) = call { wf_route(engine, request, $0, $1) }
+            #expect(status >= 400 && body.contains("\"code\""), "\(request): \(status) \(body)")
+        }
+        let (ok, route) = call { wf_route(engine, "{\"points\": [[60.1675, 24.944], [60.1756, 24.9412]]}", $0, $1) }
+        #expect(ok == 0 && route.hasPrefix("{\"code\":\"Ok\""), "\(route.prefix(200))")
+        #expect(call { wf_request(engine, "/route/v1/driving/24.944,60.1675;24.9412,60.1756", nil, 0, $0, $1) }.0 == 200)
+        #expect(call { wf_request(engine, nil, nil, 0, $0, $1) }.0 == 400)
+        #expect(call { wf_request(engine, "/route/v1/driving/1,2", nil, -5, $0, $1) }.0 == 400)
+
+        var points = [60.1675, 24.944, 60.1756, 24.9412, 0, 0]
+        var durations = [Double](repeating: 0, count: 9), distances = durations
+        let (status, body) = call { wf_table(engine, "driving", &points, 3, nil, 0, 0, 1, 0, &durations, &distances, $0, $1) }
+        let snapped = try Self.json(body)
+        #expect(status == 0 && snapped["unsnapped"] as? [Int] == [2], "\(body)")
+        #expect((snapped["sources"] as? [Any])?.count == 3 && (snapped["sources"] as? [Any])?.last is NSNull, "\(body)")
+        #expect(durations[0] == 0 && durations[1] > 0 && durations[2].isNaN && durations[8].isNaN)
+        #expect(call { wf_table(engine, "boat", &points, 3, nil, 0, 0, 1, 0, &durations, &distances, $0, $1) }.0 == 400)
+        #expect(call { wf_table(engine, "driving", &points, -1, nil, 0, 0, 1, 0, &durations, &distances, $0, $1) }.0 == 400)
+        #expect(call { wf_table(engine, "driving", nil, 3, nil, 0, 0, 1, 0, &durations, &distances, $0, $1) }.0 == 400)
+        #expect(call { wf_table(engine, "driving", &points, 3, nil, 0, 0, 999, 0, &durations, &distances, $0, $1) }.0 == 400)
+    }
+
+    /// The wheel, installed into a fresh venv and run with no Swift toolchain on the PATH, answers as the CLI does
+    /// (python/tests/check_package.py: routes, malformed calls, threads, and a 2,000 × 2,000 Porto table).
+    @Test(.enabled(if: Available.wheelTools.ready, "\(Available.wheelTools.reason)"))
+    func pythonWheelInFreshVenvAgreesWithTheCLI() throws {
+        let scratch = try TemporaryDirectory()
+        let root = OracleTests.packageRoot.path
+        let built = try Subprocess.run(root + "/scripts/build-wheel.sh", ["--skip-build", scratch.path + "/dist"], timeout: 300)
+        try #require(built.status == 0, "\(built.stderr.suffix(800))")
+        let wheel = built.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let size = (try FileManager.default.attributesOfItem(atPath: wheel)[.size] as? Int) ?? 0
+        print("wheel: \(wheel) (\(size / 1_000_000) MB)")
+        let venv = scratch.path + "/venv"
+        let made = try Subprocess.run("/usr/bin/env", ["python3", "-m", "venv", venv])
+        try #require(made.status == 0, "\(made.stderr)")
+        // numpy and orjson from the wheels install-test-tools.sh fetched: the install needs no network.
+        let installed = try Subprocess.run(venv + "/bin/python", ["-m", "pip", "install", "-q", "--no-index",
+                                                                  "--find-links", Available.wheelCache, wheel], timeout: 300)
+        try #require(installed.status == 0, "\(installed.stderr.suffix(800))")
+        var arguments = ["-i", "PATH=/usr/bin:/bin", "HOME=\(scratch.path)", venv + "/bin/python",
+                         root + "/python/tests/check_package.py", "--wayfinder", CommandLineTests.binary, "--graph", Self.graph]
+        if Available.porto {
+            let porto = try DeploymentTests.portoGraph.get()
+            let sample = try CommandLineTests.run(["bench", "--graph", porto, "--sample-points", "2000", "--seed", "11"])
+            try sample.stdout.write(toFile: scratch.path + "/porto.csv", atomically: true, encoding: .utf8)
+            arguments += ["--porto", porto, "--points", scratch.path + "/porto.csv"]
+        }
+        let run = try Subprocess.run("/usr/bin/env", arguments, timeout: 600)
+        let report = run.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(run.status == 0 && report.hasPrefix("OK"), "\(run.stdout.suffix(600)) \(run.stderr.suffix(1200))")
+        if Available.porto { #expect(report.contains("2000x2000 table equals wayfinder matrix"), "\(report)") }
+    }
+}
+
+extension Available {
+    /// Where install-test-tools.sh keeps the wheels the fresh venv installs from (numpy).
+    static let wheelCache = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/wayfinder/wheels").path
+
+    /// What building and installing the wheel needs: the C library linked from the current objects,
+    /// patchelf, PyPI's wheel, and numpy's and orjson's wheels in the cache.
+    static let wheelTools: (ready: Bool, reason: String) = {
+        guard cLibrary.ready else { return cLibrary }
+        let files = FileManager.default
+        guard files.isExecutableFile(atPath: "/usr/bin/patchelf") else { return (false, "needs patchelf (scripts/install-test-tools.sh)") }
+        guard python("wheel, venv") else { return (false, "needs PyPI's wheel (scripts/install-test-tools.sh)") }
+        let cached = (try? files.contentsOfDirectory(atPath: wheelCache)) ?? []
+        guard cached.contains(where: { $0.hasPrefix("numpy-") }), cached.contains(where: { $0.hasPrefix("orjson-") }) else {
+            return (false, "needs numpy's and orjson's wheels in \(wheelCache) (scripts/install-test-tools.sh)")
+        }
+        return (true, "")
+    }()
+
+    /// `.build/release/libWayfinderC.so`, linked from the objects this test run was built from.
+    static let cLibrary: (ready: Bool, reason: String) = {
+        let root = OracleTests.packageRoot
+        let library = root.appendingPathComponent(".build/release/libWayfinderC.so").path
+        let files = FileManager.default
+        guard let built = (try? files.attributesOfItem(atPath: library))?[.modificationDate] as? Date else {
+            return (false, "needs .build/release/libWayfinderC.so: swift build -c release --product WayfinderC")
+        }
+        // Stale when any object it links was compiled since (a `swift test` after an edit rebuilds those).
+        let linked = (try? String(contentsOfFile: root.appendingPathComponent(".build/release/WayfinderC.product/Objects.LinkFileList").path,
+                                  encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
+        let newest = linked.compactMap { (try? files.attributesOfItem(atPath: $0))?[.modificationDate] as? Date }.max()
+        guard let newest, built >= newest else {
+            return (false, "libWayfinderC.so is older than the objects it links: swift build -c release --product WayfinderC")
+        }
+        return (true, "")
+    }()
 }
