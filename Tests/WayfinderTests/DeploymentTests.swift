@@ -100,6 +100,8 @@ import Testing
 
     /// A 2,000 × 2,000 Porto table (two place names among the points) on a LocalCluster of two workers equals the
     /// single-process `wayfinder matrix` cell for cell; then again with one worker killed once the first block is in.
+    /// Tasks run `wayfinder matrix`, and (where the C library is built) call the engine in-process through the
+    /// Python package.
     @Test(.enabled(if: Available.dask, "needs dask.distributed, pyarrow and protobuf (scripts/install-test-tools.sh)"),
           .enabled(if: Available.porto, "needs ../shared/data/r5-porto_portugal.osm.pbf"))
     func daskTableEqualsTheCLIEvenWithAWorkerKilled() throws {
@@ -110,16 +112,20 @@ import Testing
         #expect(sample.status == 0, "\(sample.stderr)")
         try sample.stdout.write(toFile: points, atomically: true, encoding: .utf8)
         let check = OracleTests.packageRoot.appendingPathComponent("cluster/tests/check_table.py").path
-        for kill in [false, true] {
+        let root = OracleTests.packageRoot.path
+        let library = ["PYTHONPATH": root + "/python", "WAYFINDER_LIBRARY": root + "/.build/release/libWayfinderC.so"]
+        let engines = ["cli"] + (Available.cLibrary.ready ? ["library"] : [])
+        for engine in engines { for kill in [false, true] {
             let run = try Subprocess.run("/usr/bin/env", ["python3", check, "--wayfinder", CommandLineTests.binary,
                                                           "--graph", graph, "--points", points,
                                                           "--names", "Avenida dos Aliados", "Rua de Santa Catarina",
-                                                          "--block-rows", "100"] + (kill ? ["--kill"] : []),
-                                         timeout: 150)
+                                                          "--block-rows", "100", "--engine", engine] + (kill ? ["--kill"] : []),
+                                         environment: engine == "library" ? library : [:], timeout: 150)
             let report = run.stdout.split(separator: "\n").last.map(String.init) ?? ""
-            #expect(run.status == 0 && report.hasPrefix("OK"), "\(report) \(run.stderr.suffix(600))")
+            #expect(run.status == 0 && report.hasPrefix("OK"), "\(engine): \(report) \(run.stderr.suffix(600))")
             #expect(report.contains("2002x2002 identical"), "\(report)")
+            #expect(report.contains("(0 in-process)") == (engine == "cli"), "\(report)")
             if kill { #expect(report.contains("killed"), "\(report)") }
-        }
+        } }
     }
 }

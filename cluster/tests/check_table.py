@@ -7,6 +7,7 @@ Prints one line of findings and exits 0 when they hold, 1 when one does not (the
 
 import argparse
 import glob
+import json
 import os
 import shutil
 import signal
@@ -46,6 +47,8 @@ def check(scratch: str) -> None:
     parser.add_argument("--block-rows", type=int, default=100)
     parser.add_argument("--kill", action="store_true")
     parser.add_argument("--timeout", type=float, default=120)
+    parser.add_argument("--engine", default="auto", choices=["auto", "library", "cli"],
+                        help="library: tasks call the wayfinder package in-process; cli: wayfinder matrix per block")
     args = parser.parse_args()
 
     lines = [l for l in open(args.points).read().splitlines() if l and not l.startswith("lat")]
@@ -69,7 +72,7 @@ def check(scratch: str) -> None:
                            silence_logs=40)
     client = Client(cluster)
     output = os.path.join(scratch, "table")
-    options = TableOptions(graph=args.graph, wayfinder=args.wayfinder)
+    options = TableOptions(graph=args.graph, wayfinder=args.wayfinder, engine=args.engine)
     outcome: dict = {}
 
     def run() -> None:
@@ -117,8 +120,10 @@ def check(scratch: str) -> None:
     waypoints = pq.read_table(os.path.join(output, "waypoints.parquet")).to_pydict()
     if len(waypoints["role"]) != 2 * len(lines):
         fail(f"{len(waypoints['role'])} waypoints for {len(lines)} points")
+    in_process = json.load(open(os.path.join(output, "table.json")))["in_process_blocks"]
     report = (f"{got[0].shape[0]}x{got[0].shape[1]} identical to the CLI (durations and distances, "
-              f"{int(np.isnan(got[0]).sum())} unreachable), {result.blocks} blocks, {result.seconds:.1f} s")
+              f"{int(np.isnan(got[0]).sum())} unreachable), {result.blocks} blocks ({in_process} in-process), "
+              f"{result.seconds:.1f} s")
     if killed:
         worker_pids_after = set(client.run(os.getpid).values())
         if killed[1] in worker_pids_after:

@@ -61,6 +61,10 @@ def main(argv=None) -> int:
     table.add_argument("--wayfinder", default="wayfinder", help="the wayfinder binary, as the workers see it")
     table.add_argument("--radius", type=_radius, help="snapping radius in metres, or unlimited")
     table.add_argument("--exclude", help="toll,motorway,ferry")
+    table.add_argument("--engine", default="auto", choices=["auto", "library", "cli"],
+                       help="how tasks compute their blocks: in-process through the wayfinder Python package "
+                            "(library), by running the wayfinder binary (cli), or the first where the worker can "
+                            "(auto, the default)")
     table.add_argument("--gather", action="store_true",
                        help="send parts back to this client instead of writing them on the workers")
     args = parser.parse_args(argv)
@@ -95,7 +99,7 @@ def main(argv=None) -> int:
             raise TableError(f"cannot read {path}: not UTF-8 text")
 
     options = TableOptions(graph=args.graph, mode=args.mode, wayfinder=args.wayfinder, threads=args.threads,
-                           radius=args.radius, exclude=args.exclude)
+                           radius=args.radius, exclude=args.exclude, engine=args.engine)
     try:
         sources = read(args.sources)
         destinations = read(args.destinations) if args.destinations else None

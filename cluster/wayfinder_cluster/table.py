@@ -1,7 +1,9 @@
 """Distance tables too large for one machine, on a Dask cluster.
 
-The sources are split into row blocks; each block is one Dask task that runs `wayfinder matrix --format protobuf`
-on a worker that has the graph, against all destinations, and writes its cells as one Parquet file. Blocks are
+The sources are split into row blocks; each block is one Dask task that computes its rows against all destinations
+on a worker that has the graph, and writes its cells as one Parquet file. A task calls the engine in-process through
+the `wayfinder` Python package where the worker has it (the graph is mapped once per worker process and reused by
+every later task), else it runs `wayfinder matrix --format protobuf`. Both give the same cells. Blocks are
 independent, so a task lost with its worker is simply run again elsewhere (Dask does this by itself), and every
 cell is the one the single-process `wayfinder matrix` gives: a cell depends only on its source and destination.
 """
@@ -10,11 +12,13 @@ from __future__ import annotations
 
 import ctypes
 import json
+import math
 import os
 import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -67,6 +71,25 @@ class TableOptions:
     radius: str | None = None           # --radius
     exclude: str | None = None          # --exclude
     extra: list[str] = field(default_factory=list)
+    # "auto": in-process where the worker can import the `wayfinder` package and the options need nothing only the
+    # CLI has (--exclude, extra arguments); "library" insists on it; "cli" runs `wayfinder matrix` per block.
+    engine: str = "auto"
+
+    def in_process(self) -> bool:
+        if self.engine not in ("auto", "library", "cli"):
+            raise TableError(f"engine must be auto, library or cli, not {self.engine!r}")
+        if self.engine == "cli":
+            return False
+        usable = not self.exclude and not self.extra
+        try:
+            import wayfinder  # noqa: F401
+        except (ImportError, OSError) as e:
+            if self.engine == "library":
+                raise TableError(f"the wayfinder package cannot be loaded on worker {os.uname().nodename}: {e}")
+            return False
+        if self.engine == "library" and not usable:
+            raise TableError("--exclude and extra arguments need engine=cli")
+        return usable
 
     def matrix_command(self) -> list[str]:
         command = [self.wayfinder, "matrix", "--graph", self.graph, "--mode", self.mode]
@@ -149,6 +172,56 @@ def _parse_matrix(data: bytes) -> wayfinder_pb2.Matrix:
     return matrix
 
 
+# One engine per graph and mode in each worker process, kept for the tasks that follow: mapping and checking the
+# graph is what a CLI-per-block task paid every time.
+_ENGINES: dict = {}
+_ENGINES_LOCK = threading.Lock()
+
+
+def _engine(options: TableOptions):
+    import wayfinder
+    key = (os.path.realpath(options.graph), options.mode)
+    with _ENGINES_LOCK:
+        if key not in _ENGINES:
+            try:
+                _ENGINES[key] = wayfinder.Engine(options.graph, modes=[options.mode])
+            except wayfinder.WayfinderError as e:
+                raise TableError(f"cannot open {options.graph} on worker {os.uname().nodename}: {e.message}")
+        return _ENGINES[key]
+
+
+def _radius_metres(radius: str | None) -> float | None:
+    if radius is None:
+        return None
+    return math.inf if str(radius) == "unlimited" else float(radius)
+
+
+def _block_in_process(options: TableOptions, block: int, sources: list, destinations_csv: str):
+    """(durations, distances, source waypoints, destination waypoints, warnings) as `wayfinder matrix --format
+    protobuf` gives them: float32 cells at the millisecond, NaN where unreachable."""
+    import wayfinder
+    destinations = [tuple(float(v) for v in line.split(",")) for line in destinations_csv.splitlines() if line]
+    try:
+        table = _engine(options).table(sources, destinations, mode=options.mode, threads=options.threads,
+                                       radius=_radius_metres(options.radius), exact=True)
+    except wayfinder.WayfinderError as e:
+        raise TableError(f"block {block}: {e.message}")
+    limit = _radius_metres(options.radius) or 5000.0
+    warnings = []
+    for i in table.unsnapped:
+        side, point = (f"source {i}", sources[i]) if i < len(sources) else \
+            (f"destination {i - len(sources)}", destinations[i - len(sources)])
+        within = f" within {int(limit)} m" if math.isfinite(limit) else ""
+        warnings.append(f"wayfinder: {side} ({point[0]!r},{point[1]!r}) has no road usable by {options.mode}{within}: "
+                        "its cells are null")
+
+    def waypoint(w) -> tuple[float, float, float, str]:
+        return (math.nan, math.nan, math.nan, "") if w is None else (w[0], w[1], w[2], w[3])
+
+    return (table.durations.astype(np.float32).ravel(), table.distances.astype(np.float32).ravel(),
+            [waypoint(w) for w in table.sources], [waypoint(w) for w in table.destinations], warnings)
+
+
 def compute_block(options: TableOptions, block: int, first_row: int, sources: list, destinations_csv: str,
                   parts: str | None) -> dict:
     """One row block: `wayfinder matrix` for these sources against every destination. The cells go to
@@ -156,25 +229,33 @@ def compute_block(options: TableOptions, block: int, first_row: int, sources: li
     client as Parquet bytes. Writes are atomic (temporary name, then rename), so a task run twice, or killed
     halfway, never leaves a half file."""
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="wayfinder-block-") as scratch:
-        sources_path = _write(scratch, "sources", _coordinates_csv(sources))
-        destinations_path = _write(scratch, "destinations", destinations_csv)
-        done = _run(options.matrix_command() + ["--sources", sources_path, "--destinations", destinations_path,
-                                                "--format", "protobuf", "--threads", str(options.threads)],
-                    f"block {block}")
-    matrix = _parse_matrix(done.stdout)
-    del done.stdout
+    if options.in_process():
+        durations, distances, source_waypoints, destination_waypoints, warnings = \
+            _block_in_process(options, block, sources, destinations_csv)
+        rows, columns = len(sources), len(destination_waypoints)
+    else:
+        with tempfile.TemporaryDirectory(prefix="wayfinder-block-") as scratch:
+            sources_path = _write(scratch, "sources", _coordinates_csv(sources))
+            destinations_path = _write(scratch, "destinations", destinations_csv)
+            done = _run(options.matrix_command() + ["--sources", sources_path, "--destinations", destinations_path,
+                                                    "--format", "protobuf", "--threads", str(options.threads)],
+                        f"block {block}")
+        matrix = _parse_matrix(done.stdout)
+        del done.stdout
+        source_waypoints = [_waypoint(w) for w in matrix.sources]
+        destination_waypoints = [_waypoint(w) for w in matrix.destinations]
+        warnings = done.stderr.decode(errors="replace").splitlines()
+        rows, columns = len(matrix.sources), int(matrix.columns)
+        if rows != len(sources) or len(matrix.durations) != rows * columns:
+            raise TableError(f"block {block}: wayfinder returned {len(matrix.durations)} cells for {len(sources)} rows")
+        durations = np.asarray(matrix.durations, dtype=np.float32)
+        distances = np.asarray(matrix.distances, dtype=np.float32)
+        del matrix
     waypoints = {
-        "sources": [_waypoint(w) for w in matrix.sources],
+        "sources": source_waypoints,
         # Every block snaps all destinations the same way; the first block's are kept.
-        "destinations": [_waypoint(w) for w in matrix.destinations] if block == 0 else None,
+        "destinations": destination_waypoints if block == 0 else None,
     }
-    rows, columns = len(matrix.sources), int(matrix.columns)
-    if rows != len(sources) or len(matrix.durations) != rows * columns:
-        raise TableError(f"block {block}: wayfinder returned {len(matrix.durations)} cells for {len(sources)} rows")
-    durations = np.asarray(matrix.durations, dtype=np.float32)
-    distances = np.asarray(matrix.distances, dtype=np.float32)
-    del matrix
     unreachable = np.isnan(durations)
     unreachable_count = int(unreachable.sum())
     table = pa.table({
@@ -184,7 +265,7 @@ def compute_block(options: TableOptions, block: int, first_row: int, sources: li
         "distance": pa.array(distances, mask=np.isnan(distances) if unreachable_count else None),
     }, schema=SCHEMA)
     result = {"block": block, "rows": rows, "columns": columns, "unreachable": unreachable_count,
-              "warnings": done.stderr.decode(errors="replace").splitlines(), "waypoints": waypoints,
+              "warnings": warnings, "waypoints": waypoints, "in_process": options.in_process(),
               "worker": os.uname().nodename, "pid": os.getpid(), "seconds": time.monotonic() - started}
     if parts is not None:
         name = os.path.join(parts, f"part-{block:05d}.parquet")
@@ -309,6 +390,7 @@ def distributed_table(client, options: TableOptions, sources: Sequence[str] | st
         summary = {"mode": options.mode, "graph": options.graph, "sources": len(source_points),
                    "destinations": len(destination_points), "blocks": len(results), "block_rows": rows,
                    "unreachable_cells": sum(r["unreachable"] for r in results), "warnings": warnings,
+                   "in_process_blocks": sum(1 for r in results if r["in_process"]),
                    "schema": {f.name: str(f.type) for f in SCHEMA}}
         with open(os.path.join(staging, "table.json"), "w") as f:
             json.dump(summary, f, indent=1)
