@@ -63,7 +63,8 @@ let package = Package(
         .target(name: "WayfinderC", dependencies: ["WayfinderEngine", "HTTPAPI"], exclude: ["wayfinder.h"]),
         .executableTarget(name: "wayfinder",
                           dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats",
-                                         "Engine", "HTTPService", "Geocoding", "MapMatching", "Trips", "Navigation"]),
+                                         "Engine", "HTTPService", "Geocoding", "MapMatching", "Trips", "Navigation",
+                                         "WayfinderEngine"]),
         // libFuzzer targets for every parser of outside input (scripts/fuzz.sh builds them with coverage).
         .executableTarget(name: "FuzzTargets",
                           dependencies: ["Engine", "Geocoding", "GraphImport", "HTTPService", "Navigation", "RoadGraph",

@@ -25,6 +25,7 @@ Usage:
   wayfinder bench --graph <dir> [--mode driving|walking|cycling] [--queries N] [--seed S]
   wayfinder guidebench --graph <dir> [--mode driving|walking|cycling] [--pairs N] [--seed S] [--print K]
   wayfinder servicebench --graph <dir> [--seed S] [--only isochrone|trip|match]
+  wayfinder bench-library --graph <dir> --pairs FILE [--mode driving|walking|cycling] [--rounds N]
   wayfinder bench-http --graph <dir> [--mode driving|walking|cycling] [--pairs N] [--seed S] [--rounds R]
 
 Run 'wayfinder <command> --help' for a command's options.
@@ -52,6 +53,7 @@ do {
     case "bench": status = try BenchCommand.run(rest)
     case "guidebench": status = try GuideBenchCommand.run(rest)
     case "bench-http": status = try BenchHTTPCommand.run(rest)
+    case "bench-library": status = try LibraryBenchCommand.run(rest)
     case "serve": status = try ServeCommand.run(rest)
     case "matrix": status = try MatrixCommand.run(rest)
     case "reach": status = try ReachCommand.run(rest)
