@@ -153,6 +153,19 @@ class Engine:
             self._calls -= 1
             self._idle.notify_all()
 
+    def _call(self, function, *arguments, success: int = 0) -> bytes:
+        """One entry point on this engine, its answer's bytes; a status other than `success` raises its error."""
+        out, length = _Out(), ctypes.c_ssize_t()
+        handle = self._enter()
+        try:
+            status = function(handle, *arguments, ctypes.byref(out), ctypes.byref(length))
+        finally:
+            self._leave()
+        body = _take(out, length.value)
+        if status != success:
+            raise _error(body, status)
+        return body
+
     def close(self) -> None:
         """Closes the engine once no call is running; later calls raise `WayfinderError`."""
         with self._idle:
@@ -183,16 +196,7 @@ class Engine:
                                                   radius=radius), allow_nan=False)
         except (TypeError, ValueError) as error:
             raise WayfinderError("InvalidValue", f"the route's arguments cannot be sent: {error}") from None
-        out, length = _Out(), ctypes.c_ssize_t()
-        handle = self._enter()
-        try:
-            status = _lib.wf_route(handle, _text(text, "the request"), ctypes.byref(out), ctypes.byref(length))
-        finally:
-            self._leave()
-        body = _take(out, length.value)
-        if status != 0:
-            raise _error(body, status)
-        return _loads(body)
+        return _loads(self._call(_lib.wf_route, _text(text, "the request")))
 
     @staticmethod
     def _route_request(points, radius, **options) -> dict:
@@ -245,20 +249,10 @@ class Engine:
             raise WayfinderError("InvalidValue", f"threads must be 1 to 256, not {threads!r}")
         if radius is not None and not (isinstance(radius, (int, float)) and radius > 0):
             raise WayfinderError("InvalidValue", f"radius must be a positive number of metres, not {radius!r}")
-        out, length = _Out(), ctypes.c_ssize_t()
-        handle = self._enter()
-        try:
-            status = _lib.wf_table(
-                handle, _text(mode, "mode"), origin.ctypes.data_as(_Doubles), rows,
-                None if target is None else target.ctypes.data_as(_Doubles), columns,
-                float(radius or 0), int(threads or 0), 1 if exact else 0, durations.ctypes.data_as(_Doubles),
-                distances.ctypes.data_as(_Doubles), ctypes.byref(out), ctypes.byref(length))
-        finally:
-            self._leave()
-        body = _take(out, length.value)
-        if status != 0:
-            raise _error(body, status)
-        snapped = _loads(body)
+        snapped = _loads(self._call(
+            _lib.wf_table, _text(mode, "mode"), origin.ctypes.data_as(_Doubles), rows,
+            None if target is None else target.ctypes.data_as(_Doubles), columns, float(radius or 0),
+            int(threads or 0), 1 if exact else 0, durations.ctypes.data_as(_Doubles), distances.ctypes.data_as(_Doubles)))
         points = [[None if p is None else tuple(p) for p in snapped[role]] for role in ("sources", "destinations")]
         return Table(durations, distances, snapped["unsnapped"], *points)
 
@@ -279,14 +273,4 @@ class Engine:
             payload = None if body is None else json.dumps(body, allow_nan=False).encode("utf-8")
         except (TypeError, ValueError) as error:
             raise WayfinderError("InvalidQuery", f"the body is not JSON: {error}") from None
-        out, length = _Out(), ctypes.c_ssize_t()
-        handle = self._enter()
-        try:
-            status = _lib.wf_request(handle, _text(target, "target"), payload, len(payload or b""),
-                                     ctypes.byref(out), ctypes.byref(length))
-        finally:
-            self._leave()
-        answer = _take(out, length.value)
-        if status != 200:
-            raise _error(answer, status)
-        return _loads(answer)
+        return _loads(self._call(_lib.wf_request, _text(target, "target"), payload, len(payload or b""), success=200))
