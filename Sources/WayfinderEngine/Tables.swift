@@ -88,6 +88,7 @@ extension Wayfinder {
             // which took as long as the search when done in turn. One block waits at most.
             let copying = DispatchQueue(label: "table copy")
             let slot = DispatchSemaphore(value: 1)
+            let cells = CellBuffers(durations: durations, distances: distances)
             defer { copying.sync {} }
             var first = 0
             while first < sources.count {
@@ -100,12 +101,12 @@ extension Wayfinder {
                         let base = (first + k) * columns
                         for (j, cell) in row.enumerated() {
                             guard let cell else {
-                                durations[base + j] = .nan
-                                distances[base + j] = .nan
+                                cells.durations[base + j] = .nan
+                                cells.distances[base + j] = .nan
                                 continue
                             }
-                            durations[base + j] = exact ? Double(cell.duration) / 1000 : OSRMTableWriter.seconds(cell)
-                            distances[base + j] = exact ? cell.distance : OSRMTableWriter.metres(cell.distance)
+                            cells.durations[base + j] = exact ? Double(cell.duration) / 1000 : OSRMTableWriter.seconds(cell)
+                            cells.distances[base + j] = exact ? cell.distance : OSRMTableWriter.metres(cell.distance)
                         }
                     }
                 }
@@ -120,6 +121,12 @@ extension Wayfinder {
                                   destinations: table.destinations.map(snapped))
         }
     }
+}
+
+/// The caller's two arrays, handed to the copying thread: only it writes them until the call returns.
+private struct CellBuffers: @unchecked Sendable {
+    let durations: UnsafeMutableBufferPointer<Double>
+    let distances: UnsafeMutableBufferPointer<Double>
 }
 
 /// Where a table's points were snapped, and which could not be.
