@@ -117,7 +117,7 @@ public func wf_route(_ engine: UnsafeMutableRawPointer?, _ request: UnsafePointe
     answering(out, outLength) { () throws(WayfinderError) -> [UInt8] in
         guard let wayfinder = handle(engine) else { throw WayfinderError(code: "InvalidValue", message: "the engine is closed") }
         let parsed = try RouteRequest(json: try text(request, "the request"))
-        return Array(try wayfinder.route(parsed.waypoints, options: parsed.options).osrmJSON().utf8)
+        return try wayfinder.routeJSON(parsed.waypoints, options: parsed.options)
     }
 }
 

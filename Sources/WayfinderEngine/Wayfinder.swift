@@ -86,6 +86,15 @@ public final class Wayfinder: Sendable {
                           alternatives: answer.alternatives.map { Route($0, graph: answer.graph) })
     }
 
+    /// `route(_:options:)` as OSRM JSON's UTF-8 (the best route and the alternatives), without the Swift values on
+    /// the way: what the C entry point answers.
+    package func routeJSON(_ waypoints: [Waypoint], options: RouteOptions) throws(WayfinderError) -> [UInt8] {
+        try calling {
+            let answer = try engine.route(routeQuery(waypoints, options))
+            return OSRMRouteResponse.make(answer.best, graph: answer.graph, alternatives: answer.alternatives).bytes()
+        }
+    }
+
     /// The fastest route from one waypoint to another.
     public func route(from origin: Waypoint, to destination: Waypoint, options: RouteOptions = RouteOptions())
         throws(WayfinderError) -> Route
