@@ -64,7 +64,7 @@ let package = Package(
         .executableTarget(name: "wayfinder",
                           dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats",
                                          "Engine", "HTTPService", "Geocoding", "MapMatching", "Trips", "Navigation",
-                                         "WayfinderEngine"]),
+                                         "WayfinderEngine", "WayfinderC"]),
         // libFuzzer targets for every parser of outside input (scripts/fuzz.sh builds them with coverage).
         .executableTarget(name: "FuzzTargets",
                           dependencies: ["Engine", "Geocoding", "GraphImport", "HTTPService", "Navigation", "RoadGraph",

@@ -5,7 +5,7 @@
 With the package installed (pip install the wheel), or from a checkout with PYTHONPATH=python and
 WAYFINDER_LIBRARY=.build/release/libWayfinderC.so:
   routes   engine.route(pair, steps=True) against `wayfinder bench-library` (the same pairs through the Swift
-           library, in-process): median per call, the ratio, and the difference (the binding's fixed cost);
+           library, in-process: Swift values then their JSON, and the JSON alone): medians per call and ratios;
   table    Engine(graph) + engine.table(points) for an N x N table against `wayfinder matrix --format protobuf`
            for the same points (written to /dev/null), wall time of each as a user runs it: into new arrays, and
            into arrays reused from an earlier table (out=);
@@ -39,7 +39,7 @@ def bench_routes(binary: str, graph: str, pairs: list, rounds: int, scratch: str
     path = os.path.join(scratch, "pairs.csv")
     with open(path, "w") as f:
         f.writelines(f"{a[0]!r},{a[1]!r},{b[0]!r},{b[1]!r}\n" for a, b in pairs)
-    swift, python = [], []
+    swift, json_only, c_abi, python = [], [], [], []
     with wayfinder.Engine(graph, modes=["driving"]) as engine:
         for pair in pairs[:20]:  # warm both the page cache and the engine's lazily built tables
             try:
@@ -49,7 +49,10 @@ def bench_routes(binary: str, graph: str, pairs: list, rounds: int, scratch: str
         for _ in range(rounds):
             out = subprocess.run([binary, "bench-library", "--graph", graph, "--pairs", path, "--rounds", "1"],
                                  capture_output=True, text=True, check=True).stdout
-            swift.append(json.loads(out)["median_us"])
+            measured = json.loads(out)
+            swift.append(measured["median_us"])
+            json_only.append(measured["json_only_median_us"])
+            c_abi.append(measured["c_median_us"])
             times = []
             for pair in pairs:
                 started = time.perf_counter_ns()
@@ -59,9 +62,10 @@ def bench_routes(binary: str, graph: str, pairs: list, rounds: int, scratch: str
                     pass
                 times.append((time.perf_counter_ns() - started) / 1000)
             python.append(statistics.median(times))
-    s, p = statistics.median(swift), statistics.median(python)
+    s, j, c, p = (statistics.median(x) for x in (swift, json_only, c_abi, python))
     return {"pairs": len(pairs), "rounds": rounds, "swift_median_us": round(s, 1), "python_median_us": round(p, 1),
-            "ratio": round(p / s, 3), "fixed_cost_us": round(p - s, 1)}
+            "ratio": round(p / s, 3), "swift_json_only_median_us": round(j, 1), "ratio_to_json_only": round(p / j, 3),
+            "c_abi_from_swift_median_us": round(c, 1)}
 
 
 def bench_table(binary: str, graph: str, points: list, rounds: int, scratch: str) -> dict:
