@@ -146,9 +146,12 @@ public func wf_table(_ engine: UnsafeMutableRawPointer?, _ mode: UnsafePointer<C
         func locations(_ pairs: UnsafePointer<Double>, _ count: Int) -> [Location] {
             (0..<count).map { Location(latitude: pairs[2 * $0], longitude: pairs[2 * $0 + 1]) }
         }
+        let (cells, overflow) = sourceCount.multipliedReportingOverflow(by: destinations == nil ? sourceCount : destinationCount)
+        guard !overflow, cells <= Int.max / 8 else {
+            throw WayfinderError(code: "TooBig", message: "a table of \(sourceCount) × \(destinationCount) cells is too large")
+        }
         let from = locations(sources, sourceCount)
         let to = destinations.map { locations($0, destinationCount) }
-        let cells = sourceCount * (to?.count ?? sourceCount)
         let snapped = try wayfinder.fillTable(
             sources: from, destinations: to, mode: chosen, snapRadius: radius > 0 ? radius : nil,
             threads: threads > 0 ? Int(threads) : ProcessInfo.processInfo.activeProcessorCount, exact: exact != 0,
