@@ -210,8 +210,9 @@ public final class Wayfinder: Sendable {
 
     /// Answers a request of the HTTP API without a socket: an OSRM v5 target such as
     /// `/route/v1/driving/24.94,60.17;24.95,60.18?steps=true` (longitude first, as OSRM's URLs say), or any other
-    /// endpoint the server has. `body` is a POST's JSON body. Failures are OSRM error bodies with their status,
-    /// exactly as the server sends them.
+    /// endpoint the server has. `body` is a POST's JSON body. Failures are OSRM error bodies with their status, as
+    /// the server sends them. Requests get the library's limits, the CLI's: sizes for a batch job, and a 5 km
+    /// snapping radius where the request gives none (a server's `serve` defaults to no limit, as OSRM).
     public func respond(to target: String, body: [UInt8]? = nil) -> HTTPAnswer {
         let response = service.handle(HTTPRequest(method: body == nil ? "GET" : "POST", target: target, body: body ?? []))
         return HTTPAnswer(status: response.status, contentType: response.contentType, body: response.body)
