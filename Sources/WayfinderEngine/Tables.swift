@@ -55,6 +55,27 @@ extension Wayfinder {
                            destinations: snapped.destinations)
     }
 
+    /// `table(sources:destinations:mode:snapRadius:threads:)` for `async` code: a large table takes seconds, so it
+    /// runs on a thread of its own rather than holding one of Swift's cooperative pool (a server's event loop)
+    /// that long.
+    public func table(sources: [Location], destinations: [Location]? = nil, mode: Mode = .driving,
+                      snapRadius: Double? = nil, threads: Int = ProcessInfo.processInfo.activeProcessorCount)
+        async throws(WayfinderError) -> TravelTable
+    {
+        do {
+            return try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.global().async {
+                    continuation.resume(with: Result { () throws -> TravelTable in
+                        try self.table(sources: sources, destinations: destinations, mode: mode, snapRadius: snapRadius,
+                                       threads: threads)
+                    })
+                }
+            }
+        } catch {
+            throw WayfinderError.from(error)
+        }
+    }
+
     /// `table`, written into buffers the caller owns (of sources × destinations cells each, row-major), so that a
     /// large table is never copied: what the C entry point fills a NumPy array with. `exact` leaves durations at the
     /// millisecond and distances unrounded, as `wayfinder matrix --format protobuf` gives them.

@@ -53,7 +53,7 @@ import WayfinderImport
 
     /// A table equals `wayfinder matrix` cell for cell; nearest, trip, match and isochrone agree with the HTTP
     /// API answering the same request in-process.
-    @Test func swiftTablesAndServicesAgreeWithTheCLIAndHTTP() throws {
+    @Test func swiftTablesAndServicesAgreeWithTheCLIAndHTTP() async throws {
         let wayfinder = try Wayfinder(directory: Self.graph, modes: [.driving])
         // Points on the main network, as the benchmarks draw them.
         let sample = try Self.cli(["bench", "--graph", Self.graph, "--sample-points", "25", "--seed", "3"])
@@ -61,7 +61,7 @@ import WayfinderImport
             let f = line.split(separator: ",")
             return Location(latitude: Double(f[0])!, longitude: Double(f[1])!)
         }
-        let table = try wayfinder.table(sources: points, threads: 2)
+        let table = try Self.blockingTable(wayfinder, points)
         let csv = try Self.cli(["matrix", "--graph", Self.graph, "--sources", points.map(\.description).joined(separator: ";")])
         var compared = 0
         for line in csv.split(separator: "\n").dropFirst() {
@@ -71,6 +71,9 @@ import WayfinderImport
             compared += 1
         }
         #expect(compared == 625)
+        // The async form, for servers' event loops, gives the same table.
+        let awaited = try await wayfinder.table(sources: points, threads: 2)
+        #expect(awaited.durations.elementsEqual(table.durations) { $0 == $1 || ($0.isNaN && $1.isNaN) })
 
         let here = points[0]
         let near = try wayfinder.nearest(here, count: 2)
@@ -92,6 +95,11 @@ import WayfinderImport
 
         let isochrone = try wayfinder.isochrone(from: here, limits: [120, 300])
         #expect(isochrone.contours.map(\.limit) == [120, 300] && isochrone.contours.allSatisfy { !$0.polygons.isEmpty })
+    }
+
+    /// The synchronous table (in an `async` function the `async` one is chosen).
+    static func blockingTable(_ wayfinder: Wayfinder, _ points: [Location]) throws -> TravelTable {
+        try wayfinder.table(sources: points, threads: 2)
     }
 
     /// Every failure is a `WayfinderError` with the code and message the CLI and the HTTP API give.
