@@ -7,8 +7,8 @@ WAYFINDER_LIBRARY=.build/release/libWayfinderC.so:
   routes   engine.route(pair, steps=True) against `wayfinder bench-library` (the same pairs through the Swift
            library, in-process: Swift values then their JSON, and the JSON alone): medians per call and ratios;
   table    Engine(graph) + engine.table(points) for an N x N table against `wayfinder matrix --format protobuf`
-           for the same points (written to /dev/null), wall time of each as a user runs it: into new arrays, and
-           into arrays reused from an earlier table (out=);
+           for the same points (written to /dev/null), wall time of each as a user runs it: into new arrays
+           (float64, and float32), and into arrays reused from an earlier table (out=);
   dask     distributed_table on a LocalCluster of two one-thread workers with tasks in-process (the package) and
            tasks running `wayfinder matrix` per block (the CLI), the same table.
 """
@@ -72,7 +72,7 @@ def bench_table(binary: str, graph: str, points: list, rounds: int, scratch: str
     path = os.path.join(scratch, "points.csv")
     with open(path, "w") as f:
         f.writelines(f"{lat!r},{lon!r}\n" for lat, lon in points)
-    cli, python, reused = [], [], []
+    cli, python, single, reused = [], [], [], []
     n = len(points)
     arrays = (np.empty((n, n)), np.empty((n, n)))
     arrays[0].fill(0)
@@ -89,14 +89,21 @@ def bench_table(binary: str, graph: str, points: list, rounds: int, scratch: str
             table = engine.table(points)
         python.append(time.perf_counter() - started)
         del table
+        # New float32 arrays: half the memory.
+        started = time.perf_counter()
+        with wayfinder.Engine(graph, modes=["driving"]) as engine:
+            table = engine.table(points, dtype=np.float32)
+        single.append(time.perf_counter() - started)
+        del table
         # Arrays reused (out=), as a batch of tables has them.
         started = time.perf_counter()
         with wayfinder.Engine(graph, modes=["driving"]) as engine:
             engine.table(points, out=arrays)
         reused.append(time.perf_counter() - started)
-    c, p, r = statistics.median(cli), statistics.median(python), statistics.median(reused)
+    c, p, f, r = (statistics.median(x) for x in (cli, python, single, reused))
     return {"size": n, "rounds": rounds, "cli_s": round(c, 2), "python_new_arrays_s": round(p, 2),
-            "ratio_new_arrays": round(p / c, 3), "python_reused_arrays_s": round(r, 2), "ratio_reused": round(r / c, 3)}
+            "ratio_new_arrays": round(p / c, 3), "python_new_float32_arrays_s": round(f, 2),
+            "ratio_new_float32": round(f / c, 3), "python_reused_arrays_s": round(r, 2), "ratio_reused": round(r / c, 3)}
 
 
 def bench_dask(binary: str, graph: str, points: list, rounds: int, scratch: str) -> dict:

@@ -121,12 +121,13 @@ public func wf_route(_ engine: UnsafeMutableRawPointer?, _ request: UnsafePointe
     }
 }
 
-/// A table into the caller's arrays of `sourceCount × destinationCount` doubles each (row-major; NaN where a
+/// A table into the caller's arrays of `sourceCount × destinationCount` cells each (row-major; NaN where a
 /// destination cannot be reached): seconds and metres to a tenth, or with `exact` unrounded (milliseconds), as the
 /// CLI's protobuf. `sources` and `destinations` are `lat, lon` pairs; `destinations` NULL means the sources.
 /// `radius` ≤ 0 takes the default (5 km); `threads` ≤ 0 every core. `out` gets the snapped points,
 /// `{"unsnapped": [i, …], "sources": [[lat, lon, distance, name] | null, …], "destinations": […]}`.
-/// Returns 0, or the error's HTTP status with OSRM's error body in `out`.
+/// Returns 0, or the error's HTTP status with OSRM's error body in `out`. Cells are doubles; `wf_table_float`
+/// writes floats, half the memory.
 @_cdecl("wf_table")
 public func wf_table(_ engine: UnsafeMutableRawPointer?, _ mode: UnsafePointer<CChar>?,
                      _ sources: UnsafePointer<Double>?, _ sourceCount: Int,
@@ -134,6 +135,29 @@ public func wf_table(_ engine: UnsafeMutableRawPointer?, _ mode: UnsafePointer<C
                      _ radius: Double, _ threads: Int32, _ exact: Int32,
                      _ durations: UnsafeMutablePointer<Double>?, _ distances: UnsafeMutablePointer<Double>?,
                      _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
+    table(engine, mode, sources, sourceCount, destinations, destinationCount, radius, threads, exact, durations, distances,
+          out, outLength)
+}
+
+/// `wf_table` into arrays of floats.
+@_cdecl("wf_table_float")
+public func wf_table_float(_ engine: UnsafeMutableRawPointer?, _ mode: UnsafePointer<CChar>?,
+                           _ sources: UnsafePointer<Double>?, _ sourceCount: Int,
+                           _ destinations: UnsafePointer<Double>?, _ destinationCount: Int,
+                           _ radius: Double, _ threads: Int32, _ exact: Int32,
+                           _ durations: UnsafeMutablePointer<Float>?, _ distances: UnsafeMutablePointer<Float>?,
+                           _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+                           _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
+    table(engine, mode, sources, sourceCount, destinations, destinationCount, radius, threads, exact, durations, distances,
+          out, outLength)
+}
+
+private func table<Cell: BinaryFloatingPoint>(
+    _ engine: UnsafeMutableRawPointer?, _ mode: UnsafePointer<CChar>?, _ sources: UnsafePointer<Double>?, _ sourceCount: Int,
+    _ destinations: UnsafePointer<Double>?, _ destinationCount: Int, _ radius: Double, _ threads: Int32, _ exact: Int32,
+    _ durations: UnsafeMutablePointer<Cell>?, _ distances: UnsafeMutablePointer<Cell>?,
+    _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, _ outLength: UnsafeMutablePointer<Int>?
+) -> Int32 {
     answering(out, outLength) { () throws(WayfinderError) -> [UInt8] in
         guard let wayfinder = handle(engine) else { throw WayfinderError(code: "InvalidValue", message: "the engine is closed") }
         let modeName = try text(mode, "the mode")

@@ -38,4 +38,9 @@ int32_t wf_table(void *engine, const char *mode, const double *sources, ptrdiff_
                  const double *destinations, ptrdiff_t destination_count, double radius, int32_t threads,
                  int32_t exact, double *durations, double *distances, uint8_t **out, ptrdiff_t *out_length);
 
+/* wf_table into arrays of floats: half the memory of a large table. */
+int32_t wf_table_float(void *engine, const char *mode, const double *sources, ptrdiff_t source_count,
+                       const double *destinations, ptrdiff_t destination_count, double radius, int32_t threads,
+                       int32_t exact, float *durations, float *distances, uint8_t **out, ptrdiff_t *out_length);
+
 #endif

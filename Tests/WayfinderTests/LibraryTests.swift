@@ -179,6 +179,9 @@ import WayfinderImport
         #expect(status == 0 && snapped["unsnapped"] as? [Int] == [2], "\(body)")
         #expect((snapped["sources"] as? [Any])?.count == 3 && (snapped["sources"] as? [Any])?.last is NSNull, "\(body)")
         #expect(durations[0] == 0 && durations[1] > 0 && durations[2].isNaN && durations[8].isNaN)
+        var floats = [Float](repeating: 0, count: 9), floatDistances = floats
+        #expect(call { wf_table_float(engine, "driving", &points, 3, nil, 0, 0, 1, 0, &floats, &floatDistances, $0, $1) }.0 == 0)
+        #expect(zip(floats, durations).allSatisfy { $0 == Float($1) || ($0.isNaN && $1.isNaN) }, "\(floats) \(durations)")
         #expect(call { wf_table(engine, "boat", &points, 3, nil, 0, 0, 1, 0, &durations, &distances, $0, $1) }.0 == 400)
         #expect(call { wf_table(engine, "driving", &points, -1, nil, 0, 0, 1, 0, &durations, &distances, $0, $1) }.0 == 400)
         #expect(call { wf_table(engine, "driving", nil, 3, nil, 0, 0, 1, 0, &durations, &distances, $0, $1) }.0 == 400)

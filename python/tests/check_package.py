@@ -166,12 +166,20 @@ def check_table(binary: str, graph: str, points_csv: str) -> str:
             expected["distances"][int(i), int(j)] = float(distance)
     with wayfinder.Engine(graph, modes=["driving"]) as engine:
         table = engine.table(points)
+        single = engine.table(points, dtype=np.float32)
+        reused = (np.zeros_like(table.durations), np.zeros_like(table.distances))
+        engine.table(points, out=reused)
+    for name, k in (("durations", 0), ("distances", 1)):
+        if not np.array_equal(table[k].astype(np.float32), single[k], equal_nan=True):
+            fail(f"the float32 table's {name} are not the float64 table's, rounded to float32")
+        if not np.array_equal(table[k], reused[k], equal_nan=True):
+            fail(f"the table written into arrays given with out= differs in its {name}")
     for name in ["durations", "distances"]:
         cli_cells, mine = expected[name], getattr(table, name)
         if cli_cells.shape != mine.shape or not np.array_equal(cli_cells, mine, equal_nan=True):
             differing = int((~((cli_cells == mine) | (np.isnan(cli_cells) & np.isnan(mine)))).sum())
             fail(f"the {mine.shape} table's {name} differ from wayfinder matrix in {differing} cells")
-    return f"{len(points)}x{len(points)} table equals wayfinder matrix cell for cell"
+    return f"{len(points)}x{len(points)} table equals wayfinder matrix cell for cell (float32 and out= too)"
 
 
 def main() -> None:

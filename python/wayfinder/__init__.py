@@ -78,6 +78,9 @@ _lib.wf_table.argtypes = [ctypes.c_void_p, ctypes.c_char_p, _Doubles, ctypes.c_s
                           ctypes.c_double, ctypes.c_int32, ctypes.c_int32, _Doubles, _Doubles, ctypes.POINTER(_Out),
                           ctypes.POINTER(ctypes.c_ssize_t)]
 _lib.wf_table.restype = ctypes.c_int32
+_Floats = ctypes.POINTER(ctypes.c_float)
+_lib.wf_table_float.argtypes = _lib.wf_table.argtypes[:9] + [_Floats, _Floats] + _lib.wf_table.argtypes[11:]
+_lib.wf_table_float.restype = ctypes.c_int32
 
 
 def _take(pointer, length: int | None = None) -> bytes:
@@ -220,28 +223,35 @@ class Engine:
         return request
 
     def table(self, sources, destinations=None, mode: str = "driving", radius: float | None = None,
-              threads: int | None = None, exact: bool = False, out: tuple | None = None) -> Table:
+              threads: int | None = None, exact: bool = False, out: tuple | None = None, dtype=np.float64) -> Table:
         """Durations (s) and distances (m) from every source to every destination (to the sources when
         `destinations` is None), as `wayfinder matrix` computes them, into NumPy arrays: to a tenth as its CSV and
         JSON give them, or with `exact` unrounded (durations to the millisecond) as its protobuf does. Every core
         works unless `threads` says otherwise. A point with no road within `radius` (default 5 km) gets NaN cells
-        and is listed in `unsnapped`. `out`, a pair of C-contiguous float64 arrays of shape (sources,
-        destinations), receives the cells instead of new arrays: a batch of large tables then reuses its memory."""
+        and is listed in `unsnapped`. `dtype` is float64, or float32 for half the memory (as OSRM keeps its
+        cells). `out`, a pair of C-contiguous arrays of that dtype and of shape (sources, destinations), receives
+        the cells instead of new arrays: a batch of large tables then reuses its memory."""
         origin = _points(sources, "sources")
         target = None if destinations is None else _points(destinations, "destinations")
         rows, columns = len(origin), len(origin) if target is None else len(target)
+        try:
+            dtype = np.dtype(dtype)
+        except TypeError:
+            raise WayfinderError("InvalidValue", f"dtype must be float64 or float32, not {dtype!r}") from None
+        if dtype not in (np.float64, np.float32):
+            raise WayfinderError("InvalidValue", f"dtype must be float64 or float32, not {dtype}")
         if out is None:
             # Uninitialised: the engine writes every cell once (NaN where unreachable).
-            durations, distances = np.empty((rows, columns)), np.empty((rows, columns))
+            durations, distances = np.empty((rows, columns), dtype), np.empty((rows, columns), dtype)
         else:
             try:
                 durations, distances = out
             except (TypeError, ValueError):
                 raise WayfinderError("InvalidValue", "out must be a pair of arrays (durations, distances)") from None
             for array in (durations, distances):
-                if not (isinstance(array, np.ndarray) and array.dtype == np.float64 and array.shape == (rows, columns)
+                if not (isinstance(array, np.ndarray) and array.dtype == dtype and array.shape == (rows, columns)
                         and array.flags.c_contiguous and array.flags.writeable):
-                    raise WayfinderError("InvalidValue", f"out must hold two writeable C-contiguous float64 arrays "
+                    raise WayfinderError("InvalidValue", f"out must hold two writeable C-contiguous {dtype} arrays "
                                                          f"of shape ({rows}, {columns})")
             if durations is distances or np.shares_memory(durations, distances):
                 raise WayfinderError("InvalidValue", "out's two arrays must not share memory")
@@ -249,10 +259,11 @@ class Engine:
             raise WayfinderError("InvalidValue", f"threads must be 1 to 256, not {threads!r}")
         if radius is not None and not (isinstance(radius, (int, float)) and radius > 0):
             raise WayfinderError("InvalidValue", f"radius must be a positive number of metres, not {radius!r}")
+        function, cell = (_lib.wf_table, _Doubles) if dtype == np.float64 else (_lib.wf_table_float, _Floats)
         snapped = _loads(self._call(
-            _lib.wf_table, _text(mode, "mode"), origin.ctypes.data_as(_Doubles), rows,
+            function, _text(mode, "mode"), origin.ctypes.data_as(_Doubles), rows,
             None if target is None else target.ctypes.data_as(_Doubles), columns, float(radius or 0),
-            int(threads or 0), 1 if exact else 0, durations.ctypes.data_as(_Doubles), distances.ctypes.data_as(_Doubles)))
+            int(threads or 0), 1 if exact else 0, durations.ctypes.data_as(cell), distances.ctypes.data_as(cell)))
         points = [[None if p is None else tuple(p) for p in snapped[role]] for role in ("sources", "destinations")]
         return Table(durations, distances, snapped["unsnapped"], *points)
 
