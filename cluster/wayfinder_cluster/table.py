@@ -203,7 +203,7 @@ def _block_in_process(options: TableOptions, block: int, sources: list, destinat
     destinations = [tuple(float(v) for v in line.split(",")) for line in destinations_csv.splitlines() if line]
     try:
         table = _engine(options).table(sources, destinations, mode=options.mode, threads=options.threads,
-                                       radius=_radius_metres(options.radius), exact=True)
+                                       radius=_radius_metres(options.radius), exact=True, dtype=np.float32)
     except wayfinder.WayfinderError as e:
         raise TableError(f"block {block}: {e.message}")
     limit = _radius_metres(options.radius) or 5000.0
@@ -218,7 +218,7 @@ def _block_in_process(options: TableOptions, block: int, sources: list, destinat
     def waypoint(w) -> tuple[float, float, float, str]:
         return (math.nan, math.nan, math.nan, "") if w is None else (w[0], w[1], w[2], w[3])
 
-    return (table.durations.astype(np.float32).ravel(), table.distances.astype(np.float32).ravel(),
+    return (table.durations.ravel(), table.distances.ravel(),
             [waypoint(w) for w in table.sources], [waypoint(w) for w in table.destinations], warnings)
 
 
