@@ -9,6 +9,7 @@ import Navigation
 import RoadGraph
 import RouteFormats
 import Routing
+import TraceReading
 
 /// libFuzzer targets for every parser of outside input: `wayfinder-fuzz <target> [libFuzzer options] [corpus…]`.
 /// `scripts/fuzz.sh` builds this with coverage and AddressSanitizer and runs each target; a plain build only

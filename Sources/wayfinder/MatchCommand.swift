@@ -4,6 +4,7 @@ import Guidance
 import RoadGraph
 import RouteFormats
 import Routing
+import TraceReading
 
 /// `wayfinder match`: which roads a GPS trace followed (OSRM's match service).
 enum MatchCommand {

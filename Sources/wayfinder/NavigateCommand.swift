@@ -6,6 +6,7 @@ import Navigation
 import RoadGraph
 import RouteFormats
 import Routing
+import TraceReading
 
 /// `wayfinder navigate`: a GPS track replayed along a route, printing what a driver would hear and see.
 enum NavigateCommand {

@@ -6,6 +6,7 @@ import RoadGraph
 import RouteFormats
 import Routing
 import Testing
+import TraceReading
 
 /// The defects of the second hostile round (issue 27), each pinned by a test that failed before its fix.
 @Suite(.serialized) struct HardeningRoundTwoTests {
