@@ -32,7 +32,8 @@ let package = Package(
         // C: GPX tracks read with expat (FoundationXML traps on some malformed files).
         .target(name: "GPXReader", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("expat")]),
         // C++: Delaunay triangulation by CGAL (Debian's libcgal-dev, header-only), for isochrone contours.
-        .target(name: "CDelaunay", cxxSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("gmp")]),
+        // Exact predicates fall back on CGAL's own header-only number types, not GMP: nothing to link.
+        .target(name: "CDelaunay", cxxSettings: [.define("CGAL_DISABLE_GMP"), .unsafeFlags(["-O2"])]),
         .target(name: "RoadGraph", dependencies: ["CRC32C"]),
         .target(name: "Contraction", dependencies: ["RoadGraph"]),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),

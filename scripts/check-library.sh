@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The Swift library as another package uses it (CI runs this):
 #  - builds Examples/RouteBetweenNames, which depends on the WayfinderEngine product only, in a build directory of
-#    its own, and checks that its binary links none of the importer's libraries (zlib, bzip2; libosmium is
-#    header-only) nor the server's (libmicrohttpd);
+#    its own, and checks that its binary links none of the importer's libraries (zlib, bzip2, expat; libosmium is
+#    header-only) nor the server's (libmicrohttpd), nor GMP;
 #  - routes between two names with it on the bundled sample;
 #  - fails on a public symbol of WayfinderEngine written without a documentation comment;
 #  - builds the DocC catalog (Sources/WayfinderEngine/WayfinderEngine.docc) into .build/library-check/docs.
@@ -18,9 +18,9 @@ swift build --package-path Examples/RouteBetweenNames --scratch-path "$work/buil
 binary=$(swift build --package-path Examples/RouteBetweenNames --scratch-path "$work/build" --show-bin-path)/RouteBetweenNames
 
 needed=$(readelf -d "$binary" | awk '/NEEDED/ { gsub(/[][]/, "", $5); print $5 }')
-for library in libmicrohttpd libz.so libbz2 libosmium; do
+for library in libmicrohttpd libz.so libbz2 libexpat libosmium libgmp; do
     if grep -q "^$library" <<< "$needed"; then
-        echo "check-library: the example links $library, which only the importer or the server may" >&2
+        echo "check-library: the example links $library, which only the importer, the server or the CLI may" >&2
         exit 1
     fi
 done
