@@ -235,7 +235,7 @@ public struct Route: Sendable {
         waypoints = zip(route.waypoints, guided.directions.waypointNames + Array(repeating: "", count: route.waypoints.count))
             .map { SnappedWaypoint(input: Location($0.input), location: Location($0.location), distance: $0.distance, name: $1) }
         legs = zip(route.legs, guided.directions.legs).map { leg, steps in
-            Leg(distance: leg.distance, duration: leg.duration, summary: Self.summary(of: leg),
+            Leg(distance: leg.distance, duration: leg.duration, summary: leg.summary,
                 steps: steps.map { step in
                     Step(maneuver: Maneuver(type: step.maneuver.type.rawValue, modifier: step.maneuver.modifier?.rawValue,
                                             location: Location(step.maneuver.location),
@@ -247,15 +247,6 @@ public struct Route: Sendable {
         }
     }
 
-    /// The two roads a leg uses most, in the order it uses them.
-    private static func summary(of leg: RouteLeg) -> String {
-        var byName: [String: Double] = [:]
-        for stretch in leg.stretches where !stretch.name.isEmpty { byName[stretch.name, default: 0] += stretch.distance }
-        let top = Set(byName.sorted { $0.value > $1.value }.prefix(2).map(\.key))
-        var seen: [String] = []
-        for stretch in leg.stretches where top.contains(stretch.name) && !seen.contains(stretch.name) { seen.append(stretch.name) }
-        return seen.joined(separator: ", ")
-    }
 }
 
 /// A route request's answer: the best route, and the alternatives asked for.
