@@ -163,6 +163,7 @@ public final class Wayfinder: Sendable {
     public func trip(_ waypoints: [Waypoint], roundTrip: Bool = true, options: RouteOptions = RouteOptions())
         throws(WayfinderError) -> Trip
     {
+        guard options.alternatives == 0 else { throw Self.noAlternatives("a trip") }
         let answer = try calling {
             var query = TripQuery(mode: options.mode.travelMode, points: try locations(of: waypoints, language: options.language))
             query.roundtrip = roundTrip
@@ -170,9 +171,14 @@ public final class Wayfinder: Sendable {
             query.fixedEnd = !roundTrip
             query.directions = try routeQuery([], options).directions
             query.excluding = try exclusion(options.avoiding)
+            query.snapRadius = options.snapRadius
             return try engine.trip(query)
         }
-        guard let first = answer.trips.first else { throw WayfinderError(code: "NoTrips", message: "no trip visits every waypoint") }
+        // Waypoints in parts the mode cannot link make one trip per part (OSRM's answer): one trip can't hold them.
+        guard answer.trips.count == 1, let first = answer.trips.first else {
+            throw WayfinderError(code: "NoTrips", message: answer.trips.isEmpty ? "no trip visits every waypoint"
+                : "the waypoints lie in \(answer.trips.count) parts that \(options.mode.rawValue) cannot link: no one trip visits them all")
+        }
         return Trip(route: Route(first.guided, graph: answer.graph), order: first.stops)
     }
 
@@ -181,6 +187,11 @@ public final class Wayfinder: Sendable {
     public func match(_ trace: [Location], timestamps: [Double]? = nil, options: RouteOptions = RouteOptions())
         throws(WayfinderError) -> [MatchedRoute]
     {
+        guard options.alternatives == 0 else { throw Self.noAlternatives("a matched trace") }
+        // A fix's search radius comes from its accuracy, not from a snapping radius.
+        guard options.snapRadius == nil else {
+            throw WayfinderError(code: "InvalidValue", message: "snapRadius does not apply to matching: a fix is searched by its accuracy")
+        }
         let points = try Location.checked(trace)
         let answer = try calling {
             var query = MatchQuery(mode: options.mode.travelMode, points: points)
@@ -190,6 +201,11 @@ public final class Wayfinder: Sendable {
             return try engine.match(query)
         }
         return answer.matchings.map { MatchedRoute(route: Route($0.guided, graph: answer.graph), confidence: $0.confidence) }
+    }
+
+    /// An option that only routes between waypoints take, refused rather than ignored.
+    static func noAlternatives(_ what: String) -> WayfinderError {
+        WayfinderError(code: "InvalidValue", message: "alternatives apply to routes, not to \(what)")
     }
 
     /// The area reachable from `origin` within each of `limits` (seconds, or metres when `measuring` is distance).
