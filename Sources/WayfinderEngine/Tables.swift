@@ -42,7 +42,14 @@ extension Wayfinder {
         throws(WayfinderError) -> TravelTable
     {
         let columns = destinations?.count ?? sources.count
-        var durations = [Double](repeating: .nan, count: sources.count * columns)
+        // Two arrays of doubles held whole (wayfinder matrix streams its blocks instead): refused, not trapped on,
+        // when they can't fit in the machine's memory.
+        let (cells, overflow) = sources.count.multipliedReportingOverflow(by: columns)
+        guard !overflow, UInt64(cells) <= ProcessInfo.processInfo.physicalMemory / 16 else {
+            throw WayfinderError(code: "TooBig", message: "a table of \(sources.count) × \(columns) cells needs more memory "
+                + "than this machine has; wayfinder matrix computes it in blocks")
+        }
+        var durations = [Double](repeating: .nan, count: cells)
         var distances = durations
         let snapped = try durations.withUnsafeMutableBufferPointer { d throws(WayfinderError) in
             try distances.withUnsafeMutableBufferPointer { m throws(WayfinderError) in
