@@ -59,6 +59,8 @@ Root-Is-Purelib: false
 Tag: $tag
 EOF
 mkdir -p "$out"
-rm -f "$out"/wayfinder-*.whl
+# Only this wheel's own name is written (over an earlier build of it): nothing else in OUTPUT_DIR is touched.
 python3 -m wheel pack "$tree" -d "$out" >&2
-ls "$out"/wayfinder-*.whl
+wheel="$out/wayfinder-$version-$tag.whl"
+[ -f "$wheel" ] || { echo "build-wheel: wheel pack wrote no $wheel" >&2; exit 1; }
+echo "$wheel"
