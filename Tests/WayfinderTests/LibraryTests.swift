@@ -119,8 +119,27 @@ import WayfinderImport
         #expect(code { _ = try wayfinder.nearest(Location(latitude: 60.17, longitude: 24.94), count: 0) } == "InvalidOptions")
         #expect(code { _ = try wayfinder.table(sources: [Location(latitude: .nan, longitude: 0)]) } == "InvalidValue")
         #expect(code { _ = try wayfinder.isochrone(from: Location(latitude: 60.17, longitude: 24.94), limits: [-5]) } != nil)
+        // Options a trip or a match has no use for are refused, not ignored.
+        #expect(code { _ = try wayfinder.trip([kamppi, "Senaatintori"], options: RouteOptions(alternatives: 1)) } == "InvalidValue")
+        #expect(code { _ = try wayfinder.match([Location(latitude: 60.169, longitude: 24.9323)],
+                                               options: RouteOptions(snapRadius: 10)) } == "InvalidValue")
         let http = wayfinder.respond(to: "/route/v1/driving/24.93,60.169")
         #expect(http.status == 400 && http.text.contains("\"code\":\"InvalidOptions\""), "\(http.text)")
+    }
+
+    /// `bench-library` refuses what it cannot read, with the CLI's exit codes.
+    @Test func libraryBenchRefusesBadPairs() throws {
+        let scratch = try TemporaryDirectory()
+        let bad = scratch.path + "/pairs.csv"
+        try "60.17,24.94,60.18\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let missing = try CommandLineTests.run(["bench-library", "--graph", Self.graph])
+        #expect(missing.status == 1 && missing.stderr.contains("--pairs"), "\(missing.stderr)")
+        let unreadable = try CommandLineTests.run(["bench-library", "--graph", Self.graph, "--pairs", scratch.path + "/none.csv"])
+        #expect(unreadable.status == 2 && unreadable.stderr.contains("cannot read"), "\(unreadable.stderr)")
+        let short = try CommandLineTests.run(["bench-library", "--graph", Self.graph, "--pairs", bad])
+        #expect(short.status == 2 && short.stderr.contains("line 1"), "\(short.stderr)")
+        let mode = try CommandLineTests.run(["bench-library", "--graph", Self.graph, "--pairs", bad, "--mode", "boat"])
+        #expect(mode.status == 1, "\(mode.stderr)")
     }
 
     /// The import library writes a graph the engine routes on as it does on the CLI's import.
