@@ -113,8 +113,8 @@ extension Wayfinder {
             // is written once, NaN where unreachable, so the caller need not clear its arrays first.
             let blockRows = max(1, min(sources.count, 4_000_000 / columns))
             // A block is copied on a thread of its own while the next is computed, as the CLI writes its blocks:
-            // copying into arrays the caller just allocated is mostly page faults (1.6 GB for 10,000 × 10,000),
-            // which took as long as the search when done in turn. One block waits at most.
+            // copying into arrays the caller just allocated is mostly page faults (1.6 GB for 10,000 × 10,000), and
+            // those need not wait for the search. One block waits at most.
             let copying = DispatchQueue(label: "table copy")
             let slot = DispatchSemaphore(value: 1)
             let cells = CellBuffers(durations: durations, distances: distances)
