@@ -229,7 +229,8 @@ def compute_block(options: TableOptions, block: int, first_row: int, sources: li
     client as Parquet bytes. Writes are atomic (temporary name, then rename), so a task run twice, or killed
     halfway, never leaves a half file."""
     started = time.monotonic()
-    if options.in_process():
+    in_process = options.in_process()
+    if in_process:
         durations, distances, source_waypoints, destination_waypoints, warnings = \
             _block_in_process(options, block, sources, destinations_csv)
         rows, columns = len(sources), len(destination_waypoints)
@@ -265,7 +266,7 @@ def compute_block(options: TableOptions, block: int, first_row: int, sources: li
         "distance": pa.array(distances, mask=np.isnan(distances) if unreachable_count else None),
     }, schema=SCHEMA)
     result = {"block": block, "rows": rows, "columns": columns, "unreachable": unreachable_count,
-              "warnings": warnings, "waypoints": waypoints, "in_process": options.in_process(),
+              "warnings": warnings, "waypoints": waypoints, "in_process": in_process,
               "worker": os.uname().nodename, "pid": os.getpid(), "seconds": time.monotonic() - started}
     if parts is not None:
         name = os.path.join(parts, f"part-{block:05d}.parquet")
