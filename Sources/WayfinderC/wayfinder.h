@@ -14,7 +14,8 @@
  * NULL on failure, with the error body in *error. */
 void *wf_open(const char *directory, const char *modes, uint8_t **error);
 
-/* Closes an engine opened by wf_open. */
+/* Closes an engine opened by wf_open. No call on it may be running, and none may follow (the Python package
+ * waits for the calls in flight and refuses later ones). */
 void wf_close(void *engine);
 
 /* Frees an answer. */
