@@ -4,7 +4,7 @@ public enum TravelMode: String, CaseIterable, Sendable {
     case driving, walking, cycling
 
     /// What `import` builds unless told: cycling doubles the time of a city's import (its turn costs leave a
-    /// hierarchy over arcs to build, 10 s of Porto's 13), so it is asked for with `--modes` (README).
+    /// hierarchy over arcs to build), so it is asked for with `--modes` (README and BENCHMARKS.md give the figures).
     public static let importedByDefault: [TravelMode] = [.driving, .walking]
 
     /// OSRM's profile names map onto ours: `car` → driving, `foot` → walking, `bicycle` and `bike` → cycling.

@@ -44,7 +44,7 @@ enum LibraryBenchCommand {
         }
         guard let engine = wf_open(graph, mode.rawValue, nil) else { throw CommandError.badInput("cannot open \(graph)") }
         defer { wf_close(engine) }
-        // A pass over all pairs each: a route repeated at once runs a third faster on caches its first run warmed.
+        // A pass over all pairs each: a route repeated at once runs on caches its first run warmed.
         for _ in 0..<rounds {
             for pair in pairs {
                 let started = DispatchTime.now().uptimeNanoseconds
