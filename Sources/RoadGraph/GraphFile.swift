@@ -26,6 +26,9 @@ public enum GraphFormat {
     static let buildTimeOffset = 128
     /// One byte after the build time: 0 for Wayfinder's import rules, 1 for OSRM's (`import --compat osrm`).
     static let compatibilityOffset = 136
+    /// The metric's name (`wayfinder customize`; empty for the import's own), NUL-padded, up to the source name.
+    static let metricNameOffset = 144
+    static let metricNameCapacity = 112
     static let sourceNameCapacity = 256
     static let sourceNameOffset = 512 - 256
     static let sectionAlignment = 64
@@ -119,7 +122,8 @@ enum SectionID: UInt32, CaseIterable {
          chUpEdges, chUpLength, chDownStart, chDownEdges, chDownLength, transitionWeight, arcDuration, arcClasses,
          arcDestinations, edgePronunciation, edgeExits, chUpDuration, chDownDuration, arcTurnLanes, edgeLanes,
          chVertexCost, chArcTail, chOriginal, chUpShortcuts, chDownShortcuts, edgeEnds, shapeNodeIDs, maneuverStart,
-         maneuverPath, maneuverVia, maneuverKind
+         maneuverPath, maneuverVia, maneuverKind, importArcWeight, importArcDuration, importTransitionWeight, cchUpStart,
+         cchUpHead, importTransitionStart, importTransitionTargets
 
     /// The contraction hierarchy's sections.
     var isHierarchy: Bool {
@@ -203,6 +207,11 @@ struct GraphFileSections {
         let start = (file.base + entry.offset).assumingMemoryBound(to: T.self)
         return UnsafeBufferPointer(start: start, count: entry.count)
     }
+
+    /// A section that files written before it existed lack: empty there.
+    func optionalBuffer<T>(_ id: SectionID) throws -> UnsafeBufferPointer<T> {
+        table[id.rawValue] == nil ? UnsafeBufferPointer(start: nil, count: 0) : try buffer(id)
+    }
 }
 
 extension RoadGraph {
@@ -250,10 +259,12 @@ extension RoadGraph {
             file.load(GraphFormat.sourceNameOffset + $0, as: UInt8.self)
         }
         let sourceName = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
-        let metadata = GraphMetadata(mode: mode, sourceName: sourceName, sourceChecksum: checksum,
+        let metricBytes = (0..<GraphFormat.metricNameCapacity).map { file.load(GraphFormat.metricNameOffset + $0, as: UInt8.self) }
+        var metadata = GraphMetadata(mode: mode, sourceName: sourceName, sourceChecksum: checksum,
                                      sourceSize: sourceSize, bounds: bounds, maxSpeed: maxSpeed,
                                      mainComponentMinimumSize: mainMinimum, grid: grid, buildTime: buildTime,
                                      compatibility: compatibility)
+        metadata.metric = String(decoding: metricBytes.prefix { $0 != 0 }, as: UTF8.self)
 
         var sections = GraphFileSections(file: file)
         var entries: [SectionEntry] = []
@@ -344,7 +355,10 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
         Section(.chArcTail, \.chArcTail), Section(.chOriginal, \.chOriginal), Section(.chUpShortcuts, \.chUpShortcuts),
         Section(.chDownShortcuts, \.chDownShortcuts), Section(.edgeEnds, \.edgeEnds),
         Section(.maneuverStart, \.maneuverStart), Section(.maneuverPath, \.maneuverPath), Section(.maneuverVia, \.maneuverVia),
-        Section(.maneuverKind, \.maneuverKind),
+        Section(.maneuverKind, \.maneuverKind), Section(.importArcWeight, \.importArcWeight),
+        Section(.importArcDuration, \.importArcDuration), Section(.importTransitionWeight, \.importTransitionWeight),
+        Section(.cchUpStart, \.cchUpStart), Section(.cchUpHead, \.cchUpHead),
+        Section(.importTransitionStart, \.importTransitionStart), Section(.importTransitionTargets, \.importTransitionTargets),
     ]
 
     /// What a contraction hierarchy is built from (arcs, turns, the edges at each vertex, the vertex count):
@@ -413,6 +427,8 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
         cursor = GraphFormat.buildTimeOffset
         put(Int64(Date().timeIntervalSince1970))
         put(UInt8(metadata.compatibility == .osrm ? 1 : 0))
+        let metric = Array(metadata.metric.utf8.prefix(GraphFormat.metricNameCapacity - 1))
+        for (i, b) in metric.enumerated() { header[GraphFormat.metricNameOffset + i] = b }
         let name = Array(metadata.sourceName.utf8.prefix(GraphFormat.sourceNameCapacity - 1))
         for (i, b) in name.enumerated() { header[GraphFormat.sourceNameOffset + i] = b }
         // The section table; the header's checksum covers it.

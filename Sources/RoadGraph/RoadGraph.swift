@@ -128,6 +128,8 @@ public struct GraphMetadata: Equatable, Sendable {
     public var buildTime: Int64
     /// Whose rules the import followed where they differ (`import --compat osrm`).
     public var compatibility: Compatibility
+    /// The metric the weights are (`wayfinder customize` names it after its files); empty for the import's own.
+    public var metric = ""
 
     public init(mode: TravelMode, sourceName: String, sourceChecksum: UInt32, sourceSize: UInt64,
                 bounds: BoundingBox, maxSpeed: Double, mainComponentMinimumSize: UInt32, grid: GridGeometry,
@@ -238,6 +240,15 @@ public struct GraphArrays {
     /// For a hierarchy over vertices only: per vertex, what passing it costs (the one weight of every turn there,
     /// milliseconds; `noIndex` where a barrier lets nothing through), and per arc, its tail.
     public var chVertexCost: [UInt32] = [], chArcTail: [UInt32] = []
+    /// A customized graph only (`wayfinder customize`; empty in an import): the import's own arc weights, arc
+    /// durations and turns (a closed road's are left out of the graph's), from which every customization starts,
+    /// so that a speed file replaces the last one instead of adding to it (as in OSRM).
+    public var importArcWeight: [UInt32] = [], importArcDuration: [UInt32] = []
+    public var importTransitionStart: [UInt32] = [], importTransitionTargets: [UInt32] = [], importTransitionWeight: [UInt32] = []
+    /// A customized graph only: the metric-independent hierarchy (every edge of the chordal graph of the
+    /// nested-dissection order in `chNode`), node u's upper neighbours `cchUpHead[cchUpStart[u]..<cchUpStart[u+1]]`,
+    /// ascending. The next customization reuses it.
+    public var cchUpStart: [UInt32] = [], cchUpHead: [UInt32] = []
 
     public init() {}
 }
@@ -320,6 +331,11 @@ public struct RoadGraph: @unchecked Sendable {
     public let chDownLength: UnsafeBufferPointer<Float>, chDownDuration: UnsafeBufferPointer<UInt32>
     public let chUpShortcuts: UnsafeBufferPointer<HierarchyShortcut>, chDownShortcuts: UnsafeBufferPointer<HierarchyShortcut>
     public let chVertexCost: UnsafeBufferPointer<UInt32>, chArcTail: UnsafeBufferPointer<UInt32>
+    /// See `GraphArrays`: empty unless the graph was customized.
+    public let importArcWeight: UnsafeBufferPointer<UInt32>, importArcDuration: UnsafeBufferPointer<UInt32>
+    public let importTransitionStart: UnsafeBufferPointer<UInt32>, importTransitionTargets: UnsafeBufferPointer<UInt32>
+    public let importTransitionWeight: UnsafeBufferPointer<UInt32>
+    public let cchUpStart: UnsafeBufferPointer<UInt32>, cchUpHead: UnsafeBufferPointer<UInt32>
     /// The grid's cells that hold a segment, grouped by blocks of `SegmentGrid.blockSide`² cells (`occupiedBlocks`
     /// names each block's first cell there), and half the longest diagonal of a cell in metres: what snapping a
     /// point far from every road searches instead of every cell (`nearestSegment`). Worked out at load.
@@ -434,6 +450,13 @@ public struct RoadGraph: @unchecked Sendable {
         chDownShortcuts = try sections.buffer(.chDownShortcuts)
         chVertexCost = try sections.buffer(.chVertexCost)
         chArcTail = try sections.buffer(.chArcTail)
+        importArcWeight = try sections.optionalBuffer(.importArcWeight)
+        importArcDuration = try sections.optionalBuffer(.importArcDuration)
+        importTransitionStart = try sections.optionalBuffer(.importTransitionStart)
+        importTransitionTargets = try sections.optionalBuffer(.importTransitionTargets)
+        importTransitionWeight = try sections.optionalBuffer(.importTransitionWeight)
+        cchUpStart = try sections.optionalBuffer(.cchUpStart)
+        cchUpHead = try sections.optionalBuffer(.cchUpHead)
         try validate()
         var seen = [Bool](repeating: false, count: vertexLatitudes.count)
         for a in 0..<arcHead.count where arcInCore[a] == 1 && !seen[Int(arcHead[a])] {
@@ -517,6 +540,29 @@ public struct RoadGraph: @unchecked Sendable {
                     || chVertexCost.count == vertices && chArcTail.count == arcs && !chNode.isEmpty, "hierarchy over vertices")
         try require(chVertexCost.allSatisfy { $0 <= Self.maxTurnWeight || $0 == noIndex }
                     && chArcTail.allSatisfy { Int($0) < vertices }, "vertex costs")
+        if importArcWeight.isEmpty {
+            try require(importArcDuration.isEmpty && importTransitionStart.isEmpty && importTransitionTargets.isEmpty
+                        && importTransitionWeight.isEmpty, "import metric")
+        } else {
+            try require(importArcDuration.count == arcs && importArcWeight.count == arcs, "import metric")
+            try requireTable(importTransitionStart, arcs, importTransitionTargets.count, "import turns")
+            try require(importTransitionWeight.count == importTransitionTargets.count
+                        && importTransitionTargets.allSatisfy { Int($0) < arcs }, "import turns")
+        }
+        try require(importArcWeight.allSatisfy { $0 <= Self.maxArcWeight } && importArcDuration.allSatisfy { $0 <= Self.maxArcWeight }
+                    && importTransitionWeight.allSatisfy { $0 <= Self.maxTurnWeight }, "import weights")
+        if !cchUpStart.isEmpty {
+            let nodes = hierarchyNodeCount
+            try require(chNode.count == nodes, "customizable hierarchy without an order")
+            try requireTable(cchUpStart, nodes, cchUpHead.count, "customizable hierarchy")
+            try require((0..<nodes).allSatisfy { u in
+                let range = Int(cchUpStart[u])..<Int(cchUpStart[u + 1])
+                return range.allSatisfy { k in Int(cchUpHead[k]) > u && Int(cchUpHead[k]) < nodes
+                    && (k == range.lowerBound || cchUpHead[k - 1] < cchUpHead[k]) }
+            }, "customizable hierarchy edges")
+        } else {
+            try require(cchUpHead.isEmpty, "customizable hierarchy")
+        }
         if !chNode.isEmpty {
             let nodes = hierarchyNodeCount
             try require(chNode.count == nodes && chOriginal.count == nodes, "hierarchy")
