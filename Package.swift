@@ -36,6 +36,9 @@ let package = Package(
         .target(name: "CDelaunay", cxxSettings: [.define("CGAL_DISABLE_GMP"), .unsafeFlags(["-O2"])]),
         .target(name: "RoadGraph", dependencies: ["CRC32C"]),
         .target(name: "Contraction", dependencies: ["RoadGraph"]),
+        // METIS (libmetis-dev) orders the customizable hierarchy by nested dissection.
+        .systemLibrary(name: "CMetis", providers: [.apt(["libmetis-dev"])]),
+        .target(name: "Customization", dependencies: ["CMetis", "Contraction", "RoadGraph"]),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "Geocoding", dependencies: ["CSQLite", "RoadGraph"],
                 resources: [.copy("Data")]),
@@ -67,7 +70,7 @@ let package = Package(
         .executableTarget(name: "wayfinder",
                           dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats",
                                          "Engine", "HTTPService", "Geocoding", "MapMatching", "Trips", "Navigation",
-                                         "WayfinderEngine", "WayfinderC", "TraceReading"]),
+                                         "WayfinderEngine", "WayfinderC", "TraceReading", "Customization"]),
         // libFuzzer targets for every parser of outside input (scripts/fuzz.sh builds them with coverage).
         .executableTarget(name: "FuzzTargets",
                           dependencies: ["Engine", "Geocoding", "GraphImport", "HTTPService", "Navigation", "RoadGraph",
@@ -75,7 +78,7 @@ let package = Package(
         .testTarget(name: "WayfinderTests",
                     dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats", "Engine",
                                    "HTTPService", "Geocoding", "Isochrones", "MapMatching", "Trips", "Navigation", "wayfinder",
-                                   "WayfinderEngine", "WayfinderImport", "WayfinderC", "TraceReading"]),
+                                   "WayfinderEngine", "WayfinderImport", "WayfinderC", "TraceReading", "Customization"]),
     ],
     swiftLanguageModes: [.v5],
     cxxLanguageStandard: .cxx17

@@ -2,7 +2,7 @@
 # Installs the Debian packages Wayfinder builds against (Swift itself is expected to be installed).
 set -euo pipefail
 packages=(libosmium2-dev libprotozero-dev zlib1g-dev libbz2-dev libexpat1-dev libmicrohttpd-dev libjs-leaflet pkg-config
-          libprotobuf-dev protobuf-compiler libcgal-dev)
+          libprotobuf-dev protobuf-compiler libcgal-dev libmetis-dev)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

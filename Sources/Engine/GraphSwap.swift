@@ -48,7 +48,8 @@ extension Engine {
                             buildTime: graphs.map(\.metadata.buildTime).max() ?? 0,
                             formatVersion: GraphFormat.version, modes: graphs.map(\.metadata.mode),
                             generation: set.generation?.name, hasPlaceIndex: set.hasPlaceIndex,
-                            importRules: graphs.first?.metadata.compatibility ?? .wayfinder)
+                            importRules: graphs.first?.metadata.compatibility ?? .wayfinder,
+                            metrics: graphs.map { ($0.metadata.mode, $0.metadata.metric.isEmpty ? "import" : $0.metadata.metric) })
     }
 }
 
@@ -64,4 +65,6 @@ public struct EngineHealth: Sendable {
     public var hasPlaceIndex: Bool
     /// Whose rules the import followed (`import --compat`).
     public var importRules: Compatibility = .wayfinder
+    /// Per mode, the metric its costs are: `import`, or the name `wayfinder customize` gave it.
+    public var metrics: [(mode: TravelMode, name: String)] = []
 }

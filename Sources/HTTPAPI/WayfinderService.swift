@@ -105,6 +105,7 @@ public struct WayfinderService: Sendable {
             ("generation", health.generation.map { .string($0) } ?? .null),
             ("places", .bool(health.hasPlaceIndex)),
             ("import_rules", .string(health.importRules.rawValue)),
+            ("metrics", .object(health.metrics.map { ($0.mode.rawValue, .string($0.name)) })),
         ])
         return .json(body, status: health.swapping ? 503 : 200)
     }

@@ -368,6 +368,12 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
         .transitionStart, .transitionTargets, .transitionWeight, .vertexEdgeStart, .vertexEdges,
     ]
 
+    /// A metric's own sections (see `GraphArrays`): a customization knows them last.
+    private static let metric: Set<SectionID> = [
+        .importArcWeight, .importArcDuration, .importTransitionStart, .importTransitionTargets, .importTransitionWeight,
+        .cchUpStart, .cchUpHead,
+    ]
+
     private let path: String
     private var out: UnsafeMutablePointer<FILE>?
     /// Per section written: id, element size, offset, count, checksum.
@@ -384,9 +390,10 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
         if fseek(out, position, SEEK_SET) != 0 { failed = true }
     }
 
-    /// Writes every section but those a contraction is built from, and empties them in `arrays`.
+    /// Writes every section but those a contraction is built from (and a metric's own), and empties them in `arrays`.
     public func writeAllButRouting(_ arrays: inout GraphArrays) {
-        for section in Self.sections where !Self.routing.contains(section.id) && !section.id.isHierarchy {
+        for section in Self.sections where !Self.routing.contains(section.id) && !section.id.isHierarchy
+            && !Self.metric.contains(section.id) {
             write(section, arrays)
             section.release(in: &arrays)
         }

@@ -9,6 +9,7 @@ wayfinder \(version): routing on OpenStreetMap data
 
 Usage:
   wayfinder import <file.osm.pbf|.osm|.osm.gz|.osm.bz2> --output <dir> [--quiet]
+  wayfinder customize --graph <dir> [--mode M] [--segment-speeds FILE] [--turn-penalties FILE] [--name NAME]
   wayfinder route --graph <dir> [--mode driving|walking|cycling] [--format text|json|geojson|polyline|polyline6]
                   [--language en|zh] [--units metric|imperial] <lat,lon> <lat,lon> [<lat,lon> ...]
   wayfinder matrix --graph <dir> [--mode driving|walking|cycling] --sources S [--destinations D] [--format csv|json|protobuf]
@@ -48,6 +49,7 @@ do {
     case "--help", "-h", "help": print(usage); status = .ok
     case "--version", "version": print("wayfinder \(version)"); status = .ok
     case "import": status = try ImportCommand.run(rest)
+    case "customize": status = try CustomizeCommand.run(rest)
     case "route": status = try RouteCommand.run(rest)
     case "info": status = try InfoCommand.run(rest)
     case "bench": status = try BenchCommand.run(rest)

@@ -26,8 +26,9 @@ final class OSRMOracle {
     let port: Int
     var base: String { "http://127.0.0.1:\(port)" }
 
-    /// Extracts and contracts `osm` (XML or PBF) with the wheel's `profile` (car, foot) and serves it.
-    init(osm: String, profile: String, fileExtension: String = "osm") throws {
+    /// Extracts and contracts `osm` (XML or PBF) with the wheel's `profile` (car, foot) and serves it;
+    /// `contractArguments` go to osrm-contract (traffic files).
+    init(osm: String, profile: String, fileExtension: String = "osm", contractArguments: [String] = []) throws {
         guard let bin = Self.binDirectory else { throw OracleMismatch(message: Self.skipMessage) }
         directory = try TemporaryDirectory()
         let input = directory.path + "/map.\(fileExtension)"
@@ -36,7 +37,7 @@ final class OSRMOracle {
         let extract = try Subprocess.run(bin + "/osrm-extract", ["-p", profiles + "/\(profile).lua", input])
         guard extract.status == 0 else { throw OracleMismatch(message: "osrm-extract failed: \(extract.stderr)") }
         let data = directory.path + "/map.osrm"
-        let contract = try Subprocess.run(bin + "/osrm-contract", [data])
+        let contract = try Subprocess.run(bin + "/osrm-contract", [data] + contractArguments)
         guard contract.status == 0 else { throw OracleMismatch(message: "osrm-contract failed: \(contract.stderr)") }
         // A port free a moment ago, given to osrm-routed (which cannot pick one itself).
         port = try DeploymentTests.freePort()
@@ -55,10 +56,10 @@ final class OSRMOracle {
     }
 
     /// Writes a drawn map and serves it with OSRM.
-    convenience init(map: TestMap, profile: String) throws {
+    convenience init(map: TestMap, profile: String, contractArguments: [String] = []) throws {
         let file = try TemporaryDirectory()
         try map.xml().write(toFile: file.path + "/map.osm", atomically: true, encoding: .utf8)
-        try self.init(osm: file.path + "/map.osm", profile: profile)
+        try self.init(osm: file.path + "/map.osm", profile: profile, contractArguments: contractArguments)
     }
 
     deinit {

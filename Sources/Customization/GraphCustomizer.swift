@@ -1,0 +1,205 @@
+import Foundation
+import Contraction
+#if canImport(Glibc)
+import Glibc
+#endif
+import RoadGraph
+
+/// `wayfinder customize`: new costs for one mode's graph, from traffic files, served without a new import. The
+/// graph's arcs, names and shapes stay; the costs and the hierarchy are replaced, and the result is written as a
+/// new generation of the graph directory (the other modes and the place index are linked into it, not copied), so
+/// a server picks it up as it picks up an import, and a failure at any point leaves the graph as it was.
+public enum GraphCustomizer {
+    public struct Report: Sendable {
+        public var metric = ""
+        public var usedSpeedRows = 0, unusedSpeedRows = 0, usedTurnRows = 0, unusedTurnRows = 0
+        public var changedArcs = 0, changedTurns = 0
+        /// Seconds spent ordering the graph (zero when the graph already had its customizable hierarchy).
+        public var orderSeconds = 0.0
+        public var hierarchy = CustomizationStatistics()
+        /// Seconds from start to the new generation in place.
+        public var seconds = 0.0
+        public var generation = ""
+    }
+
+    public enum Failure: Error, CustomStringConvertible {
+        case noMode(TravelMode, String)
+        case noTurnCosts(TravelMode)
+        case noNodeIDs(String)
+        public var description: String {
+            switch self {
+            case .noMode(let mode, let path): return "the graph in \(path) has no \(mode.rawValue) mode"
+            case .noTurnCosts(let mode):
+                return "the \(mode.rawValue) graph has no turn costs of its own (every turn at a junction costs the same): "
+                    + "a turn penalty file cannot change it"
+            case .noNodeIDs(let path): return "the graph in \(path) does not know its OSM node ids: re-import it"
+            }
+        }
+    }
+
+    /// Customizes `mode` in the graph directory `path` with the given files (none: back to the import's costs).
+    public static func customize(directory path: String, mode: TravelMode, speedFiles: [String], turnFiles: [String],
+                                 metricName: String? = nil) throws -> Report {
+        let started = Date()
+        // Every file is read and checked before anything is written.
+        let speeds = try speedFiles.flatMap { try TrafficFiles.segmentSpeeds(path: $0) }
+        let turns = try turnFiles.flatMap { try TrafficFiles.turnPenalties(path: $0) }
+        let directory = GraphDirectory(path)
+        let generation = try directory.current()
+        let graphPath = generation.graphPath(for: mode)
+        guard FileManager.default.fileExists(atPath: graphPath) else { throw Failure.noMode(mode, path) }
+        let graph = try RoadGraph(contentsOf: graphPath)
+        guard graph.hasNodeIDs || (speeds.isEmpty && turns.isEmpty) else { throw Failure.noNodeIDs(path) }
+        if graph.hierarchyOverVertices && !turns.isEmpty { throw Failure.noTurnCosts(mode) }
+
+        var report = Report()
+        var metric = TrafficMetric.importMetric(of: graph)
+        metric.apply(speeds, to: graph)
+        metric.apply(turns, to: graph)
+        report.usedSpeedRows = metric.usedSpeedRows; report.unusedSpeedRows = metric.unusedSpeedRows
+        report.usedTurnRows = metric.usedTurnRows; report.unusedTurnRows = metric.unusedTurnRows
+        report.changedArcs = metric.changedArcs; report.changedTurns = metric.changedTurns
+
+        let input = customizationInput(graph, metric)
+        let writer = try GraphDirectoryWriter(output: path)
+        do {
+            let file = try GraphFileWriter(path: writer.stagingPath + "/" + GraphFormat.fileName(for: mode))
+            // The sections no metric changes (geometry, names: most of the file) are written on another core
+            // meanwhile.
+            let copy = ArraysBox()
+            let unchanged = DispatchGroup()
+            DispatchQueue.global().async(group: unchanged) {
+                copy.arrays = GraphArrays(copying: graph)
+                file.writeAllButRouting(&copy.arrays)
+            }
+            defer { unchanged.wait() }
+            let topology: HierarchyTopology
+            if !graph.cchUpStart.isEmpty {
+                topology = HierarchyTopology(number: Array(graph.chNode), node: Array(graph.chOriginal),
+                                             upStart: Array(graph.cchUpStart), upHead: Array(graph.cchUpHead))
+            } else {
+                let ordering = Date()
+                // From every turn of the import, closed or not: the order serves every later metric.
+                topology = try HierarchyTopology(nodeCount: input.nodeCount, edges: structure(graph, metric))
+                report.orderSeconds = Date().timeIntervalSince(ordering)
+            }
+            let (hierarchy, statistics) = HierarchyCustomization.customize(topology, input, excludable: ArcClasses.excludable.rawValue)
+            report.hierarchy = statistics
+            unchanged.wait()
+            var arrays = copy.arrays
+            copy.arrays = GraphArrays()
+            let imported = TrafficMetric.importMetric(of: graph)
+            arrays.importArcWeight = imported.arcWeight
+            arrays.importArcDuration = imported.arcDuration
+            arrays.importTransitionStart = imported.transitionStart
+            arrays.importTransitionTargets = imported.transitionTargets
+            arrays.importTransitionWeight = imported.transitionWeight
+            arrays.arcWeight = metric.arcWeight
+            arrays.arcDuration = metric.arcDuration
+            (arrays.transitionStart, arrays.transitionTargets, arrays.transitionWeight) = metric.openTransitions()
+            arrays.chNode = hierarchy.node; arrays.chOriginal = hierarchy.original
+            arrays.chUpStart = hierarchy.upStart; arrays.chUpEdges = hierarchy.up
+            arrays.chUpLength = hierarchy.upLength; arrays.chUpDuration = hierarchy.upDuration
+            arrays.chDownStart = hierarchy.downStart; arrays.chDownEdges = hierarchy.down
+            arrays.chDownLength = hierarchy.downLength; arrays.chDownDuration = hierarchy.downDuration
+            arrays.chUpShortcuts = hierarchy.upShortcuts; arrays.chDownShortcuts = hierarchy.downShortcuts
+            arrays.cchUpStart = topology.upStart; arrays.cchUpHead = topology.upHead
+
+            var metadata = graph.metadata
+            metadata.maxSpeed = fastestSpeed(graph, metric.arcWeight, atLeast: graph.metadata.maxSpeed)
+            metadata.metric = metricName ?? defaultName(speedFiles: speedFiles, turnFiles: turnFiles)
+            report.metric = metadata.metric
+            try file.finish(&arrays, metadata: metadata)
+            // The rest of the generation is the same files: linked, so the new generation costs no copy.
+            for other in TravelMode.allCases where other != mode {
+                try link(generation.graphPath(for: other), into: writer.stagingPath)
+            }
+            try link(generation.placesPath, into: writer.stagingPath)
+            let committed = try writer.commit()
+            report.generation = committed.name ?? committed.directory
+        } catch {
+            writer.abandon()
+            throw error
+        }
+        report.seconds = Date().timeIntervalSince(started)
+        return report
+    }
+
+    /// The arrays the writing thread fills and the customizing one takes over.
+    private final class ArraysBox: @unchecked Sendable {  // handed over through a DispatchGroup's wait
+        var arrays = GraphArrays()
+    }
+
+    /// The metric's name: its files' names and the time, or `import` for the import's own costs.
+    static func defaultName(speedFiles: [String], turnFiles: [String]) -> String {
+        let files = (speedFiles + turnFiles).map { URL(fileURLWithPath: $0).lastPathComponent }
+        guard !files.isEmpty else { return "import" }
+        let stamp = ISO8601DateFormatter().string(from: Date())
+        return files.joined(separator: "+") + "@" + stamp
+    }
+
+    private static func link(_ file: String, into directory: String) throws {
+        guard FileManager.default.fileExists(atPath: file) else { return }
+        let target = directory + "/" + URL(fileURLWithPath: file).lastPathComponent
+        if Glibc.link(file, target) == 0 { return }
+        // Another file system: a copy.
+        do { try FileManager.default.copyItem(atPath: file, toPath: target) } catch {
+            throw GraphDirectoryError.cannotWrite("cannot link or copy \(file) into \(directory): \(error.localizedDescription)")
+        }
+    }
+
+    /// The base graph of the hierarchy with the metric's costs: transitions between arcs, or arcs between vertices
+    /// for a hierarchy over vertices (the import's `HierarchyBuilder` inputs, the same way).
+    static func customizationInput(_ graph: RoadGraph, _ metric: TrafficMetric) -> CustomizationInput {
+        let excludable = ArcClasses.excludable.rawValue
+        var edges: [CustomizationInput.Edge] = []
+        if graph.hierarchyOverVertices {
+            edges.reserveCapacity(graph.arcCount)
+            for a in 0..<graph.arcCount {
+                let u = graph.chArcTail[a], v = graph.arcHead[a]
+                let pass = graph.chVertexCost[Int(v)]
+                guard graph.chVertexCost[Int(u)] != noIndex, pass != noIndex, metric.closed.isEmpty || !metric.closed[a] else { continue }
+                edges.append(.init(from: u, to: v, weight: metric.arcWeight[a] + pass, duration: metric.arcDuration[a] + pass,
+                                   length: graph.edgeLength[Int(graph.arcEdge[a] >> 1)], classes: graph.arcClasses[a] & excludable))
+            }
+            return CustomizationInput(nodeCount: graph.vertexCount, edges: edges, nodeClasses: [])
+        }
+        let (start, targets, weights) = metric.openTransitions()
+        edges.reserveCapacity(targets.count)
+        for a in 0..<graph.arcCount {
+            for i in Int(start[a])..<Int(start[a + 1]) {
+                let b = Int(targets[i])
+                guard b != a else { continue }
+                edges.append(.init(from: UInt32(a), to: UInt32(b), weight: weights[i] + metric.arcWeight[b],
+                                   duration: weights[i] + metric.arcDuration[b],
+                                   length: graph.edgeLength[Int(graph.arcEdge[b] >> 1)], classes: 0))
+            }
+        }
+        return CustomizationInput(nodeCount: graph.arcCount, edges: edges,
+                                  nodeClasses: (0..<graph.arcCount).map { graph.arcClasses[$0] & excludable })
+    }
+
+    /// The hierarchy's base edges at any metric: every turn of the import (over vertices, every arc).
+    static func structure(_ graph: RoadGraph, _ metric: TrafficMetric) -> [(UInt32, UInt32)] {
+        if graph.hierarchyOverVertices {
+            return (0..<graph.arcCount).map { (graph.chArcTail[$0], graph.arcHead[$0]) }
+        }
+        var edges: [(UInt32, UInt32)] = []
+        edges.reserveCapacity(metric.transitionTargets.count)
+        for a in 0..<graph.arcCount {
+            for i in Int(metric.transitionStart[a])..<Int(metric.transitionStart[a + 1]) {
+                edges.append((UInt32(a), metric.transitionTargets[i]))
+            }
+        }
+        return edges
+    }
+
+    /// The A* bound: the fastest any arc is at these weights (metres per second), never below the import's.
+    static func fastestSpeed(_ graph: RoadGraph, _ weights: [UInt32], atLeast floor: Double) -> Double {
+        var fastest = floor
+        for a in 0..<graph.arcCount where weights[a] > 0 {
+            fastest = max(fastest, Double(graph.edgeLength[Int(graph.arcEdge[a] >> 1)]) / (Double(weights[a]) / 1000))
+        }
+        return min(300, fastest)
+    }
+}
