@@ -412,11 +412,23 @@ struct ModeGraphBuilder {
         let skipped = duplicateArcs()
         // Per arc, its weight before rounding (milliseconds): the fastest any road really is, for the cap below.
         var exactWeight: [Double] = []
+        // Each segment's own time and weight, for traffic files (see `GraphArrays.importSegmentWeight`).
+        let segments = 2 * (arrays.shapeLatitudes.count - edgeCount)
+        // Filled apart from `arrays` (which `cost` reads), then moved in.
+        var segmentDuration = [UInt32](repeating: 0, count: segments), segmentWeight = segmentDuration
+        defer { arrays.importSegmentDuration = segmentDuration; arrays.importSegmentWeight = segmentWeight }
         for e in 0..<edgeCount {
             let rule = rules[Int(edgeWay[e])]!
+            let base = Int(arrays.edgeShapeStart[e]) - e
+            let aligned = edgeSegmentStart[e + 1] - edgeSegmentStart[e] == Int(arrays.edgeShapeStart[e + 1] - arrays.edgeShapeStart[e]) - 1
             for reversed in [false, true] {
                 guard let direction = reversed ? rule.backward : rule.forward, !skipped.contains(e << 1 | (reversed ? 1 : 0)),
-                      let (duration, weight, exact) = cost(ofEdge: e, reversed: reversed) else { continue }
+                      let (duration, weight, exact) = cost(ofEdge: e, reversed: reversed, segment: { k, d, w in
+                          guard aligned else { return }
+                          let i = 2 * (base + k) + (reversed ? 1 : 0)
+                          segmentDuration[i] = UInt32(min(Double(RoadGraph.maxArcWeight), d))
+                          segmentWeight[i] = UInt32(min(Double(RoadGraph.maxArcWeight), w))
+                      }) else { continue }
                 exactWeight.append(exact)
                 let arc = UInt32(arrays.arcHead.count)
                 arrays.arcEdge.append(UInt32(e) << 1 | (reversed ? 1 : 0))
@@ -455,7 +467,9 @@ struct ModeGraphBuilder {
     /// mode may not go that way. From the way's `duration` where it has one (shared out by length), else from its
     /// speed; the route choice divides it by the direction's penalty. Each segment's time and weight is rounded to
     /// a tenth of a second, at least one tenth, as OSRM stores them.
-    private func cost(ofEdge e: Int, reversed: Bool) -> (duration: Double, weight: Double, exact: Double)? {
+    private func cost(ofEdge e: Int, reversed: Bool, segment: (_ k: Int, _ duration: Double, _ weight: Double) -> Void = { _, _, _ in })
+        -> (duration: Double, weight: Double, exact: Double)?
+    {
         let rule = rules[Int(edgeWay[e])]!
         guard let direction = reversed ? rule.backward : rule.forward else { return nil }
         let length = Double(arrays.edgeLength[e])
@@ -464,8 +478,11 @@ struct ModeGraphBuilder {
         for k in edgeSegmentStart[e]..<edgeSegmentStart[e + 1] {
             let seconds = edgeDuration[e].map { length > 0 ? $0 * segmentLengths[k] / length : $0 }
                 ?? segmentLengths[k] / (direction.speed / 3.6)
-            duration += 100 * max(1, (seconds * 10).rounded())
-            weight += 100 * max(1, (seconds / direction.penalty * 10).rounded())
+            let segmentDuration = 100 * max(1, (seconds * 10).rounded())
+            let segmentWeight = 100 * max(1, (seconds / direction.penalty * 10).rounded())
+            segment(k - edgeSegmentStart[e], segmentDuration, segmentWeight)
+            duration += segmentDuration
+            weight += segmentWeight
             exact += 1000 * seconds / direction.penalty
         }
         return (duration, weight, exact)

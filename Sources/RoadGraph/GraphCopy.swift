@@ -68,5 +68,9 @@ extension GraphArrays {
         importTransitionWeight = Array(graph.importTransitionWeight)
         cchUpStart = Array(graph.cchUpStart)
         cchUpHead = Array(graph.cchUpHead)
+        segmentWeight = Array(graph.segmentWeight)
+        segmentDuration = Array(graph.segmentDuration)
+        importSegmentWeight = Array(graph.importSegmentWeight)
+        importSegmentDuration = Array(graph.importSegmentDuration)
     }
 }

@@ -123,7 +123,8 @@ enum SectionID: UInt32, CaseIterable {
          arcDestinations, edgePronunciation, edgeExits, chUpDuration, chDownDuration, arcTurnLanes, edgeLanes,
          chVertexCost, chArcTail, chOriginal, chUpShortcuts, chDownShortcuts, edgeEnds, shapeNodeIDs, maneuverStart,
          maneuverPath, maneuverVia, maneuverKind, importArcWeight, importArcDuration, importTransitionWeight, cchUpStart,
-         cchUpHead, importTransitionStart, importTransitionTargets
+         cchUpHead, importTransitionStart, importTransitionTargets, segmentWeight, segmentDuration, importSegmentWeight,
+         importSegmentDuration
 
     /// The contraction hierarchy's sections.
     var isHierarchy: Bool {
@@ -359,6 +360,8 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
         Section(.importArcDuration, \.importArcDuration), Section(.importTransitionWeight, \.importTransitionWeight),
         Section(.cchUpStart, \.cchUpStart), Section(.cchUpHead, \.cchUpHead),
         Section(.importTransitionStart, \.importTransitionStart), Section(.importTransitionTargets, \.importTransitionTargets),
+        Section(.segmentWeight, \.segmentWeight), Section(.segmentDuration, \.segmentDuration),
+        Section(.importSegmentWeight, \.importSegmentWeight), Section(.importSegmentDuration, \.importSegmentDuration),
     ]
 
     /// What a contraction hierarchy is built from (arcs, turns, the edges at each vertex, the vertex count):
@@ -371,7 +374,7 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
     /// A metric's own sections (see `GraphArrays`): a customization knows them last.
     private static let metric: Set<SectionID> = [
         .importArcWeight, .importArcDuration, .importTransitionStart, .importTransitionTargets, .importTransitionWeight,
-        .cchUpStart, .cchUpHead,
+        .cchUpStart, .cchUpHead, .segmentWeight, .segmentDuration,
     ]
 
     private let path: String

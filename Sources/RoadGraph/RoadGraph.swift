@@ -249,6 +249,15 @@ public struct GraphArrays {
     /// nested-dissection order in `chNode`), node u's upper neighbours `cchUpHead[cchUpStart[u]..<cchUpStart[u+1]]`,
     /// ascending. The next customization reuses it.
     public var cchUpStart: [UInt32] = [], cchUpHead: [UInt32] = []
+    /// A customized graph only: the weight and time of each segment of each road piece whose costs a traffic file
+    /// changed, milliseconds, at `2 * (edgeShapeStart[e] - e + k) + (backward ? 1 : 0)` for the k-th segment of edge
+    /// e in shape order; zero for the rest. A route that starts or ends inside such a piece pays for the segments
+    /// it travels (`partialCost`), not a share by length.
+    public var segmentWeight: [UInt32] = [], segmentDuration: [UInt32] = []
+    /// The import's time and weight of every segment, indexed as `segmentWeight` (without the delays at nodes
+    /// inside a piece, which only its arc's figures hold): what a traffic file's row replaces. Empty in graphs
+    /// drawn in code and in files written before them.
+    public var importSegmentWeight: [UInt32] = [], importSegmentDuration: [UInt32] = []
 
     public init() {}
 }
@@ -336,6 +345,8 @@ public struct RoadGraph: @unchecked Sendable {
     public let importTransitionStart: UnsafeBufferPointer<UInt32>, importTransitionTargets: UnsafeBufferPointer<UInt32>
     public let importTransitionWeight: UnsafeBufferPointer<UInt32>
     public let cchUpStart: UnsafeBufferPointer<UInt32>, cchUpHead: UnsafeBufferPointer<UInt32>
+    public let segmentWeight: UnsafeBufferPointer<UInt32>, segmentDuration: UnsafeBufferPointer<UInt32>
+    public let importSegmentWeight: UnsafeBufferPointer<UInt32>, importSegmentDuration: UnsafeBufferPointer<UInt32>
     /// The grid's cells that hold a segment, grouped by blocks of `SegmentGrid.blockSide`² cells (`occupiedBlocks`
     /// names each block's first cell there), and half the longest diagonal of a cell in metres: what snapping a
     /// point far from every road searches instead of every cell (`nearestSegment`). Worked out at load.
@@ -457,6 +468,10 @@ public struct RoadGraph: @unchecked Sendable {
         importTransitionWeight = try sections.optionalBuffer(.importTransitionWeight)
         cchUpStart = try sections.optionalBuffer(.cchUpStart)
         cchUpHead = try sections.optionalBuffer(.cchUpHead)
+        segmentWeight = try sections.optionalBuffer(.segmentWeight)
+        segmentDuration = try sections.optionalBuffer(.segmentDuration)
+        importSegmentWeight = try sections.optionalBuffer(.importSegmentWeight)
+        importSegmentDuration = try sections.optionalBuffer(.importSegmentDuration)
         try validate()
         var seen = [Bool](repeating: false, count: vertexLatitudes.count)
         for a in 0..<arcHead.count where arcInCore[a] == 1 && !seen[Int(arcHead[a])] {
@@ -467,6 +482,10 @@ public struct RoadGraph: @unchecked Sendable {
 
     /// The most one arc may cost, milliseconds (74 hours): sums along any path then stay far from overflow.
     public static let maxArcWeight: UInt32 = 1 << 28
+
+    /// A segment that costs this much (37 hours, more than any road takes) was closed by a traffic file
+    /// (`segmentWeight`).
+    public static let closedSegmentWeight: UInt32 = 1 << 27
 
     /// Structural checks behind the checksums, so that even a file with valid checksums but inconsistent arrays
     /// (a bug, or a file made by hand) is refused at load instead of trapping a search: every index in range, every
@@ -551,6 +570,11 @@ public struct RoadGraph: @unchecked Sendable {
         }
         try require(importArcWeight.allSatisfy { $0 <= Self.maxArcWeight } && importArcDuration.allSatisfy { $0 <= Self.maxArcWeight }
                     && importTransitionWeight.allSatisfy { $0 <= Self.maxTurnWeight }, "import weights")
+        let segments = 2 * (shapeLatitudes.count - edges)
+        try require(segmentWeight.isEmpty && segmentDuration.isEmpty
+                    || segmentWeight.count == segments && segmentDuration.count == segments, "segment costs")
+        try require(importSegmentWeight.isEmpty && importSegmentDuration.isEmpty
+                    || importSegmentWeight.count == segments && importSegmentDuration.count == segments, "import segment costs")
         if !cchUpStart.isEmpty {
             let nodes = hierarchyNodeCount
             try require(chNode.count == nodes, "customizable hierarchy without an order")
