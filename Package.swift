@@ -73,7 +73,7 @@ let package = Package(
                                          "WayfinderEngine", "WayfinderC", "TraceReading", "Customization"]),
         // libFuzzer targets for every parser of outside input (scripts/fuzz.sh builds them with coverage).
         .executableTarget(name: "FuzzTargets",
-                          dependencies: ["Engine", "Geocoding", "GraphImport", "HTTPService", "Navigation", "RoadGraph",
+                          dependencies: ["Customization", "Engine", "Geocoding", "GraphImport", "HTTPService", "Navigation", "RoadGraph",
                                          "RouteFormats", "Routing", "TraceReading"]),
         .testTarget(name: "WayfinderTests",
                     dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats", "Engine",

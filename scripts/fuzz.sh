@@ -3,14 +3,14 @@
 # SECONDS (default 30) from the seed corpus in Tests/fuzz-corpus. Exits non-zero if any target crashes, leaks or
 # hangs; the input that did it is kept in .build/fuzz/artifacts.
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET…]       targets: url body polyline point query graph osmxml gpx progress
+#   scripts/fuzz.sh [SECONDS] [TARGET…]       targets: url body polyline point query graph osmxml gpx progress traffic
 #   FUZZ_RUNS=10000000 scripts/fuzz.sh 0 url   a fixed number of executions instead of a time
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(url body polyline point query graph osmxml gpx progress)
+[ ${#targets[@]} -gt 0 ] || targets=(url body polyline point query graph osmxml gpx progress traffic)
 
 resources=$(dirname "$(readlink -f "$(command -v swiftc)")")/../lib/clang
 fuzzer=$(find "$resources" -name 'libclang_rt.fuzzer_no_main-x86_64.a' | head -n 1)

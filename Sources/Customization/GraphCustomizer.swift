@@ -104,6 +104,7 @@ public enum GraphCustomizer {
             arrays.chDownLength = hierarchy.downLength; arrays.chDownDuration = hierarchy.downDuration
             arrays.chUpShortcuts = hierarchy.upShortcuts; arrays.chDownShortcuts = hierarchy.downShortcuts
             arrays.cchUpStart = topology.upStart; arrays.cchUpHead = topology.upHead
+            arrays.segmentWeight = metric.segmentWeight; arrays.segmentDuration = metric.segmentDuration
 
             var metadata = graph.metadata
             metadata.maxSpeed = fastestSpeed(graph, metric.arcWeight, atLeast: graph.metadata.maxSpeed)

@@ -7,8 +7,10 @@ public struct TrafficMetric {
     public var arcWeight: [UInt32], arcDuration: [UInt32]
     /// The import's turns (every customization starts from all of them) with their costs.
     public var transitionStart: [UInt32], transitionTargets: [UInt32], transitionWeight: [UInt32]
-    /// Per arc (empty when none is): closed by a speed of 0, so no route enters it.
+    /// Per arc (empty when none is): closed by a speed of 0, so no route passes through it.
     public var closed: [Bool] = []
+    /// Per segment of each changed road piece (see `GraphArrays.segmentWeight`; empty when none changed).
+    public var segmentWeight: [UInt32] = [], segmentDuration: [UInt32] = []
     /// Rows that named a segment or turn the graph has, and those that did not (counted, as OSRM counts them,
     /// never an error: a city's graph gets a country's speed file).
     public var usedSpeedRows = 0, unusedSpeedRows = 0, usedTurnRows = 0, unusedTurnRows = 0
@@ -34,20 +36,29 @@ public struct TrafficMetric {
         self.transitionStart = transitionStart; self.transitionTargets = transitionTargets; self.transitionWeight = transitionWeight
     }
 
-    /// The turns a route may take at this metric: all but those onto a closed arc.
+    /// The turns a route may take at this metric: all but those off a closed arc. A route may still enter one,
+    /// to reach a point before its closed segment (as OSRM reaches it); beyond that segment the arc costs as much
+    /// as an arc may (`segmentWeight` holds it), and nothing leads on from it.
     public func openTransitions() -> (start: [UInt32], targets: [UInt32], weight: [UInt32]) {
         guard closed.contains(true) else { return (transitionStart, transitionTargets, transitionWeight) }
         var start: [UInt32] = [0], targets: [UInt32] = [], weight: [UInt32] = []
         targets.reserveCapacity(transitionTargets.count)
         weight.reserveCapacity(transitionTargets.count)
         for a in 0..<(transitionStart.count - 1) {
-            for i in Int(transitionStart[a])..<Int(transitionStart[a + 1]) where !closed[Int(transitionTargets[i])] {
-                targets.append(transitionTargets[i])
-                weight.append(transitionWeight[i])
+            if !closed[a] {
+                for i in Int(transitionStart[a])..<Int(transitionStart[a + 1]) {
+                    targets.append(transitionTargets[i])
+                    weight.append(transitionWeight[i])
+                }
             }
             start.append(UInt32(targets.count))
         }
         return (start, targets, weight)
+    }
+
+    /// Milliseconds as an arc stores them (at most `RoadGraph.maxArcWeight`).
+    static func milliseconds(_ value: Double) -> UInt32 {
+        UInt32(min(Double(RoadGraph.maxArcWeight), max(0, value.rounded())))
     }
 
     /// A segment's time at `kmh`, milliseconds: rounded to a tenth of a second and at least one tenth, as the
@@ -58,8 +69,8 @@ public struct TrafficMetric {
 
     /// Applies segment speeds. An arc's time is shared among its segments by length (a way's speed is the same
     /// along it), and each named segment's share is replaced by its time at the new speed; its weight as
-    /// `SegmentSpeed.Weight` says. A segment at speed 0 (without a rate), or at a rate of 0 or less, is closed: its
-    /// arc is left out of every route (`closed`), as OSRM leaves it out.
+    /// `SegmentSpeed.Weight` says. A segment at speed 0 (without a rate), or at a rate of 0 or less, is closed: no
+    /// route passes it (`closed`), as none passes it in OSRM.
     public mutating func apply(_ rows: [SegmentSpeed], to graph: RoadGraph) {
         guard !rows.isEmpty else { return }
         struct Segment: Hashable { var from: Int64, to: Int64 }
@@ -67,53 +78,87 @@ public struct TrafficMetric {
         speeds.reserveCapacity(rows.count)
         for row in rows { speeds[Segment(from: row.from, to: row.to)] = row }
         var used = Set<Segment>()
-        let limit = Double(RoadGraph.maxArcWeight)
         if closed.isEmpty { closed = Array(repeating: false, count: graph.arcCount) }
         for a in 0..<graph.arcCount {
             let e = Int(graph.arcEdge[a] >> 1), reversed = graph.arcEdge[a] & 1 == 1
             let first = Int(graph.edgeShapeStart[e]), last = Int(graph.edgeShapeStart[e + 1]) - 1
             guard last > first, graph.hasNodeIDs else { continue }
-            var lengths: [Double] = [], changes: [(index: Int, row: SegmentSpeed)] = []
-            var total = 0.0
+            var changes: [(index: Int, row: SegmentSpeed)] = []
             for k in 0..<(last - first) {
                 let (p, q) = reversed ? (last - k, last - k - 1) : (first + k, first + k + 1)
-                let metres = Geo.osrmRulerDistance(graph.shapePoint(p), graph.shapePoint(q))  // as the import measures segments
-                lengths.append(metres)
-                total += metres
                 let key = Segment(from: graph.shapeNodeIDs[p], to: graph.shapeNodeIDs[q])
                 if let row = speeds[key] { changes.append((k, row)); used.insert(key) }
             }
             guard !changes.isEmpty else { continue }
+            // Measured as the import measures segments.
+            let lengths = (0..<(last - first)).map { k in
+                reversed ? Geo.osrmRulerDistance(graph.shapePoint(last - k), graph.shapePoint(last - k - 1))
+                         : Geo.osrmRulerDistance(graph.shapePoint(first + k), graph.shapePoint(first + k + 1))
+            }
+            let total = lengths.reduce(0, +)
             let duration = Double(arcDuration[a]), weight = Double(arcWeight[a])
-            var newDuration = duration, newWeight = weight
-            for (k, row) in changes {
-                let share = total > 0 ? lengths[k] / total : 1 / Double(lengths.count)
-                // OSRM's slowest segment (419,430.3 s) where the speed is 0 but a rate keeps it open.
-                let time = row.speed > 0 ? Self.segmentMilliseconds(metres: lengths[k], kmh: row.speed) : 419_430_300
-                newDuration += time - duration * share
-                switch row.weight {
-                case .time:
-                    if row.speed <= 0 { closed[a] = true }
-                    newWeight += time - weight * share
-                case .unchanged:
-                    if row.speed <= 0 { closed[a] = true }
-                case .rate(let rate):
-                    if rate <= 0 { closed[a] = true } else {
-                        newWeight += Self.segmentMilliseconds(metres: lengths[k], kmh: rate * 3.6) - weight * share
-                    }
+            // Each segment's time and weight as the import set it (its share by length in a file without them),
+            // then what its row says; the rest of the arc's figures (delays at nodes inside it) stays.
+            let base = first - e, direction = reversed ? 1 : 0
+            func index(_ k: Int) -> Int { 2 * (base + (reversed ? lengths.count - 1 - k : k)) + direction }
+            var times = lengths.map { total > 0 ? duration * $0 / total : duration / Double(lengths.count) }
+            var weights = lengths.map { total > 0 ? weight * $0 / total : weight / Double(lengths.count) }
+            if !graph.importSegmentDuration.isEmpty {
+                let importTimes = lengths.indices.map { Double(graph.importSegmentDuration[index($0)]) }
+                let importWeights = lengths.indices.map { Double(graph.importSegmentWeight[index($0)]) }
+                if importTimes.allSatisfy({ $0 > 0 }) && importTimes.reduce(0, +) <= duration && importWeights.reduce(0, +) <= weight {
+                    (times, weights) = (importTimes, importWeights)
                 }
             }
-            let d = UInt32(min(limit, max(0, newDuration.rounded()))), w = UInt32(min(limit, max(100, newWeight.rounded())))
+            let delay = duration - times.reduce(0, +), weightDelay = weight - weights.reduce(0, +)
+            for (k, row) in changes {
+                // OSRM's slowest segment (419,430.3 s) where the speed is 0 but a rate keeps it open.
+                let time = row.speed > 0 ? Self.segmentMilliseconds(metres: lengths[k], kmh: row.speed) : 419_430_300
+                times[k] = time
+                let closes: Bool
+                switch row.weight {
+                case .time:
+                    closes = row.speed <= 0
+                    weights[k] = time
+                case .unchanged:
+                    closes = row.speed <= 0
+                case .rate(let rate):
+                    closes = rate <= 0
+                    if rate > 0 { weights[k] = Self.segmentMilliseconds(metres: lengths[k], kmh: rate * 3.6) }
+                }
+                if closes {
+                    closed[a] = true
+                    weights[k] = 419_430_300  // a point past it is reached at no real cost
+                }
+            }
+            let d = Self.milliseconds(delay + times.reduce(0, +)), w = max(100, Self.milliseconds(weightDelay + weights.reduce(0, +)))
             if d != arcDuration[a] || w != arcWeight[a] || closed[a] { changedArcs += 1 }
             arcDuration[a] = d
             arcWeight[a] = w
+            if graph.arcBase[a] == UInt32(a) {
+                if segmentWeight.isEmpty {
+                    segmentWeight = Array(repeating: 0, count: 2 * (graph.shapeLatitudes.count - graph.edgeCount))
+                    segmentDuration = segmentWeight
+                }
+                // The segments alone (the delays stay in the arc's figures only), never more than the arc.
+                for (values, target, into) in [(times, d, \TrafficMetric.segmentDuration), (weights, w, \TrafficMetric.segmentWeight)] {
+                    var sum: UInt32 = 0
+                    for k in values.indices {
+                        let value = min(Self.milliseconds(values[k]), target - sum)
+                        self[keyPath: into][index(k)] = value
+                        sum += value
+                    }
+                }
+            }
         }
         usedSpeedRows = used.count
         unusedSpeedRows = speeds.count - used.count
     }
 
     /// Applies turn penalties: a row replaces the turn's cost (its weight when given, else its penalty) on every
-    /// transition from the arc that ends `from` → `via` onto the arc that starts `via` → `to`. A turn has one cost
+    /// transition from the arc that ends `from` → `via` onto the arc that starts `via` → `to`. Not where two pieces
+    /// of one road meet with nothing else there: OSRM joins them into one edge, so has no turn there to change, and
+    /// leaves such a row unused (measured). A turn has one cost
     /// here for both time and weight, so a row whose weight differs from its penalty gives the weight to both.
     public mutating func apply(_ rows: [TurnPenalty], to graph: RoadGraph) {
         guard !rows.isEmpty else { return }
@@ -130,7 +175,8 @@ public struct TrafficMetric {
             return reversed ? (ids[first + 1], ids[first], ids[last], ids[last - 1])
                             : (ids[last - 1], ids[last], ids[first], ids[first + 1])
         }
-        for a in 0..<graph.arcCount {
+        let joined = Self.verticesJoiningOneRoad(graph)
+        for a in 0..<graph.arcCount where !joined[Int(graph.arcHead[a])] {
             let into = nodes(a)
             for i in Int(transitionStart[a])..<Int(transitionStart[a + 1]) {
                 let onto = nodes(Int(transitionTargets[i]))
@@ -147,5 +193,18 @@ public struct TrafficMetric {
         }
         usedTurnRows = used.count
         unusedTurnRows = penalties.count - used.count
+    }
+
+    /// Per vertex, whether OSRM joins its two road pieces into one (`GraphArrays.verticesJoiningOneRoad`, as the
+    /// import decides it), from the arrays that decision reads.
+    static func verticesJoiningOneRoad(_ graph: RoadGraph) -> [Bool] {
+        var arrays = GraphArrays()
+        arrays.vertexLatitudes = Array(graph.vertexLatitudes)
+        arrays.vertexEdgeStart = Array(graph.vertexEdgeStart); arrays.vertexEdges = Array(graph.vertexEdges)
+        arrays.edgeLabel = Array(graph.edgeLabel); arrays.edgeRef = Array(graph.edgeRef); arrays.edgeClass = Array(graph.edgeClass)
+        arrays.edgeFlags = Array(graph.edgeFlags); arrays.edgeLanes = Array(graph.edgeLanes)
+        arrays.edgeForwardArc = Array(graph.edgeForwardArc); arrays.edgeBackwardArc = Array(graph.edgeBackwardArc)
+        arrays.arcClasses = Array(graph.arcClasses)
+        return arrays.verticesJoiningOneRoad(classesPart: graph.mode != .walking)
     }
 }

@@ -1,3 +1,4 @@
+import Customization
 import Engine
 import Foundation
 import Geocoding
@@ -36,6 +37,8 @@ enum FuzzTarget: String, CaseIterable {
     /// A route sent whole for progress along it (`POST /navigation/v1/progress`): the first byte picks the line
     /// encoding, the rest is the route object; fixes along and beside it follow, and the state text alone.
     case progress
+    /// Traffic files (`wayfinder customize`): the first byte picks segment speeds or turn penalties.
+    case traffic
 
     func run(_ bytes: UnsafeBufferPointer<UInt8>) {
         switch self {
@@ -103,6 +106,10 @@ enum FuzzTarget: String, CaseIterable {
                               bearing: Double(k * 37 % 360), speed: Double(k % 20), accuracy: 10, time: Double(k))
                 state = tracker.progress(at: fix, state: state).state
             }
+        case .traffic:
+            guard let first = bytes.first else { return }
+            let data = Data(bytes.dropFirst())
+            if first & 1 == 0 { _ = try? TrafficFiles.segmentSpeeds(data, name: "input") } else { _ = try? TrafficFiles.turnPenalties(data, name: "input") }
         case .gpx:
             _ = try? GPXTrace.read(Data(bytes))
             _ = try? GPXTrace.read(Data(bytes), maxPoints: 2)  // the limit met while reading

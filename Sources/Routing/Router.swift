@@ -305,14 +305,19 @@ public struct Router {
             let from = from > 0 ? min(from, 1) : 0, to = to < 1 ? max(to, from) : 1
             return (to < 1 ? partialWeight(value, to) : value) - (from > 0 ? partialWeight(value, from) : 0)
         }
+        func part(_ arc: UInt32, _ from: Double, _ to: Double, time: Bool) -> UInt32 {
+            guard !graph.segmentWeight.isEmpty else { return part(time ? graph.arcDuration[Int(arc)] : graph.arcWeight[Int(arc)], from, to) }
+            let from = from > 0 ? min(from, 1) : 0, to = to < 1 ? max(to, from) : 1
+            return graph.partialCost(ofArc: arc, fraction: to, time: time) - graph.partialCost(ofArc: arc, fraction: from, time: time)
+        }
         for (i, arc) in result.arcs.enumerated() {
             let reversed = graph.edge(ofArc: arc).reversed
             let from = i == 0 ? source.fraction(alongArcReversed: reversed) : 0
             let to = i == last ? target.fraction(alongArcReversed: reversed) : 1
             let turn = result.turns[i]
             pieces.append(Piece(arc: arc, from: from, to: to,
-                                weight: UInt64(part(graph.arcWeight[Int(arc)], from, to)) + UInt64(turn) + UInt64(result.entries[i]),
-                                duration: UInt64(part(graph.arcDuration[Int(arc)], from, to)) + UInt64(turn), turn: turn,
+                                weight: UInt64(part(arc, from, to, time: false)) + UInt64(turn) + UInt64(result.entries[i]),
+                                duration: UInt64(part(arc, from, to, time: true)) + UInt64(turn), turn: turn,
                                 entry: result.entries[i]))
         }
         // A point snapped exactly onto a junction leaves an empty piece of the neighbouring road: drop it (the time
@@ -410,28 +415,82 @@ extension RoadGraph {
 
     /// Where a search may start from a snapped point: each usable direction of its edge, minus the part behind it.
     public func sourceEndpoints(_ snap: Snap) -> [SearchEndpoint] {
-        arcs(at: snap).map { arc, reversed in
-            let f = snap.fraction(alongArcReversed: reversed), w = arcWeight[Int(arc)]
-            return SearchEndpoint(arc: arc, cost: w - partialWeight(w, f), fraction: f)
+        arcs(at: snap).compactMap { arc, reversed in
+            let f = snap.fraction(alongArcReversed: reversed)
+            guard !passesClosedSegment(arc, from: f, to: 1) else { return nil }
+            return SearchEndpoint(arc: arc, cost: arcWeight[Int(arc)] - partialCost(ofArc: arc, fraction: f), fraction: f)
         }
     }
 
     /// Where a search may end: each usable direction of the edge, up to the snapped point.
     public func targetEndpoints(_ snap: Snap) -> [SearchEndpoint] {
-        arcs(at: snap).map { arc, reversed in
+        arcs(at: snap).compactMap { arc, reversed in
             let f = snap.fraction(alongArcReversed: reversed)
-            return SearchEndpoint(arc: arc, cost: partialWeight(arcWeight[Int(arc)], f), fraction: f)
+            guard !passesClosedSegment(arc, from: 0, to: f) else { return nil }
+            return SearchEndpoint(arc: arc, cost: partialCost(ofArc: arc, fraction: f), fraction: f)
         }
+    }
+
+    /// Whether travel along arc `a` between two fractions of its length crosses a segment a traffic file closed
+    /// (one that costs at least `RoadGraph.closedSegmentWeight`): no route does, as none does in OSRM.
+    public func passesClosedSegment(_ a: UInt32, from: Double, to: Double) -> Bool {
+        guard !segmentWeight.isEmpty, to > from else { return false }
+        let (e, reversed) = edge(ofArc: a)
+        let first = Int(edgeShapeStart[e]), count = Int(edgeShapeStart[e + 1]) - first - 1
+        let base = first - e, direction = reversed ? 1 : 0
+        let length = Double(edgeLength[e])
+        var travelled = 0.0
+        for k in 0..<count {
+            let shapeIndex = reversed ? count - 1 - k : k
+            let p = first + shapeIndex + (reversed ? 1 : 0), q = first + shapeIndex + (reversed ? 0 : 1)
+            let next = travelled + Geo.osrmRulerDistance(shapePoint(p), shapePoint(q))
+            // The segment [travelled, next] overlaps the travel [from, to] (in metres).
+            if next > from * length && travelled < to * length
+                && segmentWeight[2 * (base + shapeIndex) + direction] >= RoadGraph.closedSegmentWeight { return true }
+            travelled = next
+        }
+        return false
     }
 
     /// The travel time (no penalties) from a source endpoint's point to its arc's head, milliseconds.
     public func sourceDuration(_ s: SearchEndpoint) -> UInt32 {
-        let d = arcDuration[Int(s.arc)]
-        return d - partialWeight(d, s.fraction)
+        arcDuration[Int(s.arc)] - partialCost(ofArc: s.arc, fraction: s.fraction, time: true)
     }
 
     /// The travel time from a target endpoint's arc's tail to its point, milliseconds.
-    public func targetDuration(_ t: SearchEndpoint) -> UInt32 { partialWeight(arcDuration[Int(t.arc)], t.fraction) }
+    public func targetDuration(_ t: SearchEndpoint) -> UInt32 { partialCost(ofArc: t.arc, fraction: t.fraction, time: true) }
+
+    /// The weight (or, with `time`, the time) of arc `a` from its tail to the point `fraction` of its length along:
+    /// segment by segment where a traffic file set the piece's segments (`segmentWeight`), else in proportion to
+    /// length. Non-decreasing in `fraction`, and the whole arc's at 1.
+    public func partialCost(ofArc a: UInt32, fraction: Double, time: Bool = false) -> UInt32 {
+        let total = time ? arcDuration[Int(a)] : arcWeight[Int(a)]
+        guard fraction > 0, fraction < 1, !segmentWeight.isEmpty else { return partialWeight(total, fraction) }
+        let values = time ? segmentDuration : segmentWeight
+        let (e, reversed) = edge(ofArc: a)
+        let first = Int(edgeShapeStart[e]), count = Int(edgeShapeStart[e + 1]) - first - 1
+        let base = first - e, direction = reversed ? 1 : 0
+        var segments = 0.0
+        for k in 0..<count { segments += Double(values[2 * (base + k) + direction]) }
+        // A piece no file changed has no segment costs; a copy of a piece may cost more than its segments (its
+        // entry), which is shared by length like the rest.
+        guard segments > 0, segments <= Double(total) else { return partialWeight(total, fraction) }
+        let target = fraction * Double(edgeLength[e])
+        var travelled = 0.0, sum = 0.0
+        for k in 0..<count {
+            let shapeIndex = reversed ? count - 1 - k : k
+            let p = first + shapeIndex + (reversed ? 1 : 0), q = first + shapeIndex + (reversed ? 0 : 1)
+            let length = Geo.osrmRulerDistance(shapePoint(p), shapePoint(q))
+            let value = Double(values[2 * (base + shapeIndex) + direction])
+            if travelled + length >= target || k == count - 1 {
+                sum += length > 0 ? value * min(1, max(0, (target - travelled) / length)) : value
+                break
+            }
+            sum += value
+            travelled += length
+        }
+        return min(total, UInt32((sum + (Double(total) - segments) * fraction).rounded()))
+    }
 
     /// Travel within one arc, from a source point to a target point ahead of it: the only path no search sees
     /// (every search starts at the source arc's head). Nil on different arcs or with the target behind the source.

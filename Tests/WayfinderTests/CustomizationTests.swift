@@ -11,14 +11,16 @@ import Testing
 /// customizable hierarchy stays exact against the Dijkstra oracle at every metric and exclusion, bad files change
 /// nothing, and a server takes up a new metric under load.
 @Suite(.serialized) struct CustomizationTests {
-    /// A street of four 100 m segments (a–e) and a detour round its middle (b–f–g–d, 280 m).
-    static func street() -> TestMap {
+    /// A street of five 100 m segments (a–h, two ways that meet at c; d–e–h is one road piece) and a detour round
+    /// its middle (b–f–g–d, 280 m).
+    static func street(renamed: Bool = false) -> TestMap {
         let map = TestMap("""
-            a    b    c    d    e
+            a    b    c    d    e    h
 
                  f         g
             """, gridSize: 20)
-        map.way("abcde", ["highway": "residential", "name": "Main Street"])
+        map.way("abc", ["highway": "residential", "name": "Main Street"])
+        map.way("cdeh", ["highway": "residential", "name": renamed ? "High Street" : "Main Street"])
         map.way("bfgd", ["highway": "residential", "name": "Detour"])
         return map
     }
@@ -29,6 +31,10 @@ import Testing
         var turns: [String] = []
         /// A second speed file, given after the first.
         var laterSpeeds: [String] = []
+        /// Whether the street changes its name at c.
+        var renamed = false
+        /// Where the route starts and ends (between two nodes, at a fraction of the way), when not on a–b and d–e.
+        var ends: (from: (Character, Character, Double), to: (Character, Character, Double))?
         /// Whether the route's time can be compared: a segment at speed 0 kept open by its rate takes OSRM's
         /// longest segment time (116 h), past the longest a Wayfinder arc may take (74 h, `RoadGraph.maxArcWeight`).
         var comparableDuration = true
@@ -46,6 +52,15 @@ import Testing
         TrafficCase(name: "the later file wins", speeds: ["b,c,10", "c,d,5"], laterSpeeds: ["b,c,90"]),
         TrafficCase(name: "a turn penalty replaces the turn's cost", turns: ["a,b,c,30"]),
         TrafficCase(name: "a turn penalty with a weight", turns: ["a,b,f,0,0"]),
+        TrafficCase(name: "no turn where two ways of one road meet", turns: ["b,c,d,60"]),
+        TrafficCase(name: "a turn where the street changes its name", turns: ["b,c,d,60"], renamed: true),
+        TrafficCase(name: "a route that starts and ends inside changed segments", speeds: ["a,b,10", "d,e,90", "e,d,7"]),
+        TrafficCase(name: "to a point on a closed segment", speeds: ["c,d,0"], ends: (("a", "b", 0.5), ("c", "d", 0.5))),
+        TrafficCase(name: "to a point before a closed segment", speeds: ["d,e,0"], ends: (("a", "b", 0.5), ("c", "d", 0.5))),
+        TrafficCase(name: "to a point before a closed segment of its road piece", speeds: ["e,h,0"],
+                    ends: (("a", "b", 0.5), ("d", "e", 0.5))),
+        TrafficCase(name: "to a point past a closed segment of its road piece", speeds: ["d,e,0"],
+                    ends: (("a", "b", 0.5), ("e", "h", 0.5))),
         TrafficCase(name: "rows for nodes the map lacks", speeds: ["999,998,50"], turns: ["997,996,995,9"]),
     ]
 
@@ -69,7 +84,7 @@ import Testing
     /// the same path, and the same duration and weight but for the route's ends (see `CyclingTests.endsTolerance`).
     @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)), arguments: trafficCases)
     func trafficFileAsOSRM(_ c: TrafficCase) throws {
-        let map = Self.street()
+        let map = Self.street(renamed: c.renamed)
         _ = try map.build()
         let files = try TemporaryDirectory()
         let speeds = files.path + "/speeds.csv", later = files.path + "/later.csv", turns = files.path + "/turns.csv"
@@ -87,7 +102,9 @@ import Testing
         for file in speedFiles { contract += ["--segment-speed-file", file] }
         if !c.turns.isEmpty { contract += ["--turn-penalty-file", turns] }
         let osrm = try OSRMOracle(map: map, profile: "car", contractArguments: contract)
-        let west = map.position(between: "a", "b", at: 0.5), east = map.position(between: "d", "e", at: 0.5)
+        let ends = c.ends ?? (("a", "b", 0.5), ("d", "e", 0.5))
+        let west = map.position(between: ends.from.0, ends.from.1, at: ends.from.2)
+        let east = map.position(between: ends.to.0, ends.to.1, at: ends.to.2)
         for (from, to) in [(west, east), (east, west)] {
             let request = "/route/v1/driving/\(OSRMCompatibilityTests.text(from));\(OSRMCompatibilityTests.text(to))?steps=true"
             let ours = Self.figures(try service.json(request + "&compat=osrm").object)
@@ -142,7 +159,8 @@ import Testing
         try rows.turns.write(toFile: turns, atomically: true, encoding: .utf8)
         let report = try GraphCustomizer.customize(directory: directory, mode: mode, speedFiles: [speeds],
                                                    turnFiles: rows.turns.isEmpty ? [] : [turns])
-        #expect(report.unusedSpeedRows == 0 && report.unusedTurnRows == 0)
+        // Turn rows where two pieces of one road meet go unused, as in OSRM (it has no turn there).
+        #expect(report.unusedSpeedRows == 0 && (rows.turns.isEmpty || report.usedTurnRows > 0))
         #expect(rows.speeds.isEmpty || report.changedArcs > 0)
         let graph = try RoadGraph(contentsOf: try graphFile(directory, mode))
         #expect(!graph.cchUpStart.isEmpty && graph.metadata.metric.hasPrefix("speeds.csv"))
