@@ -4,6 +4,7 @@
     scripts/osrm_diff.py --extract FILE.osm.pbf [--mode driving|walking|cycling] [--pairs 100] [--seed 1]
         [--wayfinder BIN] [--osrm-bin DIR] [--work DIR] [--options 'compat=osrm'] [--import-options '--compat osrm'] [--table N] [--json OUT]
         [--same-path-tolerance 5] [--distance-tolerance 0.01]
+        [--segment-speeds FILE] [--turn-penalties FILE] [--random-traffic N]
 
 Builds OSRM's data with car.lua (driving), foot.lua (walking) or bicycle.lua (cycling) and Wayfinder's graph for the extract (cached in
 --work, keyed by the extract's sha256 and the profile or the Wayfinder binary), serves both on free loopback ports,
@@ -20,6 +21,10 @@ It measures:
     worst pairs with both engines' URLs to reproduce them;
   * with --table N, an N x N table from both (split into source x destination blocks whenever a GET URL would
     exceed 8000 bytes): cells null in one engine only, and the median / p99 relative duration difference of the rest.
+
+Traffic: --segment-speeds and --turn-penalties (OSRM's CSV formats) go to osrm-contract and to `wayfinder customize`;
+--random-traffic N writes such files first, from the nodes of N random OSRM routes (a random speed on 30 % of their
+segments, 1 % closed, a 5-60 s penalty on 5 % of their turns), so that the traffic lies where routes go.
 
 Exit status: 0 when it ran (whatever it found), 2 on a setup failure (reason on stderr), so tests can skip;
 a Wayfinder that refuses --options counts as a setup failure.
@@ -82,6 +87,21 @@ def cached_build(final, build):
     return final
 
 
+def traffic_files(args):
+    return [f for f in (args.segment_speeds, args.turn_penalties) if f]
+
+
+def traffic_suffix(args):
+    """Part of a build's cache key: the traffic files' contents."""
+    files = traffic_files(args)
+    if not files:
+        return ""
+    h = hashlib.sha256()
+    for f in files:
+        h.update(sha256(f).encode())
+    return "-traffic-" + h.hexdigest()[:12]
+
+
 def build_osrm(args, key):
     profile = os.path.normpath(os.path.join(args.osrm_bin, "..", "share", "profiles",
                                             {"driving": "car.lua", "walking": "foot.lua", "cycling": "bicycle.lua"}[args.mode]))
@@ -92,9 +112,15 @@ def build_osrm(args, key):
         os.symlink(os.path.abspath(args.extract), os.path.join(d, "map.osm.pbf"))
         run([os.path.join(args.osrm_bin, "osrm-extract"), "-p", profile, os.path.join(d, "map.osm.pbf")],
             os.path.join(d, "extract.log"))
-        run([os.path.join(args.osrm_bin, "osrm-contract"), os.path.join(d, "map.osrm")],
+        traffic = []
+        if args.segment_speeds:
+            traffic += ["--segment-speed-file", os.path.abspath(args.segment_speeds)]
+        if args.turn_penalties:
+            traffic += ["--turn-penalty-file", os.path.abspath(args.turn_penalties)]
+        run([os.path.join(args.osrm_bin, "osrm-contract"), os.path.join(d, "map.osrm")] + traffic,
             os.path.join(d, "contract.log"))
-    return os.path.join(cached_build(os.path.join(args.work, f"osrm-{key}-{args.mode}"), build), "map.osrm")
+    return os.path.join(cached_build(os.path.join(args.work, f"osrm-{key}-{args.mode}{traffic_suffix(args)}"), build),
+                        "map.osrm")
 
 
 def build_wayfinder(args, key):
@@ -103,11 +129,19 @@ def build_wayfinder(args, key):
         # Only the mode compared: cycling is not imported by default.
         run([args.wayfinder, "import", args.extract, "--output", os.path.join(d, "graph"), "--quiet",
              "--modes", args.mode] + args.import_options.split(), os.path.join(d, "import.log"))
+        if traffic_files(args):
+            traffic = []
+            if args.segment_speeds:
+                traffic += ["--segment-speeds", os.path.abspath(args.segment_speeds)]
+            if args.turn_penalties:
+                traffic += ["--turn-penalties", os.path.abspath(args.turn_penalties)]
+            run([args.wayfinder, "customize", "--graph", os.path.join(d, "graph"), "--mode", args.mode] + traffic,
+                os.path.join(d, "customize.log"))
         for old in os.listdir(args.work):
             if old.startswith(f"wf-{key}-") and ".tmp" not in old and old[len(f"wf-{key}-") + 12:] == suffix:
                 shutil.rmtree(os.path.join(args.work, old), ignore_errors=True)
     rules = "-osrm" if "osrm" in args.import_options else ""
-    suffix = f"{rules}-{args.mode}"
+    suffix = f"{rules}-{args.mode}{traffic_suffix(args)}"
     final = os.path.join(args.work, f"wf-{key}-{sha256(args.wayfinder)[:12]}{suffix}")
     return os.path.join(cached_build(final, build), "graph")
 
@@ -432,6 +466,8 @@ def setup(args):
         raise SetupError(f"no osrm-routed in {args.osrm_bin}")
     os.makedirs(args.work, exist_ok=True)
     key = sha256(args.extract)[:16]
+    if args.random_traffic:
+        random_traffic(args, key)
     args.osrm_data, args.graph = osrm_data, graph = build_osrm(args, key), build_wayfinder(args, key)
     op, wp = free_port(), free_port()
     osrm, wf = f"http://127.0.0.1:{op}", f"http://127.0.0.1:{wp}"
@@ -442,6 +478,45 @@ def setup(args):
     start([args.wayfinder, "serve", "--graph", graph, "--port", str(wp), "--quiet"],
           os.path.join(args.logs, "wayfinder.log"), f"{wf}/health", "wayfinder serve")
     return osrm, wf, bounds(args, graph)
+
+
+def random_traffic(args, key):
+    """Writes --random-traffic's files from the nodes of random routes of OSRM without traffic."""
+    plain = build_osrm(args, key)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    logs = tempfile.mkdtemp(prefix="logs-", dir=args.work)
+    start([os.path.join(args.osrm_bin, "osrm-routed"), "-i", "127.0.0.1", "-p", str(port), "-a", "CH", plain],
+          os.path.join(logs, "osrm-routed-plain.log"), f"{base}/nearest/v1/{args.mode}/0,0", "osrm-routed")
+    rng = random.Random(args.seed * 7919 + args.random_traffic)
+    box = bounds(args, build_wayfinder(args, key))
+    points = road_points(base, args.mode, box, 2 * args.random_traffic, rng)
+    speeds, turns = {}, {}
+    for i in range(args.random_traffic):
+        a, b = points[2 * i], points[2 * i + 1]
+        code, body = get(f"{base}/route/v1/{args.mode}/{a[0]},{a[1]};{b[0]},{b[1]}?annotations=nodes&overview=false")
+        if code != 200 or not body.get("routes"):
+            continue
+        nodes = [n for leg in body["routes"][0]["legs"] for n in leg["annotation"]["nodes"]]
+        for p, q in zip(nodes, nodes[1:]):
+            draw = rng.random()
+            if draw < 0.01:
+                speeds[(p, q)] = "0"
+            elif draw < 0.30:
+                speeds[(p, q)] = str(rng.randint(5, 100))
+        for p, q, r in zip(nodes, nodes[1:], nodes[2:]):
+            if rng.random() < 0.05:
+                turns[(p, q, r)] = str(rng.randint(5, 60))
+    PROCS[-1].terminate()
+    PROCS[-1].wait()
+    name = os.path.join(args.work, f"traffic-{key}-{args.mode}-{args.seed}-{args.random_traffic}")
+    args.segment_speeds, args.turn_penalties = name + "-speeds.csv", name + "-turns.csv"
+    with open(args.segment_speeds, "w") as f:
+        f.writelines(f"{p},{q},{v}\n" for (p, q), v in sorted(speeds.items()))
+    with open(args.turn_penalties, "w") as f:
+        f.writelines(f"{p},{q},{r},{v}\n" for (p, q, r), v in sorted(turns.items()))
+    print(f"random traffic: {len(speeds)} segment speeds, {len(turns)} turn penalties from {args.random_traffic} routes",
+          file=sys.stderr)
 
 
 def add_setup_arguments(ap, pairs):
@@ -457,6 +532,10 @@ def add_setup_arguments(ap, pairs):
                     "(default: ${XDG_CACHE_HOME:-~/.cache}/wayfinder/osrm-diff)")
     ap.add_argument("--options", default="", help="query options appended to Wayfinder's requests only")
     ap.add_argument("--import-options", default="", help="extra arguments for wayfinder import (e.g. '--compat osrm')")
+    ap.add_argument("--segment-speeds", help="segment speed file for osrm-contract and wayfinder customize")
+    ap.add_argument("--turn-penalties", help="turn penalty file for osrm-contract and wayfinder customize")
+    ap.add_argument("--random-traffic", type=int, default=0, metavar="N",
+                    help="write random traffic files from N random OSRM routes and use them")
 
 
 def parse_setup_arguments(ap):
