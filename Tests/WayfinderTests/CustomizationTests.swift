@@ -266,16 +266,8 @@ import Testing
         let from = map.position(between: "a", "b", at: 0.5), to = map.position(between: "d", "e", at: 0.5)
         let url = server.base + "/route/v1/driving/\(OSRMCompatibilityTests.text(from));\(OSRMCompatibilityTests.text(to))?overview=false"
         let before = try GraphSwapTests.routeDistance(url).get()
-        let stopLoad = Locked(false)
-        let answers = Locked<[(at: Date, result: Result<Double, OracleMismatch>)]>([])
-        let group = startClients(2) { _ in
-            let deadline = Date().addingTimeInterval(60)
-            for _ in 0..<5_000 where !stopLoad.value && Date() < deadline {
-                let sent = Date()
-                let result = GraphSwapTests.routeDistance(url)
-                answers.mutate { $0.append((sent, result)) }
-            }
-        }
+        let load = GraphSwapTests.RouteLoad(url)
+        let answers = load.answers
         _ = GraphSwapTests.wait(20) { answers.value.count >= 30 }
         let files = try TemporaryDirectory()
         let speeds = files.path + "/closed.csv"
@@ -286,8 +278,7 @@ import Testing
         let detour = GraphSwapTests.wait(10) { (try? GraphSwapTests.routeDistance(url).get()).map { $0 > before + 50 } ?? false }
         let visibleAfter = Date().timeIntervalSince(customized)
         _ = GraphSwapTests.wait(20) { answers.value.count(where: { $0.at > customized.addingTimeInterval(visibleAfter) }) >= 30 }
-        stopLoad.mutate { $0 = true }
-        group.wait()
+        load.stop()
         #expect(detour && visibleAfter <= 2, "the detour answered \(visibleAfter) s after the customization: \(server.stderr)")
         let failures = answers.value.compactMap { try? $0.result.failureMessage() }
         #expect(answers.value.count > 50 && failures.isEmpty, "\(failures.count) of \(answers.value.count) failed: \(failures.first ?? "")")

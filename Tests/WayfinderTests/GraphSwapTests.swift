@@ -37,6 +37,32 @@ import Testing
         return .success(distance)
     }
 
+    /// Two clients sending one route request without pause (bounded in count and time), each answer stamped with
+    /// when it was sent: a request sent before a swap may be answered by the old graph after it.
+    final class RouteLoad {
+        let answers: Locked<[(at: Date, result: Result<Double, OracleMismatch>)]>
+        private let stopping: Locked<Bool>
+        private let group: DispatchGroup
+
+        init(_ url: String) {
+            let answers = Locked<[(at: Date, result: Result<Double, OracleMismatch>)]>([]), stopping = Locked(false)
+            (self.answers, self.stopping) = (answers, stopping)
+            group = startClients(2) { _ in
+                let deadline = Date().addingTimeInterval(60)
+                for _ in 0..<5_000 where !stopping.value && Date() < deadline {
+                    let sent = Date()
+                    let result = GraphSwapTests.routeDistance(url)
+                    answers.mutate { $0.append((sent, result)) }
+                }
+            }
+        }
+
+        func stop() {
+            stopping.mutate { $0 = true }
+            group.wait()
+        }
+    }
+
     static func health(_ server: ServerTests.Server) throws -> (status: Int, object: [String: Any]) {
         try ServerTests.json(server.base + "/health")
     }
@@ -83,25 +109,15 @@ import Testing
         let before = try Self.routeDistance(routeURL).get()
 
         // Two clients send routes without pause (bounded in count and time) while B is imported into the directory.
-        let stopLoad = Locked(false)
-        let answers = Locked<[(at: Date, result: Result<Double, OracleMismatch>)]>([])
-        let group = startClients(2) { _ in
-            let deadline = Date().addingTimeInterval(60)
-            for _ in 0..<5_000 where !stopLoad.value && Date() < deadline {
-                // Stamped when sent: a request sent before the swap may be answered by A after it.
-                let sent = Date()
-                let result = Self.routeDistance(routeURL)
-                answers.mutate { $0.append((sent, result)) }
-            }
-        }
+        let load = RouteLoad(routeURL)
+        let answers = load.answers
         // The import starts once the load is under way, and the load goes on a while after the swap.
         _ = Self.wait(20) { answers.value.count >= 30 }
         try Self.importGraph(b, graph)
         let swapped = Self.wait(20) { (try? Self.health(server))?.object["source"] as? String == "b.osm" }
         let swappedAt = Date()
         _ = Self.wait(20) { answers.value.count(where: { $0.at > swappedAt }) >= 30 }
-        stopLoad.mutate { $0 = true }
-        group.wait()
+        load.stop()
 
         #expect(swapped, "the server took up the new import: \(server.stderr)")
         let all = answers.value
