@@ -438,6 +438,9 @@ extension RoadGraph {
         let (e, reversed) = edge(ofArc: a)
         let first = Int(edgeShapeStart[e]), count = Int(edgeShapeStart[e + 1]) - first - 1
         let base = first - e, direction = reversed ? 1 : 0
+        guard (0..<count).contains(where: { segmentWeight[2 * (base + $0) + direction] >= RoadGraph.closedSegmentWeight }) else {
+            return false
+        }
         let length = Double(edgeLength[e])
         var travelled = 0.0
         for k in 0..<count {
