@@ -97,7 +97,8 @@ public struct CustomizationStatistics: Sendable {
 
 /// Gives a topology the weights of one metric: base edges first, then every lower triangle in order of its lowest
 /// node, so that each edge ends with the cheapest path through nodes below both its ends (what a contraction
-/// hierarchy's query needs). Exclusions (avoid tolls, motorways, ferries) are metrics of their own: each set of
+/// hierarchy's query needs); then the upper and intermediate triangles, which leave out the edges on no shortest
+/// path (perfect customization). Exclusions (avoid tolls, motorways, ferries) are metrics of their own: each set of
 /// classes the graph has is customized with those nodes and edges left out, and an edge keeps one hierarchy edge
 /// per set unless another is as cheap with no more classes (the query's masks then pick the right one, as with the
 /// import's hierarchy; see `Contraction`).
@@ -105,8 +106,10 @@ public enum HierarchyCustomization {
     /// No path: below half of `UInt32.max`, so that two of them add up without overflow and stay unreachable.
     static let unreachable = UInt32.max / 2
 
-    public static func customize(_ topology: HierarchyTopology, _ input: CustomizationInput,
-                                 excludable: UInt8) -> (HierarchyArrays, CustomizationStatistics) {
+    /// `whenLanesAreDone` is called once both cores are free again (the hierarchy's assembly is one thread's work),
+    /// for the caller to start work of its own beside it.
+    public static func customize(_ topology: HierarchyTopology, _ input: CustomizationInput, excludable: UInt8,
+                                 whenLanesAreDone: () -> Void = {}) -> (HierarchyArrays, CustomizationStatistics) {
         let started = Date()
         var statistics = CustomizationStatistics()
         statistics.edges = topology.edgeCount
@@ -119,17 +122,16 @@ public enum HierarchyCustomization {
         let hierarchy: HierarchyArrays
         switch sets.count {
         // All sets go through the triangles at once, one lane each, in two groups (one per core) from three sets on.
-        case 1, 2: (hierarchy, statistics.triangles) = customize(topology, input, sets: sets, lanes: SIMD2<UInt32>.self)
-        case 3, 4: (hierarchy, statistics.triangles) = customize(topology, input, sets: sets, lanes: SIMD2<UInt32>.self)
-        default: (hierarchy, statistics.triangles) = customize(topology, input, sets: sets, lanes: SIMD4<UInt32>.self)
+        case 1...4: (hierarchy, statistics.triangles) = customize(topology, input, sets: sets, lanes: SIMD2<UInt32>.self, whenLanesAreDone)
+        default: (hierarchy, statistics.triangles) = customize(topology, input, sets: sets, lanes: SIMD4<UInt32>.self, whenLanesAreDone)
         }
         statistics.hierarchyEdges = hierarchy.up.count + hierarchy.down.count
         statistics.seconds = Date().timeIntervalSince(started)
         return (hierarchy, statistics)
     }
 
-    static func customize<V: SIMD>(_ t: HierarchyTopology, _ input: CustomizationInput, sets: [UInt8],
-                                   lanes: V.Type) -> (HierarchyArrays, Int) where V.Scalar == UInt32 {
+    static func customize<V: SIMD>(_ t: HierarchyTopology, _ input: CustomizationInput, sets: [UInt8], lanes: V.Type,
+                                   _ whenLanesAreDone: () -> Void) -> (HierarchyArrays, Int) where V.Scalar == UInt32 {
         let m = t.edgeCount
         let nodeClasses = t.node.map { input.nodeClasses.isEmpty ? 0 : input.nodeClasses[Int($0)] }
         // Lanes in groups of V's width, each group on a core of its own.
@@ -141,6 +143,7 @@ public enum HierarchyCustomization {
             results[g].mutate { $0 = LaneGroup<V>(t, input, sets: lanes, nodeClasses: nodeClasses) }
         }
         let lanes = results.map { $0.value! }
+        whenLanesAreDone()
         let triangles = lanes[0].triangles
         // Plain arrays per field: reading through the groups would copy a group (a retain and release of each of
         // its arrays) per read.
@@ -261,17 +264,5 @@ struct LaneGroup<V: SIMD> where V.Scalar == UInt32 {
         upExact = up
         downExact = down
         TriangleKernel.tighten(start: t.upStart, head: t.upHead, up: &upExact, down: &downExact)
-    }
-}
-
-extension HierarchyTopology {
-    /// The low end of edge k (binary search of the start table).
-    func lowOf(edge k: Int) -> UInt32 {
-        var lo = 0, hi = nodeCount
-        while hi - lo > 1 {
-            let mid = (lo + hi) / 2
-            if Int(upStart[mid]) <= k { lo = mid } else { hi = mid }
-        }
-        return UInt32(lo)
     }
 }

@@ -64,15 +64,18 @@ public enum GraphCustomizer {
         let writer = try GraphDirectoryWriter(output: path)
         do {
             let file = try GraphFileWriter(path: writer.stagingPath + "/" + GraphFormat.fileName(for: mode))
-            // The sections no metric changes (geometry, names: most of the file) are written on another core
-            // meanwhile.
+            // The sections no metric changes (geometry, names: most of the file) are written on the other core
+            // while the hierarchy is assembled (the customization's one-thread part).
             let copy = ArraysBox()
             let unchanged = DispatchGroup()
-            DispatchQueue.global().async(group: unchanged) {
-                copy.arrays = GraphArrays(copying: graph)
-                file.writeAllButRouting(&copy.arrays)
+            let writeUnchanged = {
+                DispatchQueue.global().async(group: unchanged) {
+                    copy.arrays = GraphArrays(copying: graph)
+                    file.writeAllButRouting(&copy.arrays)
+                }
             }
-            defer { unchanged.wait() }
+            var started = false
+            defer { if started { unchanged.wait() } }
             let topology: HierarchyTopology
             if !graph.cchUpStart.isEmpty {
                 topology = HierarchyTopology(number: Array(graph.chNode), node: Array(graph.chOriginal),
@@ -83,7 +86,10 @@ public enum GraphCustomizer {
                 topology = try HierarchyTopology(nodeCount: input.nodeCount, edges: structure(graph, metric))
                 report.orderSeconds = Date().timeIntervalSince(ordering)
             }
-            let (hierarchy, statistics) = HierarchyCustomization.customize(topology, input, excludable: ArcClasses.excludable.rawValue)
+            let (hierarchy, statistics) = HierarchyCustomization.customize(topology, input, excludable: ArcClasses.excludable.rawValue) {
+                writeUnchanged()
+                started = true
+            }
             report.hierarchy = statistics
             unchanged.wait()
             var arrays = copy.arrays
