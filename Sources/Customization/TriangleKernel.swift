@@ -30,14 +30,19 @@ enum TriangleKernel {
                         let y = head[j]
                         // By chordality x–y exists: x's sorted list reaches y.
                         while head[k] < y { k += 1 }
+                        // Most triangles improve nothing: stores only where one does.
                         let upward = xz &+ up[j]
                         let better = upward .< up[k]
-                        up[k].replace(with: upward, where: better)
-                        upVia[k].replace(with: viaIndex, where: better)
+                        if any(better) {
+                            up[k].replace(with: upward, where: better)
+                            upVia[k].replace(with: viaIndex, where: better)
+                        }
                         let downward = down[j] &+ zx
                         let lower = downward .< down[k]
-                        down[k].replace(with: downward, where: lower)
-                        downVia[k].replace(with: viaIndex, where: lower)
+                        if any(lower) {
+                            down[k].replace(with: downward, where: lower)
+                            downVia[k].replace(with: viaIndex, where: lower)
+                        }
                     }
                     triangles += hi - i - 1
                 }
@@ -66,16 +71,21 @@ extension TriangleKernel {
                 for i in lo..<(hi - 1) {
                     let y = Int(head[i])
                     var k = Int(start[y])
+                    // x–y's weights stay in registers through the loop.
+                    var xy = up[i], yx = down[i]
                     for j in (i + 1)..<hi {
                         let z = head[j]
                         while head[k] < z { k += 1 }
+                        let (xz, zx, yz, zy) = (up[j], down[j], up[k], down[k])
                         // Edge x–y through the upper z: x → z → y and y → z → x.
-                        up[i] = pointwiseMin(up[i], up[j] &+ down[k])
-                        down[i] = pointwiseMin(down[i], up[k] &+ down[j])
+                        xy = pointwiseMin(xy, xz &+ zy)
+                        yx = pointwiseMin(yx, yz &+ zx)
                         // Edge x–z through the intermediate y: x → y → z and z → y → x.
-                        up[j] = pointwiseMin(up[j], up[i] &+ up[k])
-                        down[j] = pointwiseMin(down[j], down[k] &+ down[i])
+                        up[j] = pointwiseMin(xz, xy &+ yz)
+                        down[j] = pointwiseMin(zx, zy &+ yx)
                     }
+                    up[i] = xy
+                    down[i] = yx
                 }
             }
         }}}}
