@@ -26,8 +26,10 @@ public enum GraphCustomizer {
         case noMode(TravelMode, String)
         case noTurnCosts(TravelMode)
         case noNodeIDs(String)
+        case tooLarge(Int)
         public var description: String {
             switch self {
+            case .tooLarge(let edges): return "the graph is too large to customize (\(edges) edges; at most 2^31)"
             case .noMode(let mode, let path): return "the graph in \(path) has no \(mode.rawValue) mode"
             case .noTurnCosts(let mode):
                 return "the \(mode.rawValue) graph has no turn costs of its own (every turn at a junction costs the same): "
@@ -85,6 +87,10 @@ public enum GraphCustomizer {
                 // From every turn of the import, closed or not: the order serves every later metric.
                 topology = try HierarchyTopology(nodeCount: input.nodeCount, edges: structure(graph, metric))
                 report.orderSeconds = Date().timeIntervalSince(ordering)
+            }
+            // Edge indices share 32 bits with a flag (see `LaneGroup`).
+            guard max(topology.edgeCount, input.edges.count) < 1 << 31 else {
+                throw Failure.tooLarge(max(topology.edgeCount, input.edges.count))
             }
             let (hierarchy, statistics) = HierarchyCustomization.customize(topology, input, excludable: ArcClasses.excludable.rawValue) {
                 writeUnchanged()
