@@ -67,9 +67,8 @@ public struct TrafficMetric {
         100 * max(1, (metres / (kmh / 3.6) * 10).rounded())
     }
 
-    /// Applies segment speeds. An arc's time is shared among its segments by length (a way's speed is the same
-    /// along it), and each named segment's share is replaced by its time at the new speed; its weight as
-    /// `SegmentSpeed.Weight` says. A segment at speed 0 (without a rate), or at a rate of 0 or less, is closed: no
+    /// Applies segment speeds: each named segment's import time is replaced by its time at the new speed, and its
+    /// weight as `SegmentSpeed.Weight` says. A segment at speed 0 (without a rate), or at a rate of 0 or less, is closed: no
     /// route passes it (`closed`), as none passes it in OSRM.
     public mutating func apply(_ rows: [SegmentSpeed], to graph: RoadGraph) {
         guard !rows.isEmpty else { return }
@@ -128,7 +127,7 @@ public struct TrafficMetric {
                 }
                 if closes {
                     closed[a] = true
-                    weights[k] = 419_430_300  // a point past it is reached at no real cost
+                    weights[k] = 419_430_300  // at least `RoadGraph.closedSegmentWeight`: how routes tell it
                 }
             }
             let d = Self.milliseconds(delay + times.reduce(0, +)), w = max(100, Self.milliseconds(weightDelay + weights.reduce(0, +)))
