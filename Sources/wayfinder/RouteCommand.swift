@@ -167,6 +167,7 @@ enum InfoCommand {
             \(mode.rawValue): format \(GraphFormat.version), from \(m.sourceName) (\(m.sourceSize) bytes, crc32 \(String(m.sourceChecksum, radix: 16))), \(m.compatibility.rawValue) import rules
               \(graph.vertexCount) vertices, \(graph.edgeCount) edges, \(graph.arcCount) arcs, \(graph.transitionCount) turns, \(graph.componentSize.count) components
               bounds \(b.isEmpty ? "empty" : String(format: "%.5f,%.5f – %.5f,%.5f", b.minLatitude, b.minLongitude, b.maxLatitude, b.maxLongitude)), top speed \(String(format: "%.1f", m.maxSpeed * 3.6)) km/h, file \(graph.file.size) bytes
+              metric \(m.metric.isEmpty ? "import" : m.metric)\(graph.cchUpStart.isEmpty ? "" : " (customizable hierarchy)")
             """)
         }
         return .ok

@@ -254,6 +254,8 @@ import Testing
         #expect(counted.stderr.contains("1 used, 1 naming no segment"), "\(counted.stderr)")
         let graph = try RoadGraph(contentsOf: try graphFile(map.graphDirectory, .driving))
         #expect(graph.metadata.metric == "rush")
+        let info = try CommandLineTests.run(["info", "--graph", map.graphDirectory])
+        #expect(info.stdout.contains("metric rush (customizable hierarchy)") && info.stdout.contains("metric import"), "\(info.stdout)")
     }
 
     /// Under continuous load, a speed file closes the street: 0 failed requests, and the detour is answered within
