@@ -9,7 +9,8 @@ enum CustomizeCommand {
 
     Gives a mode new costs from traffic files in OSRM's formats, without a new import, and makes them current in
     <dir> as a new generation (a running 'wayfinder serve' switches to it without a pause, and /health names it):
-      segment speeds  from_osm_node,to_osm_node,speed_kmh[,rate]   the segment in that direction; speed 0 closes it
+      segment speeds  from_osm_node,to_osm_node,speed_kmh[,rate]   the segment in that direction; speed 0 closes it;
+                      the weight follows the time, or the rate (m/s) when given, and stays with an empty rate
       turn penalties  from_osm_node,via_osm_node,to_osm_node,penalty_s[,weight]
     Every customization starts from the import's costs: running it without files restores them. The first one
     orders the graph for a customizable hierarchy (METIS) and keeps that order for the next ones.
