@@ -27,8 +27,13 @@ public enum GraphCustomizer {
         case noTurnCosts(TravelMode)
         case noNodeIDs(String)
         case tooLarge(Int)
+        case damagedHierarchy(String)
+        case badName(String)
         public var description: String {
             switch self {
+            case .damagedHierarchy(let path):
+                return "the customizable hierarchy in \(path) is damaged: re-run wayfinder import"
+            case .badName(let why): return why
             case .tooLarge(let edges): return "the graph is too large to customize (\(edges) edges; at most 2^31)"
             case .noMode(let mode, let path): return "the graph in \(path) has no \(mode.rawValue) mode"
             case .noTurnCosts(let mode):
@@ -43,6 +48,10 @@ public enum GraphCustomizer {
     public static func customize(directory path: String, mode: TravelMode, speedFiles: [String], turnFiles: [String],
                                  metricName: String? = nil) throws -> Report {
         let started = Date()
+        if let name = metricName, name.isEmpty || name.utf8.count > GraphFormat.metricNameLimit
+            || name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw Failure.badName("--name must be 1 to \(GraphFormat.metricNameLimit) bytes of printable text")
+        }
         // Every file is read and checked before anything is written.
         let speeds = try speedFiles.flatMap { try TrafficFiles.segmentSpeeds(path: $0) }
         let turns = try turnFiles.flatMap { try TrafficFiles.turnPenalties(path: $0) }
@@ -55,9 +64,16 @@ public enum GraphCustomizer {
         if graph.hierarchyOverVertices && !turns.isEmpty { throw Failure.noTurnCosts(mode) }
 
         var report = Report()
-        var metric = TrafficMetric.importMetric(of: graph)
+        let imported = TrafficMetric.importMetric(of: graph)
+        var metric = imported
         metric.apply(speeds, to: graph)
         metric.apply(turns, to: graph)
+        // A row can make a short segment (its time rounded to a tenth) faster than the top speed a graph file may
+        // claim, which would leave A*'s bound too high: no arc's weight is less than its length at that speed.
+        for a in 0..<graph.arcCount {
+            let least = UInt32((Double(graph.edgeLength[Int(graph.arcEdge[a] >> 1)]) / Self.topSpeed * 1000).rounded(.up))
+            if metric.arcWeight[a] < least { metric.arcWeight[a] = least }
+        }
         report.usedSpeedRows = metric.usedSpeedRows; report.unusedSpeedRows = metric.unusedSpeedRows
         report.usedTurnRows = metric.usedTurnRows; report.unusedTurnRows = metric.unusedTurnRows
         report.changedArcs = metric.changedArcs; report.changedTurns = metric.changedTurns
@@ -82,6 +98,7 @@ public enum GraphCustomizer {
             if !graph.cchUpStart.isEmpty {
                 topology = HierarchyTopology(number: Array(graph.chNode), node: Array(graph.chOriginal),
                                              upStart: Array(graph.cchUpStart), upHead: Array(graph.cchUpHead))
+                guard topology.isClosedUnderElimination else { throw Failure.damagedHierarchy(graphPath) }
             } else {
                 let ordering = Date()
                 // From every turn of the import, closed or not: the order serves every later metric.
@@ -100,7 +117,6 @@ public enum GraphCustomizer {
             unchanged.wait()
             var arrays = copy.arrays
             copy.arrays = GraphArrays()
-            let imported = TrafficMetric.importMetric(of: graph)
             arrays.importArcWeight = imported.arcWeight
             arrays.importArcDuration = imported.arcDuration
             arrays.importTransitionStart = imported.transitionStart
@@ -147,8 +163,11 @@ public enum GraphCustomizer {
     static func defaultName(speedFiles: [String], turnFiles: [String]) -> String {
         let files = (speedFiles + turnFiles).map { URL(fileURLWithPath: $0).lastPathComponent }
         guard !files.isEmpty else { return "import" }
-        let stamp = ISO8601DateFormatter().string(from: Date())
-        return files.joined(separator: "+") + "@" + stamp
+        let stamp = "@" + ISO8601DateFormatter().string(from: Date())
+        // Shortened by whole characters to what the header holds, the time kept.
+        var names = files.joined(separator: "+")
+        while names.utf8.count + stamp.utf8.count > GraphFormat.metricNameLimit { names.removeLast() }
+        return names + stamp
     }
 
     private static func link(_ file: String, into directory: String) throws {
@@ -207,12 +226,15 @@ public enum GraphCustomizer {
         return edges
     }
 
+    /// The most a graph file's top speed may be, metres per second (`RoadGraph`'s checks at load).
+    static let topSpeed = 300.0
+
     /// The A* bound: the fastest any arc is at these weights (metres per second), never below the import's.
     static func fastestSpeed(_ graph: RoadGraph, _ weights: [UInt32], atLeast floor: Double) -> Double {
         var fastest = floor
         for a in 0..<graph.arcCount where weights[a] > 0 {
             fastest = max(fastest, Double(graph.edgeLength[Int(graph.arcEdge[a] >> 1)]) / (Double(weights[a]) / 1000))
         }
-        return min(300, fastest)
+        return min(topSpeed, fastest)
     }
 }

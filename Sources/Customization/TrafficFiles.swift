@@ -24,14 +24,10 @@ public struct TurnPenalty: Equatable, Sendable {
 
 /// What is wrong with a traffic file: every bad row by its line (the first 20), so the whole file can be fixed at
 /// once. Nothing of a file with a bad row is used.
-public struct TrafficFileError: Error, CustomStringConvertible, Equatable {
+public struct TrafficFileError: Error, CustomStringConvertible {
     public var path: String
     public var problems: [(line: Int, message: String)]
     public var count: Int
-
-    public static func == (a: Self, b: Self) -> Bool {
-        a.path == b.path && a.count == b.count && a.problems.map(\.line) == b.problems.map(\.line)
-    }
 
     public var description: String {
         var lines = problems.map { "\(path):\($0.line): \($0.message)" }

@@ -29,6 +29,8 @@ public enum GraphFormat {
     /// The metric's name (`wayfinder customize`; empty for the import's own), NUL-padded, up to the source name.
     static let metricNameOffset = 144
     static let metricNameCapacity = 112
+    /// The longest metric name a header holds, bytes of UTF-8.
+    public static let metricNameLimit = metricNameCapacity - 1
     static let sourceNameCapacity = 256
     static let sourceNameOffset = 512 - 256
     static let sectionAlignment = 64

@@ -35,6 +35,7 @@ enum CustomizeCommand {
         } catch let error as TrafficFileError {
             throw CommandError.badInput("customize refused its files (the graph is unchanged):\n\(error)")
         } catch let error as GraphCustomizer.Failure {
+            if case .badName = error { throw CommandError.usage("\(error)") }
             throw CommandError.badInput("\(error)")
         } catch let error as GraphDirectoryError {
             throw CommandError.badInput("\(error)")

@@ -254,8 +254,21 @@ import Testing
         #expect(counted.stderr.contains("1 used, 1 naming no segment"), "\(counted.stderr)")
         let graph = try RoadGraph(contentsOf: try graphFile(map.graphDirectory, .driving))
         #expect(graph.metadata.metric == "rush")
+        let long = try CommandLineTests.run(["customize", "--graph", map.graphDirectory, "--name", String(repeating: "é", count: 60)])
+        #expect(long.status == 1 && long.stderr.contains("--name"), "\(long.stderr)")
         let info = try CommandLineTests.run(["info", "--graph", map.graphDirectory])
         #expect(info.stdout.contains("metric rush (customizable hierarchy)") && info.stdout.contains("metric import"), "\(info.stdout)")
+    }
+
+    /// The triangle kernels trust a stored topology to be closed under elimination: one that is not (a file whose
+    /// checksums pass, edited by hand) is told apart before they read it.
+    @Test func topologyNotClosedUnderEliminationIsRefused() throws {
+        // A path a–b–c–d ordered with b first: eliminating b joins a and c.
+        let closed = try HierarchyTopology(nodeCount: 4, edges: [(0, 1), (1, 2), (2, 3)])
+        #expect(closed.isClosedUnderElimination)
+        // Node 0's upper neighbours 1 and 2 without the edge 1–2.
+        let open = HierarchyTopology(number: [0, 1, 2], node: [0, 1, 2], upStart: [0, 2, 2, 2], upHead: [1, 2])
+        #expect(!open.isClosedUnderElimination)
     }
 
     /// Under continuous load, a speed file closes the street: 0 failed requests, and the detour is answered within
