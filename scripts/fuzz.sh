@@ -3,14 +3,14 @@
 # SECONDS (default 30) from the seed corpus in Tests/fuzz-corpus. Exits non-zero if any target crashes, leaks or
 # hangs; the input that did it is kept in .build/fuzz/artifacts.
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET…]       targets: url body polyline point query graph osmxml gpx progress traffic
+#   scripts/fuzz.sh [SECONDS] [TARGET…]       targets: url body polyline point query graph osmxml gpx progress traffic conditions
 #   FUZZ_RUNS=10000000 scripts/fuzz.sh 0 url   a fixed number of executions instead of a time
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(url body polyline point query graph osmxml gpx progress traffic)
+[ ${#targets[@]} -gt 0 ] || targets=(url body polyline point query graph osmxml gpx progress traffic conditions)
 
 resources=$(dirname "$(readlink -f "$(command -v swiftc)")")/../lib/clang
 fuzzer=$(find "$resources" -name 'libclang_rt.fuzzer_no_main-x86_64.a' | head -n 1)
@@ -25,7 +25,7 @@ binary=$build/release/wayfinder-fuzz
 # (0: mutated as is, 1: resealed after mutation).
 seeds=$build/seeds
 rm -rf "$seeds" && mkdir -p "$seeds/graph"
-.build/release/wayfinder import Tests/fuzz-corpus/osmxml/tiny.osm --output "$seeds/tiny" --quiet --no-contraction
+.build/release/wayfinder import Tests/fuzz-corpus/osmxml/tiny.osm --output "$seeds/tiny" --quiet --no-contraction --time-zone Europe/Helsinki
 .build/release/wayfinder import Tests/fuzz-corpus/osmxml/tiny.osm --output "$seeds/tiny-ch" --quiet
 for flag in 0 1; do
     for graph in tiny tiny-ch; do

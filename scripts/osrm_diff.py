@@ -5,6 +5,7 @@
         [--wayfinder BIN] [--osrm-bin DIR] [--work DIR] [--options 'compat=osrm'] [--import-options '--compat osrm'] [--table N] [--json OUT]
         [--same-path-tolerance 5] [--distance-tolerance 0.01]
         [--segment-speeds FILE] [--turn-penalties FILE] [--random-traffic N]
+        [--conditionals-at 2025-01-15T07:30Z --time-zone Europe/Lisbon]
 
 Builds OSRM's data with car.lua (driving), foot.lua (walking) or bicycle.lua (cycling) and Wayfinder's graph for the extract (cached in
 --work, keyed by the extract's sha256 and the profile or the Wayfinder binary), serves both on free loopback ports,
@@ -26,6 +27,11 @@ Traffic: --segment-speeds and --turn-penalties (OSRM's CSV formats) go to osrm-c
 --random-traffic N writes such files first, from the nodes of N random OSRM routes (a random speed on 30 % of their
 segments, 1 % closed, a 5-60 s penalty on 5 % of their turns), so that the traffic lies where routes go.
 
+Conditional restrictions: --conditionals-at T (an instant, with Z) has OSRM parse them (osrm-extract
+--parse-conditional-restrictions) and apply them at T in --time-zone (osrm-contract --parse-conditionals-from-now, with
+a time zone file covering the world), and gives Wayfinder's import --time-zone and its requests depart_at=T.
+scripts/conditional_extract.py makes an extract's restrictions conditional.
+
 Exit status: 0 when it ran (whatever it found), 2 on a setup failure (reason on stderr), so tests can skip;
 a Wayfinder that refuses --options counts as a setup failure.
 Standard library only. OSRM's binaries: scripts/install-osrm.sh (run when --osrm-bin is not given).
@@ -34,6 +40,7 @@ import argparse
 import atexit
 import collections
 import ctypes
+import datetime
 import hashlib
 import json
 import math
@@ -91,9 +98,21 @@ def traffic_files(args):
     return [f for f in (args.segment_speeds, args.turn_penalties) if f]
 
 
+def conditional_epoch(args):
+    """--conditionals-at as seconds since 1970 (UTC)."""
+    return int(datetime.datetime.strptime(args.conditionals_at, "%Y-%m-%dT%H:%MZ")
+               .replace(tzinfo=datetime.timezone.utc).timestamp())
+
+
 def traffic_suffix(args):
-    """Part of a build's cache key: the traffic files' contents."""
+    """Part of a build's cache key: the traffic files' contents, and when conditional restrictions are applied."""
     files = traffic_files(args)
+    if args.conditionals_at:
+        return f"-conditional-{conditional_epoch(args)}-{args.time_zone.replace('/', '_')}" + traffic_suffix_of(files)
+    return traffic_suffix_of(files)
+
+
+def traffic_suffix_of(files):
     if not files:
         return ""
     h = hashlib.sha256()
@@ -110,9 +129,20 @@ def build_osrm(args, key):
 
     def build(d):
         os.symlink(os.path.abspath(args.extract), os.path.join(d, "map.osm.pbf"))
-        run([os.path.join(args.osrm_bin, "osrm-extract"), "-p", profile, os.path.join(d, "map.osm.pbf")],
+        conditional = ["--parse-conditional-restrictions"] if args.conditionals_at else []
+        run([os.path.join(args.osrm_bin, "osrm-extract"), "-p", profile] + conditional + [os.path.join(d, "map.osm.pbf")],
             os.path.join(d, "extract.log"))
         traffic = []
+        if args.conditionals_at:
+            zones = os.path.join(d, "zones.geojson")
+            # The world in bands 60 degrees wide: OSRM finds no point inside a polygon 180 degrees wide or more
+            # (measured: its restrictions then never apply, without a word).
+            with open(zones, "w") as f:
+                json.dump({"type": "FeatureCollection", "features": [{
+                    "type": "Feature", "properties": {"tzid": args.time_zone},
+                    "geometry": {"type": "Polygon", "coordinates": [[[w, -85], [w + 60, -85], [w + 60, 85], [w, 85], [w, -85]]]}}
+                    for w in range(-180, 180, 60)]}, f)
+            traffic += ["--time-zone-file", zones, "--parse-conditionals-from-now", str(conditional_epoch(args))]
         if args.segment_speeds:
             traffic += ["--segment-speed-file", os.path.abspath(args.segment_speeds)]
         if args.turn_penalties:
@@ -128,7 +158,8 @@ def build_wayfinder(args, key):
     def build(d):
         # Only the mode compared: cycling is not imported by default.
         run([args.wayfinder, "import", args.extract, "--output", os.path.join(d, "graph"), "--quiet",
-             "--modes", args.mode] + args.import_options.split(), os.path.join(d, "import.log"))
+             "--modes", args.mode] + (["--time-zone", args.time_zone] if args.time_zone else [])
+            + args.import_options.split(), os.path.join(d, "import.log"))
         if traffic_files(args):
             traffic = []
             if args.segment_speeds:
@@ -536,6 +567,9 @@ def add_setup_arguments(ap, pairs):
     ap.add_argument("--turn-penalties", help="turn penalty file for osrm-contract and wayfinder customize")
     ap.add_argument("--random-traffic", type=int, default=0, metavar="N",
                     help="write random traffic files from N random OSRM routes and use them")
+    ap.add_argument("--conditionals-at", metavar="TIME", help="apply conditional restrictions at this UTC instant "
+                    "(YYYY-MM-DDTHH:MMZ): OSRM at contraction, Wayfinder with depart_at")
+    ap.add_argument("--time-zone", help="the extract's IANA time zone (with --conditionals-at)")
 
 
 def parse_setup_arguments(ap):
@@ -544,6 +578,11 @@ def parse_setup_arguments(ap):
     args.work = args.work or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
                                           "wayfinder", "osrm-diff")
     args.options = args.options.lstrip("?&")
+    if args.conditionals_at:
+        if not args.time_zone:
+            ap.error("--conditionals-at needs --time-zone")
+        conditional_epoch(args)  # a malformed time fails here
+        args.options = "&".join(o for o in (args.options, "depart_at=" + args.conditionals_at) if o)
     atexit.register(stop_all)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     return args

@@ -72,10 +72,11 @@ public struct HierarchyBuilder {
     static let contractionSettleLimit = 400, prioritySettleLimit = 60
 
     /// The base graph: arcs, and for arc `a` the transitions `transitionStart[a]..<transitionStart[a+1]` to
-    /// `transitionTargets[i]`, costing `transitionWeight[i] + arcWeight[target]`.
+    /// `transitionTargets[i]`, costing `transitionWeight[i] + arcWeight[target]`. `transitionMasks[i]`: classes of
+    /// the turn itself (one forbidden at times), carried by its edge.
     public init(arcCount: Int, transitionStart: [UInt32], transitionTargets: [UInt32], transitionWeight: [UInt32],
                 arcWeight: [UInt32], arcDuration: [UInt32], arcLength: [Float], arcClasses: [UInt8]? = nil,
-                threads: Int = ProcessInfo.processInfo.activeProcessorCount)
+                transitionMasks: [UInt8]? = nil, threads: Int = ProcessInfo.processInfo.activeProcessorCount)
     {
         // Out-edges straight from the transitions (the cheapest of parallel ones).
         var outs = EdgeLists(nodes: arcCount, reserve: transitionTargets.count)
@@ -85,11 +86,12 @@ public struct HierarchyBuilder {
                 let b = Int(transitionTargets[i])
                 guard b != a else { continue }  // a loop never shortens a path
                 let edge = Edge(node: UInt32(b), weight: transitionWeight[i] + arcWeight[b], middle: noIndex, length: arcLength[b],
-                                duration: transitionWeight[i] + arcDuration[b])
-                if let k = outs.firstIndex(UInt32(a), where: { $0.node == UInt32(b) }) {
-                    if edge.weight < outs.pool[k].weight { outs.replace(k, with: edge) }
+                                duration: transitionWeight[i] + arcDuration[b], mask: transitionMasks?[i] ?? 0)
+                // Parallel turns: the cheapest, and beside it a dearer one only if it has fewer classes.
+                if outs.firstIndex(UInt32(a), where: { $0.node == edge.node && $0.weight <= edge.weight && $0.mask & ~edge.mask == 0 }) != nil {
                     continue
                 }
+                outs.removeAll(UInt32(a)) { $0.node == edge.node && edge.weight <= $0.weight && edge.mask & ~$0.mask == 0 }
                 outs.append(UInt32(a), edge)
             }
         }

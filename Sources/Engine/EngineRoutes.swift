@@ -18,6 +18,9 @@ public struct RouteQuery: Sendable {
     /// Road classes to avoid (OSRM's `exclude`): any of toll, motorway, ferry.
     public var excluding: ArcClasses = []
     public var directions = DirectionsOptions()
+    /// When the route leaves or must arrive (`depart_at`, `arrive_by`): the graph's conditional restrictions and
+    /// closures then hold at the time each road is reached. Nil: they are ignored, as OSRM ignores them.
+    public var time: TravelTime?
     /// `.osrm`: OSRM's answer, without Wayfinder's deviations (the rest on foot, the guidance of GUIDANCE.md).
     public var compatibility: Compatibility {
         get { directions.compatibility }
@@ -35,6 +38,9 @@ public struct RouteAnswer: Sendable {
     /// The best route, and up to `RouteQuery.alternatives` others (OSRM's `routes`, in its order).
     public let best: GuidedRoute
     public let alternatives: [GuidedRoute]
+    /// The local time the route leaves at, when the query gave a time (for `arrive_by`, the latest that arrives
+    /// in time, as far as the search finds).
+    public var departure: LocalTime? = nil
 }
 
 extension Engine {
@@ -67,15 +73,41 @@ extension Engine {
                 router.maxSnapDistance = query.snapRadius ?? limits.defaultSnapRadius
                 router.excluding = query.excluding
                 router.snapsAsOSRM = query.compatibility == .osrm
+                router.departure = nil
                 do {
-                    let route = try router.route(query.points, algorithm: query.algorithm, filters: query.filters,
+                    var route = try router.route(query.points, algorithm: query.algorithm, filters: query.filters,
                                                  continueStraight: query.continueStraight)
+                    var departure: LocalTime?
+                    switch query.time {
+                    case nil: break
+                    case .departure(let clock):
+                        departure = graph.localTime(clock)
+                    case .arrival(let clock):
+                        // Leave the route's duration before the deadline; where timed rules make it later, leave
+                        // earlier by as much and look again (a few rounds: rules change routes rarely).
+                        let deadline = graph.localTime(clock)
+                        departure = deadline.adding(seconds: -Int64(route.duration.rounded(.up)))
+                    }
+                    if let start = departure, !graph.timedRules.isEmpty {
+                        var leave = start
+                        for _ in 0..<4 {
+                            router.departure = Departure(local: leave, closesRoads: query.compatibility != .osrm)
+                            route = try router.route(query.points, algorithm: query.algorithm, filters: query.filters,
+                                                     continueStraight: query.continueStraight)
+                            guard case .arrival(let clock) = query.time else { break }
+                            let late = leave.adding(seconds: Int64(route.duration.rounded(.up))).wallSeconds - graph.localTime(clock).wallSeconds
+                            if late <= 0 { break }
+                            leave = leave.adding(seconds: -late)
+                        }
+                        departure = leave
+                    }
                     let labels = set.labels[query.mode]
                     let directions = try Directions(route: route, graph: graph, options: query.directions, labels: labels)
                     let others = try router.alternatives(to: route, count: query.alternatives).map {
                         GuidedRoute(route: $0, directions: try Directions(route: $0, graph: graph, options: query.directions, labels: labels))
                     }
-                    return RouteAnswer(graph: graph, best: GuidedRoute(route: route, directions: directions), alternatives: others)
+                    return RouteAnswer(graph: graph, best: GuidedRoute(route: route, directions: directions), alternatives: others,
+                                       departure: departure)
                 } catch let error as RoutingError {
                     throw EngineError.from(error)
                 }
@@ -115,7 +147,7 @@ extension Engine {
         var best = answer.best
         best.route.continueOnFoot(walk, nodeIDs: walk.legs.first.map(walkingGraph.nodeIDs(along:)) ?? [])
         best.directions.continueOnFoot(walkDirections)
-        return RouteAnswer(graph: answer.graph, best: best, alternatives: answer.alternatives)
+        return RouteAnswer(graph: answer.graph, best: best, alternatives: answer.alternatives, departure: answer.departure)
     }
 
     /// Only the excludable classes may be avoided, and a walker has none of them but ferries (as OSRM, whose foot

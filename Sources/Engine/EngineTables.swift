@@ -24,6 +24,8 @@ public struct TableQuery: Sendable {
     /// OSRM's `scale_factor`: durations multiplied by it.
     public var scaleFactor = 1.0
     public var compatibility = Compatibility.wayfinder
+    /// When every trip of the table leaves (`depart_at`); a table cannot arrive by a time.
+    public var departure: ClockTime?
 
     public init(mode: TravelMode, points: [Coordinate], sources: [Int]? = nil, destinations: [Int]? = nil) {
         self.mode = mode
@@ -70,6 +72,8 @@ public final class Table: @unchecked Sendable {
     private let fallback: TableFallback?
     private let scaleFactor: Double
     private let compatibility: Compatibility
+    /// With timed rules to apply: each cell is a route leg at that time (see `rows`).
+    private let departure: Departure?
 
     init(engine: Engine, graph: RoadGraph, query: TableQuery, sources: [Snap?], destinations: [Snap?],
          unsnapped: [Int], alternates: (sources: [Snap?], destinations: [Snap?]), scratch: TableScratch?)
@@ -81,6 +85,8 @@ public final class Table: @unchecked Sendable {
         fallback = query.fallback
         scaleFactor = query.scaleFactor
         compatibility = query.compatibility
+        departure = graph.timedRules.isEmpty ? nil
+            : query.departure.map { Departure(local: graph.localTime($0), closesRoads: query.compatibility != .osrm) }
         self.engine = engine
         self.graph = graph
         self.sources = sources
@@ -116,6 +122,7 @@ public final class Table: @unchecked Sendable {
         }
         let targets = self.targets
         let computed: [[TableCell?]] = try engine.withinBudget {
+            if let departure { return timedRows(searched, targets, departure) }
             if let matrix { return matrix.rows(for: searched, threads: threads) }
             if threads == 1, let scratch {
                 return scratch.plain.with { $0.table(in: graph, sources: searched, targets: targets, excluding: excluding) }
@@ -147,6 +154,40 @@ public final class Table: @unchecked Sendable {
             }
             return row
         }
+    }
+
+    /// Rows leaving at a time. The import's hierarchy gives each road and turn closed at times the class `timed`:
+    /// where the table that avoids them costs what the plain one does, a fastest path is open at every time, so
+    /// the cell stands; the other cells (a fastest path through such a road or turn) are searched again with the
+    /// times, one search per source for just those targets. A customized hierarchy carries no such class: every
+    /// row is searched with the times.
+    private func timedRows(_ searched: [Snap], _ targets: [Snap], _ departure: Departure) -> [[TableCell?]] {
+        guard let matrix, graph.cchUpStart.isEmpty else {
+            return TableSearch.rows(in: graph, sources: searched, targets: targets, threads: threads, excluding: excluding,
+                                    departure: departure)
+        }
+        var cells = matrix.rows(for: searched, threads: threads)
+        let open = HierarchyMatrix(graph: graph, targets: targets, excluding: excluding.union(.timed), threads: threads)
+            .rows(for: searched, threads: threads)
+        // A point on a road closed at times may be left or reached within that road, which no search sees.
+        func onTimedRoad(_ snap: Snap) -> Bool { graph.arcs(at: snap).contains { graph.classes(ofArc: $0.0).contains(.timed) } }
+        let timedTargets = targets.map(onTimedRoad)
+        let again: [[Int]] = searched.indices.map { i in
+            let timedSource = onTimedRoad(searched[i])
+            return targets.indices.filter { j in
+                guard let cell = cells[i][j] else { return false }  // no path without the times: none with them
+                return timedSource || timedTargets[j] || open[i][j]?.weight != cell.weight
+            }
+        }
+        let rows = searched.indices.filter { !again[$0].isEmpty }
+        let redone = parallelMap(rows.count, threads: threads, pool: Pool { TableSearch() }) { search, k in
+            search.table(in: graph, sources: [searched[rows[k]]], targets: again[rows[k]].map { targets[$0] }, excluding: excluding,
+                         departure: departure)[0]
+        }
+        for (k, i) in rows.enumerated() {
+            for (n, j) in again[i].enumerated() { cells[i][j] = redone[k][n] }
+        }
+        return cells
     }
 
     /// Rows `range` as OSRM's table service answers them: unreachable cells filled by the fallback, durations

@@ -17,6 +17,8 @@ public struct TripQuery: Sendable {
     public var excluding: ArcClasses = []
     public var directions = DirectionsOptions()
     public var threads = 1
+    /// When the trip leaves (`depart_at`): its table is computed for that time, its route from it.
+    public var departure: ClockTime?
 
     public init(mode: TravelMode, points: [Coordinate]) {
         self.mode = mode
@@ -60,6 +62,7 @@ extension Engine {
         tableQuery.useHierarchy = graph.hasHierarchy
         tableQuery.threads = query.threads
         tableQuery.compatibility = query.directions.compatibility
+        tableQuery.departure = query.departure
         let table = try self.table(tableQuery)
         // The costs alone, flat, taken from blocks of rows: a whole table of optional cells for 10,000 points was
         // 2.4 GB, the flat costs are 0.8 GB.
@@ -95,6 +98,7 @@ extension Engine {
             routeQuery.snapRadius = query.snapRadius
             routeQuery.excluding = query.excluding
             routeQuery.directions = query.directions
+            routeQuery.time = query.departure.map(TravelTime.departure)
             let answer = try route(routeQuery, maxWaypoints: limits.maxTripPoints + 1)
             trips.append(.init(guided: answer.best, stops: stops, cost: total))
         }

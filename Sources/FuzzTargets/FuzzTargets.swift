@@ -39,6 +39,9 @@ enum FuzzTarget: String, CaseIterable {
     case progress
     /// Traffic files (`wayfinder customize`): the first byte picks segment speeds or turn penalties.
     case traffic
+    /// Conditional tag values (`no @ (Mo-Fr 07:00-09:00)`), their opening-hours conditions at a few times, and
+    /// request times (`depart_at`).
+    case conditions
 
     func run(_ bytes: UnsafeBufferPointer<UInt8>) {
         switch self {
@@ -83,6 +86,9 @@ enum FuzzTarget: String, CaseIterable {
             let points = [Coordinate(latitude: b.minLatitude, longitude: b.minLongitude),
                           Coordinate(latitude: b.maxLatitude, longitude: b.maxLongitude)]
             for algorithm in [SearchAlgorithm.automatic, .astar] { _ = try? router.route(points, algorithm: algorithm) }
+            // A departure time reads the timed rules, whatever the file holds of them.
+            router.departure = Departure(local: LocalTime(wallSeconds: Int64(flags) * 86_400 * 37))
+            _ = try? router.route(points, algorithm: .automatic)
             _ = graph.nearestRoads(to: points[0], count: 3)
             // Isochrones and matching read the same arrays by other paths.
             if let origin = graph.snap(points[0])?.nearest {
@@ -110,6 +116,13 @@ enum FuzzTarget: String, CaseIterable {
             guard let first = bytes.first else { return }
             let data = Data(bytes.dropFirst())
             if first & 1 == 0 { _ = try? TrafficFiles.segmentSpeeds(data, name: "input") } else { _ = try? TrafficFiles.turnPenalties(data, name: "input") }
+        case .conditions:
+            let text = String(decoding: bytes, as: UTF8.self)
+            _ = try? ClockTime(iso8601: text)
+            for part in ConditionalValue.parse(text) ?? [ConditionalValue(value: "no", condition: text)] {
+                guard let hours = OpeningHours(part.condition) else { continue }
+                for wall: Int64 in [0, 1_736_926_200, -86_400 * 400, 4_102_444_800] { _ = hours.isActive(at: LocalTime(wallSeconds: wall)) }
+            }
         case .gpx:
             _ = try? GPXTrace.read(Data(bytes))
             _ = try? GPXTrace.read(Data(bytes), maxPoints: 2)  // the limit met while reading

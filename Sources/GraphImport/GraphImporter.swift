@@ -38,6 +38,7 @@ public enum GraphImporter {
     /// `modes`: the graphs to build, in `TravelMode` order whatever the order given.
     public static func importGraphs(from input: String, to output: String, contract: Bool = true,
                                     compatibility: Compatibility = .wayfinder, modes: [TravelMode] = TravelMode.importedByDefault,
+                                    timeZone: TimeZoneChoice? = nil,
                                     report: @escaping (ImportEvent) -> Void = { _ in }) throws -> ImportSummary
     {
         guard !modes.isEmpty else { throw ImportError.unreadableInput("no mode to build: give at least one of driving, walking, cycling") }
@@ -69,6 +70,7 @@ public enum GraphImporter {
             summary.relations = osm!.relationCount
             if osm!.wayCount == 0 { report(.warning("\(input) contains no highway ways: every graph is empty")) }
             var built: [(TravelMode, GraphArrays, GraphMetadata, GraphFileWriter, VertexReduction?)] = []
+            var zoneName: String?
             for mode in TravelMode.allCases where modes.contains(mode) {
                 report(.building(mode))
                 var builder = ModeGraphBuilder(osm: osm!, profile: .for(mode, compatibility: compatibility))
@@ -81,6 +83,13 @@ public enum GraphImporter {
                     mode: mode, sourceName: URL(fileURLWithPath: input).lastPathComponent, sourceChecksum: checksum,
                     sourceSize: size, bounds: bounds, maxSpeed: maxSpeed, mainComponentMinimumSize: mainMinimum,
                     grid: grid, compatibility: compatibility)
+                if let timeZone, zoneName == nil {
+                    let centre = bounds == .empty ? Coordinate(latitude: 0, longitude: 0)
+                        : Coordinate(latitude: (bounds.minLatitude + bounds.maxLatitude) / 2,
+                                     longitude: (bounds.minLongitude + bounds.maxLongitude) / 2)
+                    zoneName = try timeZone.name(at: centre)
+                }
+                arrays.timeZoneName = Array((zoneName ?? "").utf8)
                 if builder.statistics.edges == 0 {
                     report(.warning("no roads usable for \(mode.rawValue) in \(input): that mode will answer NoSegment"))
                 }
@@ -192,7 +201,8 @@ public enum GraphImporter {
                          report: @escaping (ImportEvent) -> Void) -> (HierarchyArrays, ContractionStatistics)
     {
         let started = Date()
-        let excludable = ArcClasses.excludable.rawValue
+        // Roads and turns closed at times carry a class of their own, which tables leaving at a time avoid.
+        let excludable = ArcClasses.excludable.union(.timed).rawValue
         var builder: HierarchyBuilder
         if let reduction {
             // Arcs into or out of a vertex that lets nothing through are left out: no path passes there.
@@ -207,11 +217,21 @@ public enum GraphImporter {
             }
         } else {
             let lengths = arrays.arcEdge.map { arrays.edgeLength[Int($0 >> 1)] }
+            let timedTurns = Set(arrays.timedRules.filter(\.isTurn).map { UInt64($0.from) << 32 | UInt64($0.to) })
+            var turnMasks: [UInt8]?
+            if !timedTurns.isEmpty {
+                turnMasks = (0..<arrays.arcHead.count).flatMap { a in
+                    (Int(arrays.transitionStart[a])..<Int(arrays.transitionStart[a + 1])).map { i in
+                        let b = arrays.transitionTargets[i]
+                        return timedTurns.contains(UInt64(arrays.arcBase[a]) << 32 | UInt64(arrays.arcBase[Int(b)])) ? ArcClasses.timed.rawValue : 0
+                    }
+                }
+            }
             builder = HierarchyBuilder(arcCount: arrays.arcHead.count, transitionStart: arrays.transitionStart,
                                        transitionTargets: arrays.transitionTargets,
                                        transitionWeight: arrays.transitionWeight, arcWeight: arrays.arcWeight,
                                        arcDuration: arrays.arcDuration, arcLength: lengths,
-                                       arcClasses: arrays.arcClasses.map { $0 & excludable })
+                                       arcClasses: arrays.arcClasses.map { $0 & excludable }, transitionMasks: turnMasks)
         }
         var (hierarchy, stats) = builder.build { report(.contracting(mode, $0)) }
         stats.seconds = Date().timeIntervalSince(started)

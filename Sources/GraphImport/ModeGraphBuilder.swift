@@ -13,6 +13,9 @@ public struct ModeGraphStatistics: Sendable {
     public var mainNetworkArcs = 0
     /// Edges over the same nodes as another (a road mapped twice), whose directions the other kept.
     public var duplicateEdges = 0
+    /// Conditional restrictions applied as timed rules, road directions closed at times, and conditional tags
+    /// that could not be applied (listed in the graph: `wayfinder info`).
+    public var timedRestrictions = 0, timedClosures = 0, conditionNotes = 0
 }
 
 /// Builds one mode's graph from the OSM data: usable ways → vertices (junctions, way ends, barriers, via nodes)
@@ -51,6 +54,9 @@ struct ModeGraphBuilder {
     private var labels: [[UInt32]: UInt32] = [:]
     /// How many kept ways use each node (capped at 2): 2 means a junction.
     private var usage: [UInt8] = []
+    /// Conditional access and oneways read with the edges, applied to arcs once they exist.
+    private var pendingClosures: [(edges: Range<Int>, forward: Bool, backward: Bool, condition: String)] = []
+    private var notes: [String] = []
 
     init(osm: OSMData, profile: TravelProfile) {
         self.osm = osm
@@ -70,6 +76,9 @@ struct ModeGraphBuilder {
         let restrictions = profile.obeysTurnRestrictions ? RestrictionParser.parse(osm, mode: profile.mode) : []
         let restrictionRelations = (0..<osm.relationCount).count { osm.relation($0).tags["type"] == "restriction" }
         statistics.restrictionsIgnored = profile.obeysTurnRestrictions ? restrictionRelations - restrictions.count : 0
+        let (timedRestrictions, restrictionNotes) = profile.obeysTurnRestrictions
+            ? RestrictionParser.parseTimed(osm, mode: profile.mode) : ([], [])
+        notes = restrictionNotes
         let maneuvers = ManeuverRelationParser.parse(osm)
         statistics.maneuverRelations = maneuvers.count
         var viaNodes = Set<UInt32>()
@@ -82,6 +91,9 @@ struct ModeGraphBuilder {
             for w in r.from + r.to { if let i = wayIndex(w) { restrictionWays.insert(i) } }
             if case .ways(let ids) = r.via { for w in ids { if let i = wayIndex(w) { restrictionWays.insert(i) } } }
         }
+        for r in timedRestrictions {
+            if case .node(let id) = r.restriction.via, let index = osm.nodeIndex(ofID: id) { viaNodes.insert(index) }
+        }
         findVertices(forced: viaNodes)
         buildEdges()
         // OSRM walks platform areas along their outline only.
@@ -91,7 +103,12 @@ struct ModeGraphBuilder {
         arrays.computeEdgeEnds(classesPart: profile.hasClasses)
         if profile.mode == .cycling { chargeUnjoinedBends() }
         addManeuverOverrides(maneuvers)
+        addTimedClosures()
         var transitions = buildTransitions(viaNodeRules: restrictions.filter { $0.isViaNode })
+        addTimedTurns(timedRestrictions, transitions: transitions)
+        statistics.restrictionsIgnored = max(0, statistics.restrictionsIgnored - statistics.timedRestrictions)
+        statistics.conditionNotes = notes.count
+        arrays.conditionNotes = notes.map { intern($0) }
         applyViaWayRestrictions(restrictions.filter { !$0.isViaNode }, transitions: &transitions)
         arrays.transitionWeight = turnWeights(transitions)
         addRestrictedCopies(&transitions)
@@ -196,6 +213,7 @@ struct ModeGraphBuilder {
                 start = i
             }
             if restrictionWays.contains(Int32(way)) { wayEdges[Int32(way)] = firstEdge..<arrays.edgeLength.count }
+            readTimedTags(tags, way: way, edges: firstEdge..<arrays.edgeLength.count)
         }
         statistics.vertices = arrays.vertexLatitudes.count
         statistics.edges = arrays.edgeLength.count
@@ -555,7 +573,9 @@ struct ModeGraphBuilder {
     /// The built graph as one of vertices (see `VertexReduction`), or nil where some vertex does not allow it.
     func vertexReduction() -> VertexReduction? {
         let arcs = arrays.arcHead.count
-        guard arcs > 0, arcTail.count == arcs, arrays.arcBase.indices.allSatisfy({ arrays.arcBase[$0] == UInt32($0) }) else {
+        // A turn forbidden at times is an edge of its own in a hierarchy over arcs (see `GraphImporter.contract`).
+        guard arcs > 0, arcTail.count == arcs, arrays.arcBase.indices.allSatisfy({ arrays.arcBase[$0] == UInt32($0) }),
+              !arrays.timedRules.contains(where: \.isTurn) else {
             return nil
         }
         // Per vertex: unknown (no arc has said), a cost, or blocked.
@@ -634,6 +654,97 @@ struct ModeGraphBuilder {
             t.start.append(UInt32(t.targets.count))
         }
         return t
+    }
+
+    /// The mode's conditional access (`access:conditional=no @ (…)` and its mode forms, most specific key first)
+    /// and `oneway:conditional`: what closes a direction of the road at times is kept for `addTimedClosures`; what
+    /// would open a closed road, or asks for more than a time, is noted.
+    private mutating func readTimedTags(_ tags: Tags, way: Int, edges: Range<Int>) {
+        guard !edges.isEmpty else { return }
+        let accessKeys: [String]
+        switch profile.mode {
+        case .driving: accessKeys = TravelProfile.drivingAccessKeys
+        case .walking: accessKeys = TravelProfile.walkingAccessKeys
+        case .cycling: accessKeys = ["bicycle", "vehicle", "access"]
+        }
+        let onewayKeys = profile.mode == .walking ? ["oneway:foot"] : profile.mode == .cycling ? ["oneway:bicycle", "oneway"]
+            : ["oneway:motorcar", "oneway:motor_vehicle", "oneway:vehicle", "oneway"]
+        let wayID = osm.wayIDs[way]
+        func parts(_ key: String) -> [ConditionalValue]? {
+            guard let text = tags[key] else { return nil }
+            guard let parts = ConditionalValue.parse(text) else {
+                notes.append("way \(wayID) \(key)=\(text): no `value @ condition`")
+                return nil
+            }
+            return parts.filter { part in
+                if OpeningHours(part.condition) != nil { return true }
+                notes.append("way \(wayID) \(key)=\(text): `\(part.condition)` is not a time condition this engine reads")
+                return false
+            }
+        }
+        if let key = accessKeys.lazy.map({ $0 + ":conditional" }).first(where: { tags[$0] != nil }), let parts = parts(key) {
+            for part in parts {
+                let values = part.value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+                if values.contains(where: { Self.timedOpenValues.contains($0) || $0 == profile.mode.rawValue }) { continue }
+                if values.contains("destination") {
+                    notes.append("way \(wayID) \(key)=\(tags[key]!): destination-only at times is not applied")
+                    continue
+                }
+                pendingClosures.append((edges, true, true, part.condition))
+            }
+        }
+        if let key = onewayKeys.lazy.map({ $0 + ":conditional" }).first(where: { tags[$0] != nil }), let parts = parts(key) {
+            for part in parts {
+                switch part.value {
+                case "yes", "1", "true": pendingClosures.append((edges, false, true, part.condition))
+                case "-1": pendingClosures.append((edges, true, false, part.condition))
+                default: notes.append("way \(wayID) \(key)=\(tags[key]!): only `yes` and `-1` are applied")
+                }
+            }
+        }
+        if let text = tags["maxspeed:conditional"] {
+            notes.append("way \(wayID) maxspeed:conditional=\(text): speeds that change with the time are not applied")
+        }
+    }
+
+    /// Values of a conditional access tag that leave the road open (as the plain tag would).
+    static let timedOpenValues: Set<String> = ["yes", "permissive", "designated", "vehicle", "motor_vehicle", "motorcar"]
+
+    private mutating func addTimedClosures() {
+        for closure in pendingClosures {
+            let condition = intern(closure.condition)
+            for e in closure.edges {
+                for (closes, arc) in [(closure.forward, arrays.edgeForwardArc[e]), (closure.backward, arrays.edgeBackwardArc[e])]
+                where closes && arc != noIndex {
+                    arrays.timedRules.append(TimedRule(from: arc, condition: condition))
+                    arrays.arcClasses[Int(arc)] |= ArcClasses.timed.rawValue
+                    statistics.timedClosures += 1
+                }
+            }
+        }
+        pendingClosures = []
+    }
+
+    /// Conditional via-node restrictions as timed turn rules: for `no_*` the turns it names, for `only_*` every
+    /// other turn from its from-arcs, each forbidden while the condition holds.
+    private mutating func addTimedTurns(_ restrictions: [TimedTurnRestriction], transitions t: Transitions) {
+        for timed in restrictions {
+            let r = timed.restriction
+            guard case .node(let id) = r.via, let node = osm.nodeIndex(ofID: id) else { continue }
+            let v = nodeVertex[Int(node)]
+            guard v != noIndex else { continue }
+            let fromWays = Set(r.from.compactMap(wayIndex)), toWays = Set(r.to.compactMap(wayIndex))
+            let fromArcs = arcsEntering(v).filter { fromWays.contains(way(ofArc: $0)) }
+            let toArcs = Set(arcsLeaving(v).filter { toWays.contains(way(ofArc: $0)) })
+            guard !fromArcs.isEmpty, !toArcs.isEmpty else { continue }
+            let condition = intern(timed.condition)
+            for a in fromArcs {
+                for b in t.targets[Int(t.start[Int(a)])..<Int(t.start[Int(a) + 1])] where toArcs.contains(b) != r.isOnly {
+                    arrays.timedRules.append(TimedRule(from: a, to: b, condition: condition))
+                }
+            }
+            statistics.timedRestrictions += 1
+        }
     }
 
     /// Cycling, per vertex: OSRM joins the two pieces of road there into one edge, so that a bike turns nowhere

@@ -37,8 +37,13 @@ enum RestrictionParser {
     }
 
     static func restriction(from relation: OSMData.Relation, mode: TravelMode = .driving) -> TurnRestriction? {
+        guard let value = keys(for: mode).lazy.compactMap({ relation.tags[$0] }).first else { return nil }
+        return restriction(from: relation, value: value, mode: mode)
+    }
+
+    /// The relation's members as a restriction of kind `value` (`no_left_turn`, `only_straight_on`).
+    static func restriction(from relation: OSMData.Relation, value: String, mode: TravelMode) -> TurnRestriction? {
         let tags = relation.tags
-        guard let value = keys(for: mode).lazy.compactMap({ tags[$0] }).first else { return nil }
         let exemptions = exemptions(for: mode)
         if let except = tags["except"],
            except.split(separator: ";").contains(where: { exemptions.contains($0.trimmingCharacters(in: .whitespaces)) })
@@ -59,5 +64,45 @@ enum RestrictionParser {
             return TurnRestriction(id: relation.id, from: from, via: .ways(viaWays), to: to, isOnly: isOnly)
         }
         return nil
+    }
+}
+
+/// A restriction that holds only while its condition does (`restriction:conditional=no_left_turn @ (Mo-Fr
+/// 07:00-09:00)`).
+struct TimedTurnRestriction {
+    var restriction: TurnRestriction
+    var condition: String
+}
+
+extension RestrictionParser {
+    /// The mode's conditional restrictions, most specific key first as for the plain ones; and a line for each
+    /// that cannot be applied, with why.
+    static func parseTimed(_ osm: OSMData, mode: TravelMode) -> (restrictions: [TimedTurnRestriction], notes: [String]) {
+        let keys = keys(for: mode).map { $0 + ":conditional" }
+        var restrictions: [TimedTurnRestriction] = [], notes: [String] = []
+        for i in 0..<osm.relationCount {
+            let relation = osm.relation(i)
+            guard relation.tags["type"] == "restriction",
+                  let key = keys.first(where: { relation.tags[$0] != nil }), let text = relation.tags[key] else { continue }
+            let what = "relation \(relation.id) \(key)=\(text)"
+            guard let parts = ConditionalValue.parse(text) else { notes.append("\(what): no `value @ condition`"); continue }
+            for part in parts {
+                guard OpeningHours(part.condition) != nil else {
+                    notes.append("\(what): `\(part.condition)` is not a time condition this engine reads")
+                    continue
+                }
+                guard part.value.hasPrefix("no_") || part.value.hasPrefix("only_") else {
+                    notes.append("\(what): `\(part.value)` is not a restriction")
+                    continue
+                }
+                guard let restriction = restriction(from: relation, value: part.value, mode: mode) else { continue }
+                guard restriction.isViaNode else {
+                    notes.append("\(what): restrictions via ways are applied only without a condition")
+                    continue
+                }
+                restrictions.append(TimedTurnRestriction(restriction: restriction, condition: part.condition))
+            }
+        }
+        return (restrictions, notes)
     }
 }

@@ -173,13 +173,28 @@ public struct OSRMRequest {
         }
     }
 
+    /// `depart_at` or `arrive_by` (Mapbox Directions' names), at most one.
+    func travelTime() throws -> TravelTime? {
+        if options["depart_at"] != nil && options["arrive_by"] != nil {
+            throw EngineError(.invalidOptions, "give depart_at or arrive_by, not both")
+        }
+        if let text = options["arrive_by"] { return .arrival(try ClockTime(iso8601: text)) }
+        return try departureTime().map(TravelTime.departure)
+    }
+
+    /// `depart_at`: where only a departure makes sense (a table, a trip).
+    func departureTime() throws -> ClockTime? {
+        try options["depart_at"].map { try ClockTime(iso8601: $0) }
+    }
+
     /// The route service's query, and how its answer is to be written.
     public func routeQuery() throws -> (RouteQuery, OSRMRouteResponse.Options) {
         try requireTwoCoordinates()
         try allowOnly(["steps", "overview", "geometries", "annotations", "continue_straight", "alternatives", "language",
-                       "waypoints", "deviations", "voice_instructions", "banner_instructions", "voice_units"])
+                       "waypoints", "deviations", "voice_instructions", "banner_instructions", "voice_units", "depart_at", "arrive_by"])
         try refuseSilentWaypoints()
         var query = RouteQuery(mode: mode, points: coordinates)
+        query.time = try travelTime()
         query.excluding = try exclusion()
         // OSRM: true asks for one alternative, a number for up to that many (here at most 3); only between two points.
         switch options["alternatives"] {
@@ -208,8 +223,9 @@ public struct OSRMRequest {
     public func tripQuery() throws -> (TripQuery, OSRMRouteResponse.Options) {
         try requireTwoCoordinates()
         try allowOnly(["roundtrip", "source", "destination", "steps", "overview", "geometries", "annotations", "language",
-                       "deviations", "voice_instructions", "banner_instructions", "voice_units"])
+                       "deviations", "voice_instructions", "banner_instructions", "voice_units", "depart_at"])
         var query = TripQuery(mode: mode, points: coordinates)
+        query.departure = try departureTime()
         query.roundtrip = try bool("roundtrip", default: true)
         switch options["source"] ?? "any" {
         case "any": break
@@ -324,9 +340,10 @@ public struct OSRMRequest {
     /// The table service's query, and the annotations asked for (`duration`, `distance`).
     public func tableQuery() throws -> (TableQuery, Set<String>) {
         try requireTwoCoordinates()
-        try allowOnly(["sources", "destinations", "annotations", "fallback_speed", "fallback_coordinate", "scale_factor"])
+        try allowOnly(["sources", "destinations", "annotations", "fallback_speed", "fallback_coordinate", "scale_factor", "depart_at"])
         var query = TableQuery(mode: mode, points: coordinates, sources: try indices("sources"),
                                destinations: try indices("destinations"))
+        query.departure = try departureTime()
         query.excluding = try exclusion()
         query.compatibility = compatibility
         func positive(_ key: String) throws -> Double? {

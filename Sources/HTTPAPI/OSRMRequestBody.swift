@@ -202,6 +202,12 @@ private struct BodyReader {
             set("banner_instructions", try boolean("banner_instructions"))
             set("voice_units", try choice("voice_units", ["metric", "imperial"]))
         }
+        // Mapbox Directions' times (the service's query checks which it takes).
+        for key in ["depart_at", "arrive_by"] where service != "nearest" {
+            guard let value = take(key) else { continue }
+            guard let text = value as? String else { throw EngineError(.invalidQuery, "\(key) must be a string (YYYY-MM-DDTHH:MM)") }
+            out.values[key] = text
+        }
         if service != "table" && service != "nearest", let value = take("deviations") {
             guard let text = value as? String else { throw EngineError(.invalidQuery, "deviations must be a string") }
             out.values["deviations"] = text

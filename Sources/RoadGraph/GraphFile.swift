@@ -126,7 +126,7 @@ enum SectionID: UInt32, CaseIterable {
          chVertexCost, chArcTail, chOriginal, chUpShortcuts, chDownShortcuts, edgeEnds, shapeNodeIDs, maneuverStart,
          maneuverPath, maneuverVia, maneuverKind, importArcWeight, importArcDuration, importTransitionWeight, cchUpStart,
          cchUpHead, importTransitionStart, importTransitionTargets, segmentWeight, segmentDuration, importSegmentWeight,
-         importSegmentDuration
+         importSegmentDuration, timedRules, conditionNotes, timeZoneName
 
     /// The contraction hierarchy's sections.
     var isHierarchy: Bool {
@@ -364,13 +364,14 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
         Section(.importTransitionStart, \.importTransitionStart), Section(.importTransitionTargets, \.importTransitionTargets),
         Section(.segmentWeight, \.segmentWeight), Section(.segmentDuration, \.segmentDuration),
         Section(.importSegmentWeight, \.importSegmentWeight), Section(.importSegmentDuration, \.importSegmentDuration),
+        Section(.timedRules, \.timedRules), Section(.conditionNotes, \.conditionNotes), Section(.timeZoneName, \.timeZoneName),
     ]
 
     /// What a contraction hierarchy is built from (arcs, turns, the edges at each vertex, the vertex count):
     /// kept until it is.
     private static let routing: Set<SectionID> = [
         .vertexLatitudes, .edgeLength, .edgeForwardArc, .edgeBackwardArc, .arcEdge, .arcHead, .arcWeight, .arcBase, .arcDuration, .arcClasses,
-        .transitionStart, .transitionTargets, .transitionWeight, .vertexEdgeStart, .vertexEdges,
+        .transitionStart, .transitionTargets, .transitionWeight, .vertexEdgeStart, .vertexEdges, .timedRules,
     ]
 
     /// A metric's own sections (see `GraphArrays`): a customization knows them last.

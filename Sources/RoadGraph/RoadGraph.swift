@@ -88,6 +88,10 @@ public struct ArcClasses: OptionSet, Sendable, Equatable, Hashable {
     /// Cycling only: the bike is pushed here (a footway, a oneway against its direction, `bicycle=dismount`), OSRM's
     /// `pushing bike` mode. Not a class OSRM names, so never reported or excludable.
     @inlinable public static var pushing: ArcClasses { ArcClasses(rawValue: 32) }
+    /// Closed at times by a conditional tag (`TimedRule`), or, on a hierarchy's edge, passing such a road or a turn
+    /// a conditional restriction forbids at times: a table that avoids it is exact at any time (`Table`). Never
+    /// reported or excludable by a request.
+    @inlinable public static var timed: ArcClasses { ArcClasses(rawValue: 64) }
 
     /// Names in OSRM's order, as the API spells them.
     public static let names: [(ArcClasses, String)] = [
@@ -258,6 +262,11 @@ public struct GraphArrays {
     /// inside a piece, which only its arc's figures hold): what a traffic file's row replaces. Empty in graphs
     /// drawn in code and in files written before them.
     public var importSegmentWeight: [UInt32] = [], importSegmentDuration: [UInt32] = []
+    /// Rules that hold at some times only (`TimedRule`), and what the import could not apply of the conditional
+    /// tags (strings of the graph, one line each).
+    public var timedRules: [TimedRule] = [], conditionNotes: [UInt32] = []
+    /// The IANA name of the extract's time zone (`import --time-zone`), UTF-8; empty when none was given.
+    public var timeZoneName: [UInt8] = []
 
     public init() {}
 }
@@ -347,6 +356,10 @@ public struct RoadGraph: @unchecked Sendable {
     public let cchUpStart: UnsafeBufferPointer<UInt32>, cchUpHead: UnsafeBufferPointer<UInt32>
     public let segmentWeight: UnsafeBufferPointer<UInt32>, segmentDuration: UnsafeBufferPointer<UInt32>
     public let importSegmentWeight: UnsafeBufferPointer<UInt32>, importSegmentDuration: UnsafeBufferPointer<UInt32>
+    public let timedRuleList: UnsafeBufferPointer<TimedRule>, conditionNotes: UnsafeBufferPointer<UInt32>
+    public let timeZoneBytes: UnsafeBufferPointer<UInt8>
+    /// The timed rules, indexed for searches (empty for most graphs).
+    public private(set) var timedRules: TimedRules
     /// The grid's cells that hold a segment, grouped by blocks of `SegmentGrid.blockSide`² cells (`occupiedBlocks`
     /// names each block's first cell there), and half the longest diagonal of a cell in metres: what snapping a
     /// point far from every road searches instead of every cell (`nearestSegment`). Worked out at load.
@@ -472,7 +485,16 @@ public struct RoadGraph: @unchecked Sendable {
         segmentDuration = try sections.optionalBuffer(.segmentDuration)
         importSegmentWeight = try sections.optionalBuffer(.importSegmentWeight)
         importSegmentDuration = try sections.optionalBuffer(.importSegmentDuration)
+        timedRuleList = try sections.optionalBuffer(.timedRules)
+        conditionNotes = try sections.optionalBuffer(.conditionNotes)
+        timeZoneBytes = try sections.optionalBuffer(.timeZoneName)
+        timedRules = TimedRules(UnsafeBufferPointer(start: nil, count: 0), arcCount: 0) { _ in "" }
         try validate()
+        let strings = stringOffsets
+        let bytes = stringBytes
+        timedRules = TimedRules(timedRuleList, arcCount: arcHead.count) { id in
+            String(decoding: bytes[Int(strings[Int(id)])..<Int(strings[Int(id) + 1])], as: UTF8.self)
+        }
         var seen = [Bool](repeating: false, count: vertexLatitudes.count)
         for a in 0..<arcHead.count where arcInCore[a] == 1 && !seen[Int(arcHead[a])] {
             seen[Int(arcHead[a])] = true
@@ -570,6 +592,11 @@ public struct RoadGraph: @unchecked Sendable {
         }
         try require(importArcWeight.allSatisfy { $0 <= Self.maxArcWeight } && importArcDuration.allSatisfy { $0 <= Self.maxArcWeight }
                     && importTransitionWeight.allSatisfy { $0 <= Self.maxTurnWeight }, "import weights")
+        let stringCount = stringOffsets.count - 1
+        try require(timedRuleList.allSatisfy { Int($0.from) < arcs && ($0.to == noIndex || Int($0.to) < arcs)
+                        && Int($0.condition) < stringCount && $0.reserved == 0 }, "timed rules")
+        try require(conditionNotes.allSatisfy { Int($0) < stringCount }, "condition notes")
+        try require(String(validating: timeZoneBytes, as: UTF8.self) != nil, "time zone name")
         let segments = 2 * (shapeLatitudes.count - edges)
         try require(segmentWeight.isEmpty && segmentDuration.isEmpty
                     || segmentWeight.count == segments && segmentDuration.count == segments, "segment costs")

@@ -78,6 +78,8 @@ public struct PathSearch {
     private var distance: [UInt32] = []
     private var parent: [UInt32] = []
     private var estimate: [UInt32] = []
+    /// With a departure time: milliseconds from the start to each reached arc's head.
+    private var elapsed: [UInt32] = []
     private var reached = SearchStamps()
     private var heap = SearchHeap()
 
@@ -86,9 +88,11 @@ public struct PathSearch {
     /// `penalties` (milliseconds by original arc) make arcs dearer for this search only, to find alternatives;
     /// the result's cost then includes them.
     /// `excluding`: arcs of these classes are not used.
+    /// `departure`: the local time at the sources; the graph's timed rules then apply at the time each arc is
+    /// entered and each turn made (the time along the cheapest path found to it, as Valhalla decides).
     public mutating func shortestPath<H: SearchHeuristic>(
         in graph: RoadGraph, from sources: [SearchEndpoint], to targets: [SearchEndpoint], heuristic: H,
-        penalties: [UInt32: UInt32]? = nil, excluding: ArcClasses = []
+        penalties: [UInt32: UInt32]? = nil, excluding: ArcClasses = [], departure: Departure? = nil
     ) -> SearchResult? {
         let excluded = excluding.rawValue
         let classes = graph.arcClasses
@@ -97,12 +101,17 @@ public struct PathSearch {
             distance = Array(repeating: 0, count: arcCount)
             parent = Array(repeating: noIndex, count: arcCount)
             estimate = Array(repeating: 0, count: arcCount)
+            elapsed = []
         }
         heap.removeAll()
+        let timed = departure != nil && !graph.timedRules.isEmpty
+        if timed && elapsed.count != arcCount { elapsed = Array(repeating: 0, count: arcCount) }
+        func barred(_ a: UInt32?, _ b: UInt32, _ ms: UInt32) -> Bool { graph.isBarred(entering: b, from: a, departure!, after: UInt64(ms)) }
 
         var best = UInt32.max
         var bestPredecessor = noIndex, bestTarget = noIndex
         for s in sources {
+            if timed && barred(nil, s.arc, 0) { continue }
             for t in targets {
                 if let direct = graph.weightWithinArc(from: s, to: t), direct < best {
                     best = direct; bestPredecessor = noIndex; bestTarget = s.arc
@@ -119,6 +128,10 @@ public struct PathSearch {
             for s in sources {
                 let a = Int(s.arc)
                 if reached.contains(a) && distance[a] <= s.cost { continue }
+                if timed {
+                    if barred(nil, s.arc, 0) { continue }
+                    elapsed[a] = graph.sourceDuration(s)
+                }
                 reached.insert(a)
                 distance[a] = s.cost
                 parent[a] = noIndex
@@ -141,6 +154,11 @@ public struct PathSearch {
                     // wrapped round to a small cost.
                     let (dt, turnOverflow) = d.addingReportingOverflow(turn[i])
                     if turnOverflow { continue }
+                    var entered: UInt32 = 0
+                    if timed {
+                        entered = elapsed[a] &+ turn[i]
+                        if barred(arc, b, entered) { continue }
+                    }
                     for t in targets where t.arc == base {
                         let (candidate, overflow) = dt.addingReportingOverflow(t.cost &+ graph.entryWeight(ofArc: b))
                         if !overflow && candidate < best { best = candidate; bestPredecessor = arc; bestTarget = b }
@@ -156,6 +174,7 @@ public struct PathSearch {
                     }
                     distance[bi] = nd
                     parent[bi] = arc
+                    if timed { elapsed[bi] = entered &+ graph.arcDuration[bi] }
                     heap.push(Int64(nd) + Int64(estimate[bi]), b)
                 }
             }
@@ -171,3 +190,4 @@ public struct PathSearch {
         return SearchResult(cost: best, path: arcs, in: graph, settled: settled)
     }
 }
+

@@ -7,10 +7,20 @@ public enum ReferenceDijkstra {
     /// Minimum cost in milliseconds from any source to any target, or nil if none is reachable or the cheapest
     /// costs 2³² − 1 or more (a leg no search returns; see `SearchResult.cost`). Sums are 64-bit, so nothing wraps.
     /// With `excluding`, arcs of those classes are left out (the endpoints' own arcs must not have them).
+    /// With `departure`, the graph's timed rules hold at the time each arc is entered and each turn made, that time
+    /// being the one along the arc's cheapest path.
     public static func cost(in graph: RoadGraph, from sources: [SearchEndpoint], to targets: [SearchEndpoint],
-                            excluding: ArcClasses = []) -> UInt64? {
+                            excluding: ArcClasses = [], departure: Departure? = nil) -> UInt64? {
         var best: UInt64? = nil
         func offer(_ c: UInt64) { if best == nil || c < best! { best = c } }
+        func closed(_ arc: UInt32, _ ms: UInt64) -> Bool {
+            departure.map { graph.timedRules.isClosed(arc: graph.arcBase[Int(arc)], $0, after: ms) } ?? false
+        }
+        func forbidden(_ a: UInt32, _ b: UInt32, _ ms: UInt64) -> Bool {
+            departure.map { graph.timedRules.isForbidden(from: graph.arcBase[Int(a)], to: graph.arcBase[Int(b)], $0, after: ms) } ?? false
+        }
+        let sources = sources.filter { !closed($0.arc, 0) }
+        var time = [UInt32: UInt64]()
         for s in sources {
             for t in targets where t.arc == s.arc && t.fraction >= s.fraction {
                 // Travel within one arc: the target's cost-from-tail minus the source's already-travelled part.
@@ -22,6 +32,7 @@ public enum ReferenceDijkstra {
         var queue = BinaryHeap()
         for s in sources where dist[s.arc].map({ UInt64(s.cost) < $0 }) ?? true {
             dist[s.arc] = UInt64(s.cost)
+            time[s.arc] = UInt64(graph.sourceDuration(s))
             queue.insert((UInt64(s.cost), s.arc))
         }
         while let (d, arc) = queue.extractMin() {
@@ -33,12 +44,15 @@ public enum ReferenceDijkstra {
                 let nextArc = graph.transitionTargets[i]
                 if !graph.classes(ofArc: nextArc).intersection(excluding).isEmpty { continue }
                 let turned = d + UInt64(graph.transitionWeight[i])
+                let entered = (time[arc] ?? 0) + UInt64(graph.transitionWeight[i])
+                if forbidden(arc, nextArc, entered) || closed(nextArc, entered) { continue }
                 for t in targets where graph.arcBase[Int(nextArc)] == t.arc {
                     offer(turned + UInt64(t.cost) + UInt64(graph.entryWeight(ofArc: nextArc)))
                 }
                 let nd = turned + UInt64(graph.arcWeight[Int(nextArc)])
                 if dist[nextArc].map({ nd < $0 }) ?? true {
                     dist[nextArc] = nd
+                    time[nextArc] = entered + UInt64(graph.arcDuration[Int(nextArc)])
                     queue.insert((nd, nextArc))
                 }
             }

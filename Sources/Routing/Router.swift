@@ -119,6 +119,9 @@ public struct Router {
     /// has no big component). Otherwise Wayfinder's: open roads preferred by 10 m, trapped points moved at most
     /// `coreSlack`.
     public var snapsAsOSRM = false
+    /// When the route leaves: the graph's timed rules (conditional restrictions and closures) then hold at the time
+    /// each road and junction is reached; without it they are ignored, as OSRM ignores them unless told the time.
+    public var departure: Departure?
     private var search = PathSearch()
     private var hierarchySearch = HierarchySearch()
 
@@ -179,11 +182,13 @@ public struct Router {
     {
         if continueStraight && snaps.count > 2 { return straightThroughLegs(snaps, algorithm: algorithm) }
         var legs: [RouteLeg] = []
+        var elapsed = 0.0
         for i in 0..<(snaps.count - 1) {
             guard !WorkBudget.exceeded(),
-                  let leg = routeLeg(from: snaps[i], to: snaps[i + 1], algorithm: algorithm) else {
+                  let leg = routeLeg(from: snaps[i], to: snaps[i + 1], algorithm: algorithm, after: elapsed) else {
                 return .failure(.noRoute(fromWaypoint: i, toWaypoint: i + 1))
             }
+            elapsed += leg.duration
             legs.append(leg)
         }
         return .success(legs)
@@ -211,16 +216,16 @@ public struct Router {
         // reached[i][k]: the cheapest way to state k of waypoint i, as its weight, the state of waypoint i - 1 it
         // came from and the leg between them. Legs are kept once each, and the route read back at the end, so
         // memory grows with the number of waypoints, not with its square.
-        var reached: [[(weight: UInt64, from: Int, leg: RouteLeg?)?]] = [[(0, 0, nil)]]
+        var reached: [[(weight: UInt64, from: Int, leg: RouteLeg?, elapsed: Double)?]] = [[(0, 0, nil, 0)]]
         for i in 0..<(snaps.count - 1) {
             if WorkBudget.exceeded() { return .failure(.noRoute(fromWaypoint: i, toWaypoint: i + 1)) }
-            var next = [(weight: UInt64, from: Int, leg: RouteLeg?)?](repeating: nil, count: states[i + 1].count)
+            var next = [(weight: UInt64, from: Int, leg: RouteLeg?, elapsed: Double)?](repeating: nil, count: states[i + 1].count)
             for (u, from) in states[i].enumerated() {
                 guard let here = reached[i][u] else { continue }
                 for (v, to) in states[i + 1].enumerated() {
-                    guard let leg = routeLeg(from: from, to: to, algorithm: algorithm) else { continue }
+                    guard let leg = routeLeg(from: from, to: to, algorithm: algorithm, after: here.elapsed) else { continue }
                     let weight = here.weight + UInt64(leg.weight)
-                    if weight < next[v]?.weight ?? .max { next[v] = (weight, u, leg) }
+                    if weight < next[v]?.weight ?? .max { next[v] = (weight, u, leg, here.elapsed + leg.duration) }
                 }
             }
             guard next.contains(where: { $0 != nil }) else { return .failure(.noRoute(fromWaypoint: i, toWaypoint: i + 1)) }
@@ -251,7 +256,7 @@ public struct Router {
         penalise(leg)
         for _ in 0..<(count * 3) where kept.count <= count {
             guard !WorkBudget.exceeded(), let result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: heuristic,
-                                                   penalties: penalties, excluding: excluding) else { break }
+                                                   penalties: penalties, excluding: excluding, departure: timedDeparture()) else { break }
             let candidate = assembleLeg(result, source: leg.source, target: leg.target)
             penalise(candidate)
             guard Double(candidate.weight) <= 1.3 * Double(leg.weight) else { continue }
@@ -266,19 +271,35 @@ public struct Router {
         return kept.dropFirst().map { Route(mode: graph.mode, legs: [$0], waypoints: main.waypoints) }
     }
 
-    public mutating func routeLeg(from source: Snap, to target: Snap, algorithm: SearchAlgorithm) -> RouteLeg? {
+    /// The departure, if it has rules to apply on this graph.
+    private func timedDeparture(after seconds: Double = 0) -> Departure? {
+        guard var departure, !graph.timedRules.isEmpty else { return nil }
+        departure.local = departure.local.adding(seconds: Int64(seconds.rounded(.down)))
+        return departure
+    }
+
+    /// `after`: seconds from the route's departure to this leg's (the legs before it).
+    public mutating func routeLeg(from source: Snap, to target: Snap, algorithm: SearchAlgorithm, after seconds: Double = 0) -> RouteLeg? {
         let sources = graph.sourceEndpoints(source), targets = graph.targetEndpoints(target)
-        let result: SearchResult?
+        let departure = timedDeparture(after: seconds)
+        var result: SearchResult?
+        let astar = GreatCircleHeuristic(graph: graph, target: target.location)
         switch algorithm {
         case .ch where graph.hasHierarchy && hierarchyApplies(sources, targets),
              .automatic where graph.hasHierarchy && hierarchyApplies(sources, targets):
             result = hierarchySearch.shortestPath(in: graph, from: sources, to: targets, excluding: excluding)
+            // Timed rules only close roads and turns, so a fastest path they leave open stays the fastest; one they
+            // close is searched again with them.
+            if let departure, let found = result, graph.isBarred(found, from: sources, departure) {
+                result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: astar, excluding: excluding,
+                                             departure: departure)
+            }
         case .astar, .automatic, .ch:  // .ch without a hierarchy: callers check `hasHierarchy` first
-            result = search.shortestPath(in: graph, from: sources, to: targets,
-                                         heuristic: GreatCircleHeuristic(graph: graph, target: target.location),
-                                         excluding: excluding)
+            result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: astar, excluding: excluding,
+                                         departure: departure)
         case .dijkstra:
-            result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: NoHeuristic(), excluding: excluding)
+            result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: NoHeuristic(), excluding: excluding,
+                                         departure: departure)
         }
         guard let result else { return nil }
         return assembleLeg(result, source: source, target: target)
@@ -396,6 +417,19 @@ func partialWeight(_ weight: UInt32, _ fraction: Double) -> UInt32 {
 }
 
 extension RoadGraph {
+    /// Whether the timed rules close some road or turn of a path found without them, at the time it reaches them.
+    func isBarred(_ result: SearchResult, from sources: [SearchEndpoint], _ departure: Departure) -> Bool {
+        guard let first = result.arcs.first else { return false }
+        if isBarred(entering: first, from: nil, departure, after: 0) { return true }
+        var elapsed = UInt64(sources.first { $0.arc == first }.map(sourceDuration) ?? 0)
+        for i in result.arcs.indices.dropFirst() {
+            elapsed += UInt64(result.turns[i])
+            if isBarred(entering: result.arcs[i], from: result.arcs[i - 1], departure, after: elapsed) { return true }
+            elapsed += UInt64(arcDuration[Int(result.arcs[i])])
+        }
+        return false
+    }
+
     /// Weight an arc charges beyond its original's for being entered (milliseconds): with OSRM's import rules, a
     /// restricted road entered from an open one (`import --compat osrm`); zero for every other arc. Charged whole,
     /// however little of the arc is travelled, as OSRM charges its turn.

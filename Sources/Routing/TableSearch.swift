@@ -27,22 +27,26 @@ public struct TableSearch {
     public init() {}
 
     /// One Dijkstra per source (the baseline without a hierarchy), sources shared out over threads.
+    /// With `departure`, the graph's timed rules hold at the time each arc is entered (see `PathSearch`): how a
+    /// table leaves at a time, since a hierarchy's rows know nothing of the times along their paths.
     public static func rows(in graph: RoadGraph, sources: [Snap], targets: [Snap], threads: Int,
-                            excluding: ArcClasses = []) -> [[TableCell?]] {
+                            excluding: ArcClasses = [], departure: Departure? = nil) -> [[TableCell?]] {
         parallelMap(sources.count, threads: threads, pool: Pool { TableSearch() }) { search, i in
-            search.table(in: graph, sources: [sources[i]], targets: targets, excluding: excluding)[0]
+            search.table(in: graph, sources: [sources[i]], targets: targets, excluding: excluding, departure: departure)[0]
         }
     }
 
     /// `result[s][t]`: the fastest way from source `s` to target `t`, nil where there is none.
     /// With `excluding`, paths avoid arcs of those classes.
-    public mutating func table(in graph: RoadGraph, sources: [Snap], targets: [Snap], excluding: ArcClasses = []) -> [[TableCell?]] {
+    public mutating func table(in graph: RoadGraph, sources: [Snap], targets: [Snap], excluding: ArcClasses = [],
+                               departure: Departure? = nil) -> [[TableCell?]] {
         let excluded = excluding.rawValue
         // Arc → the targets that lie on it, so relaxing an arc checks only its own targets.
         let targetsOnArc = graph.targetsByArc(targets.map { graph.targetEndpoints($0) })
         return sources.map {
             WorkBudget.exceeded() ? [TableCell?](repeating: nil, count: targets.count)
-                : row(in: graph, from: $0, targets: targets, targetsOnArc: targetsOnArc, excluded: excluded)
+                : row(in: graph, from: $0, targets: targets, targetsOnArc: targetsOnArc, excluded: excluded,
+                      departure: graph.timedRules.isEmpty ? nil : departure)
         }
     }
 
@@ -57,8 +61,12 @@ public struct TableSearch {
     }
 
     private mutating func row(in graph: RoadGraph, from source: Snap, targets: [Snap],
-                              targetsOnArc: [UInt32: [(target: Int, endpoint: SearchEndpoint)]], excluded: UInt8) -> [TableCell?]
+                              targetsOnArc: [UInt32: [(target: Int, endpoint: SearchEndpoint)]], excluded: UInt8,
+                              departure: Departure?) -> [TableCell?]
     {
+        func barred(_ a: UInt32?, _ b: UInt32, _ ms: UInt32) -> Bool {
+            departure.map { graph.isBarred(entering: b, from: a, $0, after: UInt64(ms)) } ?? false
+        }
         prepare(graph.arcCount)
         var best = [TableCell?](repeating: nil, count: targets.count)
         var found = 0
@@ -68,7 +76,7 @@ public struct TableSearch {
                 best[t] = TableCell(weight: weight, duration: duration, distance: distance)
             }
         }
-        for s in graph.sourceEndpoints(source) {
+        for s in graph.sourceEndpoints(source) where !barred(nil, s.arc, 0) {
             for (t, e) in targetsOnArc[s.arc] ?? [] {
                 if let cell = graph.cellWithinArc(from: s, to: e) { offer(t, cell.weight, cell.duration, cell.distance) }
             }
@@ -99,6 +107,7 @@ public struct TableSearch {
                 let (turned, overflow) = d.addingReportingOverflow(graph.transitionWeight[i])
                 if overflow { continue }
                 let turnedTime = UInt32(clamping: UInt64(tt) + UInt64(graph.transitionWeight[i]))
+                if departure != nil && barred(arc, b, turnedTime) { continue }
                 if let onArc = targetsOnArc[base] {
                     for (t, e) in onArc {
                         let (weight, overflow) = turned.addingReportingOverflow(e.cost &+ graph.entryWeight(ofArc: b))

@@ -8,6 +8,7 @@ enum BenchCommand {
     static let help = """
     Usage: wayfinder bench --graph <dir> [--mode driving|walking|cycling] [--queries N] [--seed S]
                            [--baseline-queries M] [--matrix 100,1000] [--matrix-baseline 100] [--exclude toll,...]
+                           [--depart-at YYYY-MM-DDTHH:MM]
 
     Picks N random pairs of points on the largest connected part of the network and routes each with the
     contraction hierarchy (where the graph has one), A* and Dijkstra — snapping, search and geometry included —
@@ -16,12 +17,14 @@ enum BenchCommand {
     --matrix times N×N tables from random points with the hierarchy on every core; --matrix-baseline times the
     same with one Dijkstra per source, for the sizes listed.
     --sample-points N prints N such random points as lat,lon lines instead (input for `matrix` benchmarks).
+    --depart-at also routes the same pairs leaving at that time (the hierarchy, checked against the graph's timed
+    rules, and A* on the first M), and times the --matrix tables at it, each against the untimed figure of this run.
     """
 
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help"],
                                  options: ["--graph", "--mode", "--queries", "--seed", "--baseline-queries", "--matrix",
-                                           "--matrix-baseline", "--exclude", "--sample-points"])
+                                           "--matrix-baseline", "--exclude", "--sample-points", "--depart-at"])
         if args.has("--help") { print(help); return .ok }
         let mode = try args.mode()
         let queries = try args.integer("--queries", default: 1000, range: 1...1_000_000)
@@ -30,7 +33,8 @@ enum BenchCommand {
         let matrixSizes = try sizes(args["--matrix"])
         let baselineSizes = try sizes(args["--matrix-baseline"])
         let loadStart = DispatchTime.now()
-        let graph = try openEngine(args, modes: [mode]).current.graphs[mode]!
+        let engine = try openEngine(args, modes: [mode])
+        let graph = engine.current.graphs[mode]!
         let loadMs = milliseconds(since: loadStart)
         guard let largest = graph.componentSize.indices.max(by: { graph.componentSize[$0] < graph.componentSize[$1] }) else {
             throw CommandError.badInput("the \(mode.rawValue) graph is empty")
@@ -92,6 +96,35 @@ enum BenchCommand {
                     agree, d.costs.count)))
         }
         var failed = algorithms.contains { zip(results[$0]!.costs, d.costs).contains { $0 != $1 } }
+        var clock: ClockTime?
+        if case .departure(let time)? = try RouteCommand.travelTime(args) { clock = time }
+        let departure = clock.map { Departure(local: graph.localTime($0)) }
+        if let departure {
+            // The same pairs leaving at a time: what the timed rules cost, against the untimed hierarchy above.
+            var timedRouter = router
+            timedRouter.departure = departure
+            let untimed = results[graph.hasHierarchy ? .ch : .astar]!
+            var timed: [SearchAlgorithm: (times: [Double], costs: [UInt64?])] = [:]
+            for algorithm in graph.hasHierarchy ? [SearchAlgorithm.ch, .astar] : [.astar] {
+                let count = algorithm == .ch ? queries : baselineQueries
+                var times: [Double] = [], costs: [UInt64?] = []
+                for pair in pairs.prefix(count) {
+                    let start = DispatchTime.now()
+                    costs.append((try? timedRouter.route(pair, algorithm: algorithm))?.weight)
+                    times.append(milliseconds(since: start))
+                }
+                timed[algorithm] = (times, costs)
+            }
+            let changed = zip(timed[graph.hasHierarchy ? .ch : .astar]!.costs, untimed.costs).filter { $0 != $1 }.count
+            print("leaving at \(departure.local) (\(graph.timedRuleList.count) timed rules; \(changed) of \(untimed.costs.count) routes changed by them):")
+            for (algorithm, r) in timed.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                let agree = zip(r.costs, timed[.astar]!.costs).filter { $0 == $1 }.count
+                print("  \(label[algorithm]!)  \(r.times.count) queries  median \(format(median(r.times))) ms  p95 \(format(percentile(r.times, 0.95))) ms"
+                    + String(format: "  | %.2fx the untimed median", median(r.times) / median(Array(results[algorithm]!.times.prefix(r.times.count))))
+                    + (algorithm == .astar ? "" : ", same cost as timed A* \(agree)/\(timed[.astar]!.costs.count)"))
+                if agree != timed[.astar]!.costs.count { failed = true }
+            }
+        }
 
         for size in Set(matrixSizes + baselineSizes).sorted() {
             let points = (0..<size).map { _ in randomPoint() }
@@ -115,6 +148,29 @@ enum BenchCommand {
                     + "with reused search arrays, \(format(median(cold))) ms allocating them (medians of 5), "
                     + "\(rows.joined().filter { $0 == nil }.count) unreachable cells")
                 hierarchyCells = rows
+                if let clock, let departure {
+                    // As the engine answers a table with `depart_at` (`Table`), snapping included, against the same
+                    // table without it.
+                    var query = TableQuery(mode: mode, points: points)
+                    query.excluding = excluding
+                    query.threads = ProcessInfo.processInfo.activeProcessorCount
+                    var timed: [Double] = [], plain: [Double] = []
+                    var changed = 0
+                    for _ in 0..<3 {
+                        query.departure = nil
+                        var start = DispatchTime.now()
+                        let untimedCells = try engine.table(query).rows(0..<size)
+                        plain.append(milliseconds(since: start))
+                        query.departure = clock
+                        start = DispatchTime.now()
+                        let timedCells = try engine.table(query).rows(0..<size)
+                        timed.append(milliseconds(since: start))
+                        changed = zip(timedCells.joined(), untimedCells.joined()).filter { $0?.weight != $1?.weight }.count
+                    }
+                    print("matrix \(size)x\(size) leaving at \(departure.local): \(format(median(timed))) ms against \(format(median(plain))) ms "
+                        + String(format: "without a time (medians of 3, engine tables; ×%.1f); %d cells changed by the rules",
+                                 median(timed) / median(plain), changed))
+                }
             }
             if baselineSizes.contains(size) {
                 let start = DispatchTime.now()

@@ -6,6 +6,7 @@ enum ImportCommand {
     static let help = """
     Usage: wayfinder import <file.osm.pbf|.osm|.osm.gz|.osm.bz2> --output <dir> [--quiet] [--no-contraction]
                             [--compat osrm|wayfinder] [--modes driving,walking,cycling]
+                            [--time-zone NAME | --time-zone-file ZONES.geojson]
 
     Reads an OpenStreetMap extract and writes a graph per mode into <dir> (driving.wfgraph, walking.wfgraph, and
     cycling.wfgraph when --modes asks for it: driving and walking by default, as cycling doubles an import's time),
@@ -15,10 +16,14 @@ enum ImportCommand {
     --compat osrm follows OSRM's rules where PROFILES.md lists a deviation decided at import (proposed roads,
     access lists, widths, trunk roads and barriers for walkers, platforms crossed, height restrictors), so that
     a server with --compat osrm on this graph answers as OSRM does (default wayfinder).
+    --time-zone names the extract's IANA time zone (Europe/Lisbon); --time-zone-file finds it in a GeoJSON file of
+    time-zone polygons with a tzid property, as osrm-contract takes it. Routes with depart_at read conditional
+    restrictions and closures in that local time (UTC when neither is given).
     """
 
     static func run(_ raw: [String]) throws -> ExitCode {
-        let args = try Arguments(raw, flags: ["--quiet", "--help", "--no-contraction"], options: ["--output", "--compat", "--modes"])
+        let args = try Arguments(raw, flags: ["--quiet", "--help", "--no-contraction"], options: ["--output", "--compat", "--modes",
+                                                                                                   "--time-zone", "--time-zone-file"])
         if args.has("--help") { print(help); return .ok }
         guard args.positional.count == 1 else { throw CommandError.usage("import takes exactly one input file") }
         guard let output = args["--output"] else { throw CommandError.usage("import needs --output <dir>") }
@@ -32,12 +37,19 @@ enum ImportCommand {
                 return mode
             }
         }
+        var timeZone: TimeZoneChoice?
+        switch (args["--time-zone"], args["--time-zone-file"]) {
+        case (let name?, nil): timeZone = .named(name)
+        case (nil, let path?): timeZone = .boundaries(path: path)
+        case (nil, nil): timeZone = nil
+        default: throw CommandError.usage("give --time-zone or --time-zone-file, not both")
+        }
         let progress = ProgressReporter(quiet: args.has("--quiet"))
         let summary: ImportSummary
         do {
             summary = try GraphImporter.importGraphs(from: input, to: output, contract: !args.has("--no-contraction"),
                                                      compatibility: try args.choice("--compat", default: Compatibility.wayfinder),
-                                                     modes: modes) {
+                                                     modes: modes, timeZone: timeZone) {
                 progress.handle($0)
             }
         } catch let error as ImportError {
@@ -53,7 +65,10 @@ enum ImportCommand {
                     + "\(m.transitions) turns; restrictions: \(m.restrictionsViaNode) via node, "
                     + "\(m.restrictionsViaWay) via way"
                     + (m.maneuverRelations > 0 ? "; maneuver relations: \(m.maneuverOverrides) of \(m.maneuverRelations) on its roads" : "")
-                    + (m.duplicateEdges > 0 ? "; \(m.duplicateEdges) edges mapped twice, dropped" : ""))
+                    + (m.duplicateEdges > 0 ? "; \(m.duplicateEdges) edges mapped twice, dropped" : "")
+                    + (m.timedRestrictions + m.timedClosures + m.conditionNotes > 0
+                        ? "; conditional: \(m.timedRestrictions) restrictions, \(m.timedClosures) closed directions, "
+                            + "\(m.conditionNotes) not applied (wayfinder info lists them)" : ""))
             }
             lines.append("graph written to \(output)")
             FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))

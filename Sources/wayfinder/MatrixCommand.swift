@@ -17,6 +17,7 @@ enum MatrixCommand {
     Usage: wayfinder matrix --graph <dir> [--mode driving|walking|cycling] --sources S [--destinations D]
                             [--format csv|json|protobuf] [--threads N] [--algorithm ch|dijkstra]
                             [--radius METRES|unlimited] [--exclude toll,motorway,ferry] [--resolve-only]
+                            [--depart-at YYYY-MM-DDTHH:MM]
 
     S and D are files (CSV with lat,lon per line, or GeoJSON Point features) or inline lat,lon;lat,lon; in a CSV
     file or inline, a place name may stand for a point ("Kamppi;Senate Square;60.17,24.95").
@@ -30,12 +31,14 @@ enum MatrixCommand {
     column are null: the rest of the table still comes out.
     --resolve-only prints the points as read, place names resolved (CSV: role,index,lat,lon, full precision) and
     computes no table: what a batch that splits the table into row blocks runs once (cluster/).
+    --depart-at: every cell leaves at that time (the extract's local time), under the conditional restrictions and
+    closures then; on a graph that has some, each cell is searched as a route, slower than the matrix.
     """
 
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help", "--resolve-only"],
                                  options: (["--graph", "--mode", "--sources", "--destinations", "--format", "--threads",
-                                           "--algorithm", "--radius", "--exclude"] as Set<String>).union(EngineLimits.options))
+                                           "--algorithm", "--radius", "--exclude", "--depart-at"] as Set<String>).union(EngineLimits.options))
         if args.has("--help") { print(help); return .ok }
         let mode = try args.mode()
         let format: MatrixFormat = try args.choice("--format", default: .csv)
@@ -68,6 +71,7 @@ enum MatrixCommand {
         query.unsnappedPointsAreNull = true
         query.useHierarchy = useHierarchy
         query.threads = threads
+        if case .departure(let clock)? = try RouteCommand.travelTime(args) { query.departure = clock }
         let table = try engineCall { try engine.table(query) }
         // One unsnappable point must not cost the batch: its row and column are null, and it is named here.
         for i in table.unsnapped {

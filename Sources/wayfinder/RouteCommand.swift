@@ -38,6 +38,10 @@ enum RouteCommand {
       --continue-straight true|false
                                     pass via points without turning back there (default: true driving, false
                                     walking; OSRM's continue_straight)
+      --depart-at TIME, --arrive-by TIME
+                                    leave at, or arrive by, a time (YYYY-MM-DDTHH:MM, the extract's local time; or
+                                    with Z or an offset): conditional restrictions and closures then hold at the
+                                    time each road is reached
       --max-waypoints N             most points in a route (default 10000)
       --max-query-length N, --max-query-words N
                                     longest place name accepted for a point (default 512 bytes, 32 words)
@@ -46,7 +50,8 @@ enum RouteCommand {
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help"],
                                  options: (["--graph", "--mode", "--format", "--algorithm", "--max-snap", "--radius", "--language",
-                                           "--units", "--compat", "--deviations", "--continue-straight", "--alternatives", "--exclude"] as Set<String>)
+                                           "--units", "--compat", "--deviations", "--continue-straight", "--alternatives", "--exclude",
+                                           "--depart-at", "--arrive-by"] as Set<String>)
                                  .union(EngineLimits.options))
         if args.has("--help") { print(help); return .ok }
         let format: RouteFormat = try args.choice("--format", default: .text)
@@ -60,6 +65,7 @@ enum RouteCommand {
         query.snapRadius = try snapRadius(args)
         query.excluding = try exclusion(args)
         query.alternatives = try args.integer("--alternatives", default: 0, range: 0...Engine.maxAlternatives)
+        query.time = try travelTime(args)
         switch args["--continue-straight"] {
         case nil: break
         case "true": query.continueStraight = true
@@ -85,6 +91,7 @@ enum RouteCommand {
             FileHandle.standardOutput.write(Data(try ProtobufOutput.route(answer.best, graph: graph)))
             return .ok
         }
+        if let departure = answer.departure, format == .text { print("Leave at \(departure) (\(graph.timeZoneName ?? "UTC"))") }
         print(render(answer.best, graph, format, alternatives: answer.alternatives))
         for (k, alternative) in answer.alternatives.enumerated() where format == .text {
             let (other, otherDirections) = (alternative.route, alternative.directions)
@@ -97,6 +104,18 @@ enum RouteCommand {
                 + (via.isEmpty ? "" : " — " + via.joined(separator: ", ")))
         }
         return .ok
+    }
+
+    /// `--depart-at` or `--arrive-by`, not both.
+    static func travelTime(_ args: Arguments) throws -> TravelTime? {
+        do {
+            switch (args["--depart-at"], args["--arrive-by"]) {
+            case (nil, nil): return nil
+            case (let text?, nil): return .departure(try ClockTime(iso8601: text))
+            case (nil, let text?): return .arrival(try ClockTime(iso8601: text))
+            default: throw CommandError.usage("give --depart-at or --arrive-by, not both")
+            }
+        } catch let error as EngineError { throw CommandError.usage(error.message) }
     }
 
     /// `--deviations all|none|fold_short_steps,…`: which of Wayfinder's guidance rules apply.
@@ -168,7 +187,9 @@ enum InfoCommand {
               \(graph.vertexCount) vertices, \(graph.edgeCount) edges, \(graph.arcCount) arcs, \(graph.transitionCount) turns, \(graph.componentSize.count) components
               bounds \(b.isEmpty ? "empty" : String(format: "%.5f,%.5f – %.5f,%.5f", b.minLatitude, b.minLongitude, b.maxLatitude, b.maxLongitude)), top speed \(String(format: "%.1f", m.maxSpeed * 3.6)) km/h, file \(graph.file.size) bytes
               metric \(m.metric.isEmpty ? "import" : m.metric)\(graph.cchUpStart.isEmpty ? "" : " (customizable hierarchy)")
+              time zone \(graph.timeZoneName ?? "UTC (none given at import)"); \(graph.timedRuleList.count) timed rules (conditional restrictions and closures), \(graph.conditionNotes.count) conditional tags not applied
             """)
+            for line in graph.conditionNoteLines { print("    not applied: \(line)") }
         }
         return .ok
     }

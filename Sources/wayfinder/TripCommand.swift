@@ -23,12 +23,14 @@ enum TripCommand {
       --compat osrm       OSRM's answer, without the deviations of GUIDANCE.md and PROFILES.md
       --deviations LIST   Wayfinder's guidance rules to apply: all (default), none, or some of
                           fold_short_steps, use_lane, names, tidy_names (GUIDANCE.md)
+      --depart-at TIME    leave at a time (YYYY-MM-DDTHH:MM, local): conditional restrictions then hold
     """
 
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help"],
                                  options: (["--graph", "--mode", "--roundtrip", "--source", "--destination", "--format",
-                                           "--language", "--units", "--compat", "--deviations", "--points", "--radius", "--exclude", "--threads"] as Set<String>)
+                                           "--language", "--units", "--compat", "--deviations", "--points", "--radius", "--exclude", "--threads",
+                                           "--depart-at"] as Set<String>)
                                  .union(EngineLimits.options))
         if args.has("--help") { print(help); return .ok }
         let mode = try args.mode()
@@ -56,6 +58,7 @@ enum TripCommand {
         query.snapRadius = try RouteCommand.snapRadius(args)
         query.excluding = try RouteCommand.exclusion(args)
         query.threads = try args.integer("--threads", default: ProcessInfo.processInfo.activeProcessorCount, range: 1...256)
+        if case .departure(let clock)? = try RouteCommand.travelTime(args) { query.departure = clock }
         let engine = try openEngine(args, modes: [mode])
         var points = try RouteCommand.resolve(args.positional, engine: engine, language: query.directions.language).map(\.coordinate)
         if let file = args["--points"] { points += try MatrixCommand.readPoints(file, resolver: PointReader(engine: engine)) }

@@ -28,13 +28,14 @@ final class OSRMOracle {
 
     /// Extracts and contracts `osm` (XML or PBF) with the wheel's `profile` (car, foot) and serves it;
     /// `contractArguments` go to osrm-contract (traffic files).
-    init(osm: String, profile: String, fileExtension: String = "osm", contractArguments: [String] = []) throws {
+    init(osm: String, profile: String, fileExtension: String = "osm", extractArguments: [String] = [],
+         contractArguments: [String] = []) throws {
         guard let bin = Self.binDirectory else { throw OracleMismatch(message: Self.skipMessage) }
         directory = try TemporaryDirectory()
         let input = directory.path + "/map.\(fileExtension)"
         try FileManager.default.copyItem(atPath: osm, toPath: input)
         let profiles = URL(fileURLWithPath: bin).deletingLastPathComponent().appendingPathComponent("share/profiles").path
-        let extract = try Subprocess.run(bin + "/osrm-extract", ["-p", profiles + "/\(profile).lua", input])
+        let extract = try Subprocess.run(bin + "/osrm-extract", ["-p", profiles + "/\(profile).lua"] + extractArguments + [input])
         guard extract.status == 0 else { throw OracleMismatch(message: "osrm-extract failed: \(extract.stderr)") }
         let data = directory.path + "/map.osrm"
         let contract = try Subprocess.run(bin + "/osrm-contract", [data] + contractArguments)
@@ -56,10 +57,11 @@ final class OSRMOracle {
     }
 
     /// Writes a drawn map and serves it with OSRM.
-    convenience init(map: TestMap, profile: String, contractArguments: [String] = []) throws {
+    convenience init(map: TestMap, profile: String, extractArguments: [String] = [], contractArguments: [String] = []) throws {
         let file = try TemporaryDirectory()
         try map.xml().write(toFile: file.path + "/map.osm", atomically: true, encoding: .utf8)
-        try self.init(osm: file.path + "/map.osm", profile: profile, contractArguments: contractArguments)
+        try self.init(osm: file.path + "/map.osm", profile: profile, extractArguments: extractArguments,
+                      contractArguments: contractArguments)
     }
 
     deinit {

@@ -116,14 +116,16 @@ final class TestMap {
     var graphDirectory: String { directory!.path + "/graph" }
 
     /// Imports the map (with Wayfinder's import rules, or OSRM's) and loads the driving and walking graphs.
-    func build(compatibility: Compatibility = .wayfinder, modes: [TravelMode] = TravelMode.importedByDefault) throws
+    func build(compatibility: Compatibility = .wayfinder, modes: [TravelMode] = TravelMode.importedByDefault,
+               timeZone: TimeZoneChoice? = nil) throws
         -> (driving: RoadGraph, walking: RoadGraph)
     {
         let directory = try TemporaryDirectory()
         self.directory = directory
         let input = directory.path + "/map.osm"
         try xml().write(toFile: input, atomically: true, encoding: .utf8)
-        _ = try GraphImporter.importGraphs(from: input, to: directory.path + "/graph", compatibility: compatibility, modes: modes)
+        _ = try GraphImporter.importGraphs(from: input, to: directory.path + "/graph", compatibility: compatibility, modes: modes,
+                                           timeZone: timeZone)
         let driving = try RoadGraph(contentsOf: try graphFile(directory.path + "/graph", .driving))
         let walking = try RoadGraph(contentsOf: try graphFile(directory.path + "/graph", .walking))
         return (driving, walking)
