@@ -4,6 +4,12 @@ import RoadGraph
 /// A lower bound on the remaining cost (milliseconds) from a vertex to the target.
 public protocol SearchHeuristic {
     func estimate(fromVertex v: UInt32) -> UInt32
+    /// From arc `a`'s head (vertex `head`): by default the vertex's estimate.
+    func estimate(fromArc a: UInt32, head: UInt32) -> UInt32
+}
+
+extension SearchHeuristic {
+    public func estimate(fromArc a: UInt32, head: UInt32) -> UInt32 { estimate(fromVertex: head) }
 }
 
 /// Plain Dijkstra.
@@ -135,7 +141,7 @@ public struct PathSearch {
                 reached.insert(a)
                 distance[a] = s.cost
                 parent[a] = noIndex
-                estimate[a] = heuristic.estimate(fromVertex: arcHead[a])
+                estimate[a] = heuristic.estimate(fromArc: s.arc, head: arcHead[a])
                 heap.push(Int64(s.cost) + Int64(estimate[a]), s.arc)
             }
             while let (key, arc) = heap.pop() {
@@ -168,7 +174,7 @@ public struct PathSearch {
                     if overflow || nd == .max { continue }
                     let bi = Int(b)
                     if reached.insertIfAbsent(bi) {
-                        estimate[bi] = heuristic.estimate(fromVertex: arcHead[bi])
+                        estimate[bi] = heuristic.estimate(fromArc: b, head: arcHead[bi])
                     } else if nd >= distance[bi] {
                         continue
                     }

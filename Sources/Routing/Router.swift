@@ -124,6 +124,8 @@ public struct Router {
     public var departure: Departure?
     private var search = PathSearch()
     private var hierarchySearch = HierarchySearch()
+    /// For searches at a departure time whose hierarchy path the rules close: made on first use.
+    private var potential: HierarchyPotential?
 
     public init(graph: RoadGraph) { self.graph = graph }
 
@@ -291,8 +293,15 @@ public struct Router {
             // Timed rules only close roads and turns, so a fastest path they leave open stays the fastest; one they
             // close is searched again with them.
             if let departure, let found = result, graph.isBarred(found, from: sources, departure) {
-                result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: astar, excluding: excluding,
-                                             departure: departure)
+                if potential == nil { potential = HierarchyPotential(graph: graph) }
+                if let potential {
+                    potential.prepare(targets: targets)
+                    result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: potential, excluding: excluding,
+                                                 departure: departure)
+                } else {
+                    result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: astar, excluding: excluding,
+                                                 departure: departure)
+                }
             }
         case .astar, .automatic, .ch:  // .ch without a hierarchy: callers check `hasHierarchy` first
             result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: astar, excluding: excluding,

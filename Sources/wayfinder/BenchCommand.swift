@@ -115,8 +115,10 @@ enum BenchCommand {
                 }
                 timed[algorithm] = (times, costs)
             }
-            let changed = zip(timed[graph.hasHierarchy ? .ch : .astar]!.costs, untimed.costs).filter { $0 != $1 }.count
-            print("leaving at \(departure.local) (\(graph.timedRuleList.count) timed rules; \(changed) of \(untimed.costs.count) routes changed by them):")
+            let first = timed[graph.hasHierarchy ? .ch : .astar]!
+            let changed = first.costs.indices.filter { first.costs[$0] != untimed.costs[$0] }
+            print("leaving at \(departure.local) (\(graph.timedRuleList.count) timed rules; \(changed.count) of \(untimed.costs.count) routes changed by them"
+                + (changed.isEmpty ? "" : ", those in median \(format(median(changed.map { first.times[$0] }))) ms") + "):")
             for (algorithm, r) in timed.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
                 let agree = zip(r.costs, timed[.astar]!.costs).filter { $0 == $1 }.count
                 print("  \(label[algorithm]!)  \(r.times.count) queries  median \(format(median(r.times))) ms  p95 \(format(percentile(r.times, 0.95))) ms"
