@@ -159,9 +159,10 @@ public final class Table: @unchecked Sendable {
     /// Rows leaving at a time. The import's hierarchy gives each road and turn closed at times the class `timed`:
     /// where the table that avoids them costs what the plain one does, a fastest path is open at every time, so
     /// the cell stands. The other cells (a fastest path through such a road or turn) are searched again with the
-    /// times: each as a route leg (the hierarchy's path where the rules leave it open, else A* guided by the
-    /// hierarchy), or, for a source with many of them, one search from it to just those targets. A customized
-    /// hierarchy carries no such class: every row is searched with the times.
+    /// times, each as a leg searched by A* guided by the hierarchy, column by column so that a target's bounds serve
+    /// all its cells (a search from a source to all its targets settles the whole map around it instead: 15 ms on
+    /// Porto, a second on 8.7M nodes). A customized hierarchy carries no such class: every row is searched with the
+    /// times.
     private func timedRows(_ searched: [Snap], _ targets: [Snap], _ departure: Departure) -> [[TableCell?]] {
         guard let matrix, graph.cchUpStart.isEmpty else {
             return TableSearch.rows(in: graph, sources: searched, targets: targets, threads: threads, excluding: excluding,
@@ -180,31 +181,25 @@ public final class Table: @unchecked Sendable {
                 return timedSource || timedTargets[j] || open[i][j]?.weight != cell.weight
             }
         }
-        let rows = searched.indices.filter { !again[$0].isEmpty }
+        var column = [[Int]](repeating: [], count: targets.count)
+        for (i, row) in again.enumerated() { for j in row { column[j].append(i) } }
+        let columns = targets.indices.filter { !column[$0].isEmpty }
         let (tableGraph, avoided) = (graph, excluding)
-        let redone = parallelMap(rows.count, threads: threads, pool: Pool { (TableSearch(), Router(graph: tableGraph)) }) { state, k in
-            let source = searched[rows[k]], cells = again[rows[k]].map { targets[$0] }
-            if cells.count > Self.legsPerRow {
-                return state.0.table(in: tableGraph, sources: [source], targets: cells, excluding: avoided, departure: departure)[0]
-            }
-            state.1.excluding = avoided
-            state.1.departure = departure
-            return cells.map { target in
-                state.1.routeLeg(from: source, to: target, algorithm: .automatic).map {
+        let redone = parallelMap(columns.count, threads: threads, pool: Pool { Router(graph: tableGraph) }) { router, k in
+            router.excluding = avoided
+            router.departure = departure
+            return router.timedLegs(from: column[columns[k]].map { searched[$0] }, to: targets[columns[k]]).map { leg in
+                leg.map {
                     TableCell(weight: UInt32(min($0.weight, UInt64(UInt32.max - 1))), duration: Self.milliseconds($0.duration),
                               distance: $0.distance)
                 }
             }
         }
-        for (k, i) in rows.enumerated() {
-            for (n, j) in again[i].enumerated() { cells[i][j] = redone[k][n] }
+        for (k, j) in columns.enumerated() {
+            for (n, i) in column[j].enumerated() { cells[i][j] = redone[k][n] }
         }
         return cells
     }
-
-    /// Above this many cells to search again from one source, one search from it is cheaper than a leg per cell
-    /// (Porto: a search from a source settles the whole city in about 15 ms; a guided leg takes 0.2–0.5 ms).
-    static let legsPerRow = 40
 
     /// Rows `range` as OSRM's table service answers them: unreachable cells filled by the fallback, durations
     /// scaled. Also the cells the fallback filled, by row (from the range's start) and column.

@@ -314,6 +314,23 @@ public struct Router {
         return assembleLeg(result, source: source, target: target)
     }
 
+    /// Legs from several sources to one target, searched at the departure with the timed rules: what a table leaving
+    /// at a time searches again. A* guided by the hierarchy (`HierarchyPotential`), its bounds worked out once for
+    /// the target and shared by the legs; `routeLeg` where the hierarchy cannot guide.
+    public mutating func timedLegs(from sources: [Snap], to target: Snap) -> [RouteLeg?] {
+        if potential == nil { potential = HierarchyPotential(graph: graph) }
+        guard let potential, let departure = timedDeparture() else {
+            return sources.map { routeLeg(from: $0, to: target, algorithm: .automatic) }
+        }
+        let targets = graph.targetEndpoints(target)
+        potential.prepare(targets: targets)
+        return sources.map { source in
+            search.shortestPath(in: graph, from: graph.sourceEndpoints(source), to: targets, heuristic: potential,
+                                excluding: excluding, departure: departure)
+                .map { assembleLeg($0, source: source, target: target) }
+        }
+    }
+
     /// A hierarchy over vertices leaves legs between pinned directions to A* (see `endpointsFree`).
     private func hierarchyApplies(_ sources: [SearchEndpoint], _ targets: [SearchEndpoint]) -> Bool {
         !graph.hierarchyOverVertices
