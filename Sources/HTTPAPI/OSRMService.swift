@@ -28,12 +28,8 @@ struct OSRMService {
             let (query, options) = try request.routeQuery()
             let answer = try engine.route(query)
             try Self.check(options, on: answer.graph)
-            var json = OSRMRouteResponse.make(answer.best, graph: answer.graph, options: options, alternatives: answer.alternatives)
-            if let departure = answer.departure, case .object(var members) = json {
-                // When to leave, in the extract's local time: what `arrive_by` asks, and how `depart_at` was read.
-                members.append(("depart_at", .string(departure.description)))
-                json = .object(members)
-            }
+            let json = OSRMRouteResponse.make(answer.best, graph: answer.graph, options: options, alternatives: answer.alternatives,
+                                              departure: answer.departure)
             // A route to be followed: kept for progress reports along it.
             guard let routes, query.directions.voiceInstructions || query.directions.bannerInstructions else { return .json(json) }
             return .json(routes.keep([answer.best] + answer.alternatives, mode: query.mode, directions: query.directions,

@@ -34,9 +34,10 @@ public enum OSRMRouteResponse {
         public init() {}
     }
 
-    /// `alternatives` follow the main route in `routes`, as OSRM lists them.
+    /// `alternatives` follow the main route in `routes`, as OSRM lists them. `departure`: when a route asked for at
+    /// a time leaves, in the extract's local time (a `depart_at` member after OSRM's).
     public static func make(_ best: GuidedRoute, graph: RoadGraph, options: Options = Options(),
-                            alternatives: [GuidedRoute] = []) -> JSON
+                            alternatives: [GuidedRoute] = [], departure: LocalTime? = nil) -> JSON
     {
         var members: [(String, JSON)] = [
             ("code", .string("Ok")),
@@ -47,6 +48,7 @@ public enum OSRMRouteResponse {
                 waypoint(snap, name: best.directions.waypointNames[i])
             })))
         }
+        if let departure { members.append(("depart_at", .string(departure.description))) }
         return .object(members)
     }
 

@@ -109,7 +109,8 @@ public func wf_request(_ engine: UnsafeMutableRawPointer?, _ target: UnsafePoint
 
 /// A route as the CLI's `route --format json` answers it. `request` is JSON:
 /// `{"points": [[lat, lon] | "name", …], "mode": "driving", "steps": true, "language": "en", "units": "metric",
-///   "compat": "wayfinder", "alternatives": 0, "avoid": ["toll"], "radius": 5000}` (only `points` required).
+///   "compat": "wayfinder", "alternatives": 0, "avoid": ["toll"], "radius": 5000, "depart_at": "2026-12-07T08:00"}`
+///   (only `points` required; `arrive_by` instead of `depart_at` arrives by the time).
 /// Returns 0 with OSRM's route JSON in `out`, or the error's HTTP status with OSRM's error body.
 @_cdecl("wf_route")
 public func wf_route(_ engine: UnsafeMutableRawPointer?, _ request: UnsafePointer<CChar>?,
@@ -205,7 +206,8 @@ private struct RouteRequest {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] else {
             throw WayfinderError(code: "InvalidQuery", message: "the request is not a JSON object")
         }
-        let known: Set<String> = ["points", "mode", "steps", "language", "units", "compat", "alternatives", "avoid", "radius"]
+        let known: Set<String> = ["points", "mode", "steps", "language", "units", "compat", "alternatives", "avoid", "radius",
+                                  "depart_at", "arrive_by"]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw WayfinderError(code: "InvalidOptions", message: "unknown option '\(unknown)'")
         }
@@ -267,6 +269,13 @@ private struct RouteRequest {
                 throw WayfinderError(code: "InvalidValue", message: "radius must be a positive number of metres")
             }
             options.snapRadius = metres
+        }
+        switch (object["depart_at"], object["arrive_by"]) {
+        case (nil, nil): break
+        case (let text as String, nil): options.time = .departing(text)
+        case (nil, let text as String): options.time = .arriving(text)
+        case (_?, _?): throw WayfinderError(code: "InvalidOptions", message: "give depart_at or arrive_by, not both")
+        default: throw WayfinderError(code: "InvalidValue", message: "depart_at and arrive_by are times as text, YYYY-MM-DDTHH:MM")
         }
     }
 

@@ -28,7 +28,8 @@ int32_t wf_request(void *engine, const char *target, const uint8_t *body, ptrdif
 
 /* A route, answered as `wayfinder route --format json` answers it. request is JSON:
  * {"points": [[lat, lon] or "name", ...], "mode": "driving", "steps": true, "language": "en",
- *  "units": "metric", "compat": "wayfinder", "alternatives": 0, "avoid": ["toll"], "radius": 5000}. */
+ *  "units": "metric", "compat": "wayfinder", "alternatives": 0, "avoid": ["toll"], "radius": 5000,
+ *  "depart_at": "2026-12-07T08:00"} (or "arrive_by"; the extract's local time, or with Z or an offset). */
 int32_t wf_route(void *engine, const char *request, uint8_t **out, ptrdiff_t *out_length);
 
 /* A table of source_count x destination_count cells into durations and distances (row-major doubles: seconds and

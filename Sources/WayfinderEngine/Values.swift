@@ -132,11 +132,14 @@ public struct RouteOptions: Sendable {
     public var avoiding: Set<RoadClass>
     /// How far, in metres, a location may lie from its road; nil for the engine's default (5 km).
     public var snapRadius: Double?
+    /// When the route leaves or must arrive: the extract's conditional restrictions and closures then hold at the
+    /// time each road is reached. Nil: they are ignored, as OSRM ignores them.
+    public var time: RouteTime?
 
     /// Options with every choice at its default: driving, steps in English, metric, Wayfinder's rules.
     public init(mode: Mode = .driving, steps: Bool = true, language: String = "en", units: DistanceUnits = .metric,
                 compatibility: Compatibility = .wayfinder, alternatives: Int = 0, avoiding: Set<RoadClass> = [],
-                snapRadius: Double? = nil) {
+                snapRadius: Double? = nil, time: RouteTime? = nil) {
         self.mode = mode
         self.steps = steps
         self.language = language
@@ -145,6 +148,26 @@ public struct RouteOptions: Sendable {
         self.alternatives = alternatives
         self.avoiding = avoiding
         self.snapRadius = snapRadius
+        self.time = time
+    }
+}
+
+/// When a route travels, as the HTTP API's `depart_at` and `arrive_by` take it: ISO 8601 text, `2026-12-07T08:00`
+/// in the extract's own time zone, or an instant with `Z` or an offset.
+public enum RouteTime: Sendable, Hashable {
+    /// Leave at this time.
+    case departing(String)
+    /// Arrive by this time; the route says when to leave (`Directions.departure`).
+    case arriving(String)
+
+    /// Leave at an instant.
+    public static func departing(at date: Date) -> RouteTime { .departing(Self.text(date)) }
+    /// Arrive by an instant.
+    public static func arriving(by date: Date) -> RouteTime { .arriving(Self.text(date)) }
+
+    static func text(_ date: Date) -> String {
+        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+        return LocalTime(wallSeconds: seconds).description + ":" + String(format: "%02d", Int(seconds % 60 + 60) % 60) + "Z"
     }
 }
 
@@ -255,6 +278,8 @@ public struct Directions: Sendable {
     public var best: Route
     /// Other reasonable routes, best first (empty unless asked for).
     public var alternatives: [Route]
+    /// When the route leaves, in the extract's local time (`2026-12-07T07:41`), where the options gave a time.
+    public var departure: String?
 }
 
 /// A road near a location.

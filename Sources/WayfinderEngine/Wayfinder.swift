@@ -83,7 +83,8 @@ public final class Wayfinder: Sendable {
     public func route(_ waypoints: [Waypoint], options: RouteOptions = RouteOptions()) throws(WayfinderError) -> Directions {
         let answer = try calling { try engine.route(routeQuery(waypoints, options)) }
         return Directions(best: Route(answer.best, graph: answer.graph),
-                          alternatives: answer.alternatives.map { Route($0, graph: answer.graph) })
+                          alternatives: answer.alternatives.map { Route($0, graph: answer.graph) },
+                          departure: answer.departure?.description)
     }
 
     /// `route(_:options:)` as OSRM JSON's UTF-8 (the best route and the alternatives), without the Swift values on
@@ -91,7 +92,8 @@ public final class Wayfinder: Sendable {
     package func routeJSON(_ waypoints: [Waypoint], options: RouteOptions) throws(WayfinderError) -> [UInt8] {
         try calling {
             let answer = try engine.route(routeQuery(waypoints, options))
-            return OSRMRouteResponse.make(answer.best, graph: answer.graph, alternatives: answer.alternatives).bytes()
+            return OSRMRouteResponse.make(answer.best, graph: answer.graph, alternatives: answer.alternatives,
+                                          departure: answer.departure).bytes()
         }
     }
 
@@ -109,6 +111,11 @@ public final class Wayfinder: Sendable {
         query.alternatives = options.alternatives
         query.excluding = try exclusion(options.avoiding)
         query.snapRadius = options.snapRadius
+        switch options.time {
+        case nil: break
+        case .departing(let text)?: query.time = .departure(try ClockTime(iso8601: text))
+        case .arriving(let text)?: query.time = .arrival(try ClockTime(iso8601: text))
+        }
         return query
     }
 

@@ -5,6 +5,8 @@ import HTTPAPI
 import RoadGraph
 import Routing
 import Testing
+import WayfinderC
+import WayfinderEngine
 
 /// Departure times and the conditional tags they read: the opening-hours subset, conditional restrictions against
 /// OSRM's (`--parse-conditional-restrictions` with a timestamp), closures OSRM does not read, a time reached
@@ -172,7 +174,7 @@ import Testing
 
     /// A route, checked at its departure: the hierarchy (with its check), A* and Dijkstra cost the same as the
     /// reference Dijkstra at the same time.
-    static func timedRoute(_ graph: RoadGraph, _ points: [Coordinate], _ departure: Departure) throws -> Route {
+    static func timedRoute(_ graph: RoadGraph, _ points: [Coordinate], _ departure: Departure) throws -> Routing.Route {
         var router = Router(graph: graph)
         router.departure = departure
         let route = try router.route(points, algorithm: .ch)
@@ -204,7 +206,7 @@ import Testing
         let toJunction = try plain.route([start, map.position("x")]).duration
         #expect(toJunction > 30, "the approach takes \(toJunction) s")
         let seven = try Self.local("2025-01-15T07:00").wallSeconds, nine = try Self.local("2025-01-15T09:00").wallSeconds
-        func departing(_ wall: Int64) throws -> Route { try Self.timedRoute(graph, [start, end], Departure(local: LocalTime(wallSeconds: wall))) }
+        func departing(_ wall: Int64) throws -> Routing.Route { try Self.timedRoute(graph, [start, end], Departure(local: LocalTime(wallSeconds: wall))) }
         let half = Int64(toJunction / 2)
         #expect(try departing(seven - 2 * half - 60).distance == direct.distance, "reaches the junction before 07:00")
         #expect(try departing(seven - half).distance > direct.distance + 100, "leaves before 07:00, turns after it")
@@ -304,7 +306,7 @@ import Testing
             let points = [point(), point()]
             let departure = Departure(local: LocalTime(wallSeconds: base + Int64(random.next() % 900)))
             let untimed = try? plain.route(points)
-            let timed: Route?
+            let timed: Routing.Route?
             do { timed = try Self.timedRoute(graph, points, departure) } catch let error as OracleMismatch { throw error } catch { timed = nil }
             if untimed?.weight != timed?.weight { changed += 1 }
             if timed == nil, untimed != nil {
@@ -386,5 +388,29 @@ import Testing
             #expect(response.status == 400, "\(bad): \(response.object)")
         }
         #expect(try service.json("/table/v1/driving/\(pair)?arrive_by=2025-01-15T07:40").status == 400)
+
+        // The Swift library and the C entry point take the same times.
+        let wayfinder = try Wayfinder(directory: map.graphDirectory, modes: [.driving])
+        let waypoints: [Waypoint] = [.location(Location(latitude: from.latitude, longitude: from.longitude)),
+                                     .location(Location(latitude: to.latitude, longitude: to.longitude))]
+        let swiftMorning = try wayfinder.route(waypoints, options: RouteOptions(time: .departing("2025-01-15T07:30")))
+        #expect(abs(swiftMorning.best.duration - (duration(morning.object) ?? 0)) < 0.05 && swiftMorning.departure == "2025-01-15T07:30")
+        let instant = try wayfinder.route(waypoints, options: RouteOptions(time: .departing(at: Date(timeIntervalSince1970: 1_736_926_200))))
+        #expect(instant.departure == "2025-01-15T09:30", "07:30Z is 09:30 in Helsinki: \(String(describing: instant.departure))")
+        #expect(try wayfinder.route(waypoints, options: RouteOptions()).departure == nil)
+        #expect(throws: WayfinderError.self) { try wayfinder.route(waypoints, options: RouteOptions(time: .arriving("noon"))) }
+        let engineHandle = try #require(wf_open(map.graphDirectory, "driving", nil))
+        defer { wf_close(engineHandle) }
+        for (request, expected) in [("\"depart_at\": \"2025-01-15T07:30\"", Int32(0)), ("\"depart_at\": 5", 400),
+                                    ("\"depart_at\": \"2025-01-15T07:30\", \"arrive_by\": \"2025-01-15T08:00\"", 400)] {
+            var out: UnsafeMutablePointer<UInt8>?
+            var length = 0
+            let json = "{\"points\": [[\(from.latitude), \(from.longitude)], [\(to.latitude), \(to.longitude)]], \(request)}"
+            let status = wf_route(engineHandle, json, &out, &length)
+            let body = out.map { String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self) } ?? ""
+            wf_free(out)
+            #expect(status == expected, "\(request): \(body.prefix(200))")
+            if expected == 0 { #expect(body.contains("\"depart_at\":\"2025-01-15T07:30\""), "\(body.suffix(200))") }
+        }
     }
 }
