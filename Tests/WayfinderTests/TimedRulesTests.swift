@@ -233,6 +233,34 @@ import WayfinderEngine
         }
     }
 
+    /// Walkers read `foot:conditional` (their hierarchy is over vertices, whose tables check the closures too), and
+    /// cyclists `restriction:bicycle:conditional`.
+    @Test func walkersAndCyclistsReadTheirOwnConditionalTags() throws {
+        let (map, south, west) = Self.crossroads(westTags: ["foot:conditional": "no @ (Mo-Fr 07:00-09:00)"])
+        map.relation([("way", south, "from"), ("node", map.nodes["x"]!.id, "via"), ("way", west, "to")],
+                     ["type": "restriction", "restriction:bicycle:conditional": "no_left_turn @ (Mo-Fr 07:00-09:00)"])
+        _ = try map.build(modes: [.driving, .walking, .cycling])
+        let walking = try RoadGraph(contentsOf: try graphFile(map.graphDirectory, .walking))
+        let cycling = try RoadGraph(contentsOf: try graphFile(map.graphDirectory, .cycling))
+        #expect(walking.hierarchyOverVertices && walking.timedRuleList.count == 2 && cycling.timedRuleList.contains(where: \.isTurn))
+        let across = [map.position(between: "a", "d", at: 0.5), map.position(between: "x", "e", at: 0.5)]
+        let leftTurn = [map.position(between: "g", "x", at: 0.5), map.position(between: "d", "x", at: 0.5)]
+        for (graph, points) in [(walking, across), (cycling, leftTurn)] {
+            let noon = try Self.timedRoute(graph, points, Departure(local: try Self.local("2025-01-15T12:00")))
+            let morning = try Self.timedRoute(graph, points, Departure(local: try Self.local("2025-01-15T07:30")))
+            #expect(morning.distance > noon.distance + 40, "\(graph.mode): \(morning.distance) m against \(noon.distance) m")
+        }
+        let engine = try Engine(directory: map.graphDirectory)
+        var query = TableQuery(mode: .walking, points: across)
+        query.departure = try ClockTime(iso8601: "2025-01-15T07:30")
+        let table = try engine.table(query)
+        let cell = try #require(try table.rows(0..<2)[0][1])
+        let oracle = ReferenceDijkstra.cost(in: walking, from: walking.sourceEndpoints(table.sources[0]!),
+                                            to: walking.targetEndpoints(table.destinations[1]!),
+                                            departure: Departure(local: try Self.local("2025-01-15T07:30")))
+        #expect(UInt64(cell.weight) == oracle)
+    }
+
     /// Conditional tags the import cannot apply are listed in the graph, with why; the import counts them.
     @Test func unreadConditionsAreListed() throws {
         let (map, _, _) = Self.crossroads(restriction: ["restriction:conditional": "no_left_turn @ (wet)"],
