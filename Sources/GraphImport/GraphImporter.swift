@@ -222,8 +222,9 @@ public enum GraphImporter {
             if !timedTurns.isEmpty {
                 turnMasks = (0..<arrays.arcHead.count).flatMap { a in
                     (Int(arrays.transitionStart[a])..<Int(arrays.transitionStart[a + 1])).map { i in
-                        let b = arrays.transitionTargets[i]
-                        return timedTurns.contains(UInt64(arrays.arcBase[a]) << 32 | UInt64(arrays.arcBase[Int(b)])) ? ArcClasses.timed.rawValue : 0
+                        let to = UInt64(arrays.arcBase[Int(arrays.transitionTargets[i])])
+                        return timedTurns.contains(UInt64(a) << 32 | to) || timedTurns.contains(UInt64(arrays.arcBase[a]) << 32 | to)
+                            ? ArcClasses.timed.rawValue : 0
                     }
                 }
             }

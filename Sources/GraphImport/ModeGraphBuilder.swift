@@ -91,8 +91,11 @@ struct ModeGraphBuilder {
             for w in r.from + r.to { if let i = wayIndex(w) { restrictionWays.insert(i) } }
             if case .ways(let ids) = r.via { for w in ids { if let i = wayIndex(w) { restrictionWays.insert(i) } } }
         }
-        for r in timedRestrictions {
-            if case .node(let id) = r.restriction.via, let index = osm.nodeIndex(ofID: id) { viaNodes.insert(index) }
+        for timed in timedRestrictions {
+            let r = timed.restriction
+            if case .node(let id) = r.via, let index = osm.nodeIndex(ofID: id) { viaNodes.insert(index) }
+            for w in r.from + r.to { if let i = wayIndex(w) { restrictionWays.insert(i) } }
+            if case .ways(let ids) = r.via { for w in ids { if let i = wayIndex(w) { restrictionWays.insert(i) } } }
         }
         findVertices(forced: viaNodes)
         buildEdges()
@@ -105,11 +108,13 @@ struct ModeGraphBuilder {
         addManeuverOverrides(maneuvers)
         addTimedClosures()
         var transitions = buildTransitions(viaNodeRules: restrictions.filter { $0.isViaNode })
-        addTimedTurns(timedRestrictions, transitions: transitions)
+        addTimedTurns(timedRestrictions.filter(\.restriction.isViaNode), transitions: transitions)
         statistics.restrictionsIgnored = max(0, statistics.restrictionsIgnored - statistics.timedRestrictions)
         statistics.conditionNotes = notes.count
         arrays.conditionNotes = notes.map { intern($0) }
-        applyViaWayRestrictions(restrictions.filter { !$0.isViaNode }, transitions: &transitions)
+        applyViaWayRestrictions(restrictions.filter { !$0.isViaNode }.map { ($0, nil) }
+                                    + timedRestrictions.filter { !$0.restriction.isViaNode }.map { ($0.restriction, $0.condition) },
+                                transitions: &transitions)
         arrays.transitionWeight = turnWeights(transitions)
         addRestrictedCopies(&transitions)
         arrays.transitionStart = transitions.start
@@ -939,12 +944,13 @@ struct ModeGraphBuilder {
 
     /// Via-way restrictions: the path's arcs are duplicated; the from-arc enters the copy instead of the original,
     /// and the copy's last arc lacks the forbidden turn (or has only the mandated one). Leaving the path midway
-    /// uses the copies' ordinary turns, so only the complete from → via → to sequence is affected.
-    private mutating func applyViaWayRestrictions(_ rules: [TurnRestriction], transitions t: inout Transitions) {
-        struct Group { var from: UInt32; var path: [UInt32]; var rules: [(to: Set<UInt32>, only: Bool)] }
+    /// uses the copies' ordinary turns, so only the complete from → via → to sequence is affected. A restriction
+    /// with a condition keeps the turns it forbids and makes them timed rules of the copy's last arc.
+    private mutating func applyViaWayRestrictions(_ rules: [(TurnRestriction, condition: String?)], transitions t: inout Transitions) {
+        struct Group { var from: UInt32; var path: [UInt32]; var rules: [(to: Set<UInt32>, only: Bool, condition: String?)] }
         var groups: [[UInt32]: Group] = [:]
         var order: [[UInt32]] = []
-        for r in rules {
+        for (r, condition) in rules {
             guard case .ways(let viaIDs) = r.via else { continue }
             let viaWays = viaIDs.compactMap(wayIndex)
             let fromWays = r.from.compactMap(wayIndex), toWays = r.to.compactMap(wayIndex)
@@ -959,12 +965,14 @@ struct ModeGraphBuilder {
                     for a in fromArcs {
                         let key = [a] + path
                         if groups[key] == nil { groups[key] = Group(from: a, path: path, rules: []); order.append(key) }
-                        groups[key]!.rules.append((toArcs, r.isOnly))
+                        groups[key]!.rules.append((toArcs, r.isOnly, condition))
                         mapped = true
                     }
                 }
             }
-            if mapped { statistics.restrictionsViaWay += 1 }
+            if mapped {
+                if condition == nil { statistics.restrictionsViaWay += 1 } else { statistics.timedRestrictions += 1 }
+            }
         }
         var extraRows: [[UInt32]] = []
         let originalCount = UInt32(arrays.arcHead.count)
@@ -985,7 +993,15 @@ struct ModeGraphBuilder {
                     next = next.map { $0 == group.path[i + 1] ? firstCopy + UInt32(i + 1) : $0 }
                 } else {
                     for rule in group.rules {
-                        next = next.filter { rule.only ? rule.to.contains($0) : !rule.to.contains($0) }
+                        let kept = next.filter { rule.only ? rule.to.contains($0) : !rule.to.contains($0) }
+                        if let condition = rule.condition {
+                            let id = intern(condition)
+                            for b in Set(next).subtracting(kept) {
+                                arrays.timedRules.append(TimedRule(from: firstCopy + UInt32(i), to: arrays.arcBase[Int(b)], condition: id))
+                            }
+                        } else {
+                            next = kept
+                        }
                     }
                 }
                 extraRows.append(next)

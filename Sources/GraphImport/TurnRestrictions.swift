@@ -96,10 +96,6 @@ extension RestrictionParser {
                     continue
                 }
                 guard let restriction = restriction(from: relation, value: part.value, mode: mode) else { continue }
-                guard restriction.isViaNode else {
-                    notes.append("\(what): restrictions via ways are applied only without a condition")
-                    continue
-                }
                 restrictions.append(TimedTurnRestriction(restriction: restriction, condition: part.condition))
             }
         }

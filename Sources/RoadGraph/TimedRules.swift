@@ -1,10 +1,10 @@
 /// A rule that holds only while its condition does: a road direction closed (`access:conditional=no @ (…)`, the
 /// closed direction of `oneway:conditional`) or a turn forbidden (`restriction:conditional`). Routes without a
 /// time ignore them, as OSRM ignores conditional tags unless told the time; routes with one (`depart_at`) obey
-/// them at the time each road or junction is reached. Arcs are the import's: duplicates reach them through
-/// `arcBase`.
+/// them at the time each road or junction is reached. Arcs are the import's (duplicates reach them through
+/// `arcBase`), but for a conditional restriction via ways, whose last turn belongs to the copy of its path.
 public struct TimedRule: Equatable, Sendable {
-    /// The arc closed, or the turn's first arc.
+    /// The arc closed, or the turn's first arc (a via-way path's copy: see above).
     public var from: UInt32
     /// The turn's second arc; `noIndex` for a closed arc.
     public var to: UInt32
@@ -107,12 +107,14 @@ extension RoadGraph {
 
     /// Whether the timed rules keep a search off arc `b` (or a duplicate of it) entered `ms` after the departure,
     /// turning onto it from arc `a` (nil where the search starts on `b`): the turn counts at the same time, once its
-    /// delay is over.
+    /// delay is over. A turn's rules are those of its first arc as searched (a via-way restriction's copy has its
+    /// own) and of the import arc it copies.
     public func isBarred(entering b: UInt32, from a: UInt32?, _ departure: Departure, after ms: UInt64) -> Bool {
         let rules = timedRules, baseB = arcBase[Int(b)]
         if let a {
             let baseA = arcBase[Int(a)]
-            if rules.touches(baseA) && rules.isForbidden(from: baseA, to: baseB, departure, after: ms) { return true }
+            if rules.touches(a) && rules.isForbidden(from: a, to: baseB, departure, after: ms) { return true }
+            if baseA != a && rules.touches(baseA) && rules.isForbidden(from: baseA, to: baseB, departure, after: ms) { return true }
         }
         return rules.touches(baseB) && rules.isClosed(arc: baseB, departure, after: ms)
     }

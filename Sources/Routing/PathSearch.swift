@@ -67,10 +67,13 @@ public struct SearchResult: Sendable {
     /// road (`RoadGraph.entryWeight`); zero almost everywhere.
     public var entries: [UInt32]
     public var settled: Int
+    /// The arcs as searched, duplicates included: where a via-way restriction's copies carry their own rules.
+    public var searched: [UInt32]
 
     /// From the arcs as searched (duplicates included, which is where the turns are known).
     init(cost: UInt32, path: [UInt32], in graph: RoadGraph, settled: Int) {
         self.cost = cost
+        searched = path
         arcs = path.map { graph.arcBase[Int($0)] }
         turns = path.indices.map { $0 == 0 ? 0 : graph.turnWeight(from: path[$0 - 1], to: path[$0]) }
         entries = path.map { graph.entryWeight(ofArc: $0) }

@@ -17,7 +17,10 @@ public enum ReferenceDijkstra {
             departure.map { graph.timedRules.isClosed(arc: graph.arcBase[Int(arc)], $0, after: ms) } ?? false
         }
         func forbidden(_ a: UInt32, _ b: UInt32, _ ms: UInt64) -> Bool {
-            departure.map { graph.timedRules.isForbidden(from: graph.arcBase[Int(a)], to: graph.arcBase[Int(b)], $0, after: ms) } ?? false
+            guard let departure else { return false }
+            let to = graph.arcBase[Int(b)]
+            return graph.timedRules.isForbidden(from: a, to: to, departure, after: ms)
+                || graph.timedRules.isForbidden(from: graph.arcBase[Int(a)], to: to, departure, after: ms)
         }
         let sources = sources.filter { !closed($0.arc, 0) }
         var time = [UInt32: UInt64]()

@@ -445,13 +445,14 @@ func partialWeight(_ weight: UInt32, _ fraction: Double) -> UInt32 {
 extension RoadGraph {
     /// Whether the timed rules close some road or turn of a path found without them, at the time it reaches them.
     func isBarred(_ result: SearchResult, from sources: [SearchEndpoint], _ departure: Departure) -> Bool {
-        guard let first = result.arcs.first else { return false }
+        let path = result.searched
+        guard let first = path.first else { return false }
         if isBarred(entering: first, from: nil, departure, after: 0) { return true }
-        var elapsed = UInt64(sources.first { $0.arc == first }.map(sourceDuration) ?? 0)
-        for i in result.arcs.indices.dropFirst() {
+        var elapsed = UInt64(sources.first { $0.arc == result.arcs[0] }.map(sourceDuration) ?? 0)
+        for i in path.indices.dropFirst() {
             elapsed += UInt64(result.turns[i])
-            if isBarred(entering: result.arcs[i], from: result.arcs[i - 1], departure, after: elapsed) { return true }
-            elapsed += UInt64(arcDuration[Int(result.arcs[i])])
+            if isBarred(entering: path[i], from: path[i - 1], departure, after: elapsed) { return true }
+            elapsed += UInt64(arcDuration[Int(path[i])])
         }
         return false
     }

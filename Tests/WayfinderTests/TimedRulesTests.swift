@@ -172,6 +172,53 @@ import WayfinderEngine
         withExtendedLifetime(zones) {}
     }
 
+    /// A restriction via a way (South, then Mid, then left into West2) that holds at times: OSRM applies it at its
+    /// contraction's instant, Wayfinder at the time the turn is reached; both at 07:30 and at 12:00, and the
+    /// oracle at the same times.
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func conditionalViaWayRestrictionAsOSRM() throws {
+        let map = TestMap("""
+            a   b   c
+
+            d   y   e
+
+            f   x   h
+
+                g
+
+                s
+            """, gridSize: 25)
+        let south = map.way("sgx", ["highway": "primary", "name": "South"])
+        let mid = map.way("xy", ["highway": "primary", "name": "Mid"])
+        let west = map.way("yd", ["highway": "primary", "name": "West2"])
+        map.way("yb", ["highway": "primary", "name": "North"])
+        map.way("xh", ["highway": "primary", "name": "East1"])
+        map.way("ye", ["highway": "primary", "name": "East2"])
+        map.way("xf", ["highway": "primary", "name": "West1"])
+        map.way("abcehgfda", ["highway": "residential", "name": "Ring"])
+        map.relation([("way", south, "from"), ("way", mid, "via"), ("way", west, "to")],
+                     ["type": "restriction", "restriction:conditional": "no_left_turn @ (Mo-Fr 07:00-09:00)"])
+        let graph = try map.build(timeZone: .named("Europe/Helsinki")).driving
+        #expect(graph.timedRuleList.contains(where: \.isTurn) && graph.conditionNotes.isEmpty)
+        let (zones, zoneFile) = try Self.helsinkiZones()
+        let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+        let from = map.position(between: "g", "x", at: 0.5), to = map.position(between: "y", "d", at: 0.5)
+        let request = "/route/v1/driving/\(OSRMCompatibilityTests.text(from));\(OSRMCompatibilityTests.text(to))"
+        var distances: [Double] = []
+        for (time, local) in [("2025-01-15T05:30Z", "2025-01-15T07:30"), ("2025-01-15T10:00Z", "2025-01-15T12:00")] {
+            let osrm = try OSRMOracle(map: map, profile: "car", extractArguments: ["--parse-conditional-restrictions"],
+                                      contractArguments: ["--time-zone-file", zoneFile, "--parse-conditionals-from-now",
+                                                          "\(try ClockTime(iso8601: time).wallSeconds)"])
+            let ours = CustomizationTests.figures(try service.json(request + "?compat=osrm&depart_at=\(time)").object)
+            let theirs = CustomizationTests.figures(try osrm.json(request).object)
+            #expect(ours.code == theirs.code && abs(ours.distance - theirs.distance) <= 0.2
+                    && abs(ours.duration - theirs.duration) <= CyclingTests.endsTolerance, "\(time): \(ours) against OSRM's \(theirs)")
+            distances.append(try Self.timedRoute(graph, [from, to], Departure(local: try Self.local(local))).distance)
+        }
+        #expect(distances[0] > distances[1] + 50, "the restriction holds at 07:30 only: \(distances)")
+        withExtendedLifetime(zones) {}
+    }
+
     /// A route, checked at its departure: the hierarchy (with its check), A* and Dijkstra cost the same as the
     /// reference Dijkstra at the same time.
     static func timedRoute(_ graph: RoadGraph, _ points: [Coordinate], _ departure: Departure) throws -> Routing.Route {
@@ -321,8 +368,22 @@ import WayfinderEngine
             map.relation([("way", from, "from"), ("node", map.nodes[via]!.id, "via"), ("way", to, "to")],
                          ["type": "restriction", "restriction:conditional": "\(kind) @ (\(window()))"])
         }
+        // And via ways: from a way, along the next, onto the one after.
+        for _ in 0..<12 {
+            let (from, a, b) = ways[Int(random.next() % UInt64(ways.count))]
+            let joint = random.next() % 2 == 0 ? a : b
+            let vias = ways.filter { $0.0 != from && ($0.1 == joint || $0.2 == joint) }
+            guard !vias.isEmpty else { continue }
+            let (via, c, d) = vias[Int(random.next() % UInt64(vias.count))]
+            let far = c == joint ? d : c
+            let onward = ways.filter { $0.0 != via && $0.0 != from && ($0.1 == far || $0.2 == far) }
+            guard !onward.isEmpty else { continue }
+            let to = onward[Int(random.next() % UInt64(onward.count))].0
+            map.relation([("way", from, "from"), ("way", via, "via"), ("way", to, "to")],
+                         ["type": "restriction", "restriction:conditional": "no_left_turn @ (\(window()))"])
+        }
         let graph = try map.build().driving
-        #expect(!graph.timedRules.isEmpty)
+        #expect(!graph.timedRules.isEmpty && graph.arcBase.indices.contains { graph.arcBase[$0] != UInt32($0) })
         var plain = Router(graph: graph)
         var changed = 0
         let base = try Self.local("2025-01-15T06:55").wallSeconds
