@@ -72,7 +72,7 @@ public final class Table: @unchecked Sendable {
     private let fallback: TableFallback?
     private let scaleFactor: Double
     private let compatibility: Compatibility
-    /// With timed rules to apply: each cell is a route leg at that time (see `rows`).
+    /// With timed rules to apply: when every cell leaves (see `timedRows`).
     private let departure: Departure?
 
     init(engine: Engine, graph: RoadGraph, query: TableQuery, sources: [Snap?], destinations: [Snap?],
