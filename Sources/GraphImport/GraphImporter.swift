@@ -42,6 +42,7 @@ public enum GraphImporter {
                                     report: @escaping (ImportEvent) -> Void = { _ in }) throws -> ImportSummary
     {
         guard !modes.isEmpty else { throw ImportError.unreadableInput("no mode to build: give at least one of driving, walking, cycling") }
+        try timeZone?.check()
         let started = Date()
         let fileManager = FileManager.default
         var isDirectory: ObjCBool = false

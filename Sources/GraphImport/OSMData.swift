@@ -142,9 +142,12 @@ final class OSMData {
 public enum ImportError: Error, CustomStringConvertible {
     case unreadableInput(String)
     case cannotWrite(String)
+    /// An option the import cannot use (an unknown time zone), refused before the extract is read.
+    case invalidOption(String)
 
     public var description: String {
         switch self {
+        case .invalidOption(let why): return why
         case .unreadableInput(let why): return "cannot read OSM data: \(why)"
         case .cannotWrite(let why): return why
         }

@@ -11,17 +11,15 @@ public enum TimeZoneChoice: Sendable, Equatable {
     func name(at point: Coordinate) throws -> String {
         switch self {
         case .named(let name):
-            guard TimeZone(identifier: name) != nil else {
-                throw ImportError.unreadableInput("unknown time zone '\(name)': give an IANA name such as Europe/Lisbon")
-            }
+            try check()
             return name
         case .boundaries(let path):
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw ImportError.unreadableInput("cannot read the time zone file \(path)")
+                throw ImportError.invalidOption("cannot read the time zone file \(path)")
             }
             guard let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
                   let features = json["features"] as? [[String: Any]] else {
-                throw ImportError.unreadableInput("\(path) is not a GeoJSON FeatureCollection")
+                throw ImportError.invalidOption("\(path) is not a GeoJSON FeatureCollection")
             }
             for feature in features {
                 let properties = feature["properties"] as? [String: Any]
@@ -32,13 +30,27 @@ public enum TimeZoneChoice: Sendable, Equatable {
                 let polygons = geometry["type"] as? String == "MultiPolygon" ? coordinates : [coordinates]
                 for case let rings as [[[Double]]] in polygons.map({ Self.rings($0) }) where Self.contains(rings, point) {
                     guard TimeZone(identifier: name) != nil else {
-                        throw ImportError.unreadableInput("\(path) names an unknown time zone '\(name)'")
+                        throw ImportError.invalidOption("\(path) names an unknown time zone '\(name)'")
                     }
                     return name
                 }
             }
-            throw ImportError.unreadableInput(
+            throw ImportError.invalidOption(
                 "no time zone in \(path) contains the extract's centre (\(point.latitude),\(point.longitude))")
+        }
+    }
+
+    /// What can be checked before the extract is read: a name is known, a file is there.
+    public func check() throws {
+        switch self {
+        case .named(let name):
+            guard TimeZone(identifier: name) != nil else {
+                throw ImportError.invalidOption("unknown time zone '\(name)': give an IANA name such as Europe/Lisbon")
+            }
+        case .boundaries(let path):
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw ImportError.invalidOption("cannot read the time zone file \(path)")
+            }
         }
     }
 

@@ -44,6 +44,7 @@ enum ImportCommand {
         case (nil, nil): timeZone = nil
         default: throw CommandError.usage("give --time-zone or --time-zone-file, not both")
         }
+        do { try timeZone?.check() } catch { throw CommandError.usage("\(error)") }
         let progress = ProgressReporter(quiet: args.has("--quiet"))
         let summary: ImportSummary
         do {

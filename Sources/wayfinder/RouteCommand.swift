@@ -92,7 +92,7 @@ enum RouteCommand {
             return .ok
         }
         if let departure = answer.departure, format == .text { print("Leave at \(departure) (\(graph.timeZoneName ?? "UTC"))") }
-        print(render(answer.best, graph, format, alternatives: answer.alternatives))
+        print(render(answer.best, graph, format, alternatives: answer.alternatives, departure: answer.departure))
         for (k, alternative) in answer.alternatives.enumerated() where format == .text {
             let (other, otherDirections) = (alternative.route, alternative.directions)
             // A summary line, and the two roads it uses most, to tell it apart.
@@ -157,11 +157,12 @@ enum RouteCommand {
         }
     }
 
-    static func render(_ guided: GuidedRoute, _ graph: RoadGraph, _ format: RouteFormat, alternatives: [GuidedRoute] = []) -> String {
+    static func render(_ guided: GuidedRoute, _ graph: RoadGraph, _ format: RouteFormat, alternatives: [GuidedRoute] = [],
+                       departure: LocalTime? = nil) -> String {
         let route = guided.route
         switch format {
         case .text: return RouteText.make(guided)
-        case .json: return OSRMRouteResponse.make(guided, graph: graph, alternatives: alternatives).serialized()
+        case .json: return OSRMRouteResponse.make(guided, graph: graph, alternatives: alternatives, departure: departure).serialized()
         case .gpx: return RouteGPX.make(guided)
         case .geojson: return RouteGeoJSON.make(guided).serialized()
         case .polyline: return Polyline.encode(route.coordinates, precision: 5)

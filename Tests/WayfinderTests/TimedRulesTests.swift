@@ -332,6 +332,27 @@ import WayfinderEngine
         withExtendedLifetime(zones) {}
     }
 
+    /// The command line: `route --arrive-by` says when to leave, in text and in JSON; bad times and zones are usage
+    /// errors (exit 1), the zone refused before the extract is read.
+    @Test func commandLineTakesTimesAndRefusesBadOnes() throws {
+        let (map, _, _) = Self.crossroads(gridSize: 250, restriction: ["restriction:conditional": "no_left_turn @ (Mo-Fr 07:00-09:00)"])
+        _ = try map.build(timeZone: .named("Europe/Helsinki"))
+        func point(_ c: Coordinate) -> String { "\(c.latitude),\(c.longitude)" }
+        let points = [point(map.position(between: "s", "g", at: 0.1)), point(map.position(between: "d", "x", at: 0.5))]
+        let text = try CommandLineTests.run(["route", "--graph", map.graphDirectory, "--arrive-by", "2025-01-15T07:40"] + points)
+        #expect(text.status == 0 && text.stdout.hasPrefix("Leave at 2025-01-15T07:"), "\(text.stdout.prefix(100)) \(text.stderr)")
+        let json = try CommandLineTests.run(["route", "--graph", map.graphDirectory, "--format", "json", "--depart-at",
+                                             "2025-01-15T05:30Z"] + points)
+        let body = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(body?["depart_at"] as? String == "2025-01-15T07:30", "\(json.stdout.suffix(120))")
+        for bad in [["route", "--graph", map.graphDirectory, "--depart-at", "07:30"] + points,
+                    ["route", "--graph", map.graphDirectory, "--depart-at", "2025-01-15T07:30", "--arrive-by", "2025-01-15T08:00"] + points,
+                    ["import", map.directory!.path + "/map.osm", "--output", map.directory!.path + "/other", "--time-zone", "Mars/Olympus"]] {
+            let run = try CommandLineTests.run(bad)
+            #expect(run.status == 1 && !run.stderr.contains("reading"), "\(bad): \(run.status) \(run.stderr)")
+        }
+    }
+
     /// A grid of short streets with random conditional restrictions, closures and oneways whose windows are minutes
     /// long, routed at random times: every route equals the reference Dijkstra at its time, and the rules change
     /// some of them.
