@@ -1,3 +1,4 @@
+import Customization
 import Engine
 import Foundation
 import GraphImport
@@ -330,6 +331,37 @@ import WayfinderEngine
         try #"{"type":"FeatureCollection","features":[]}"#.write(toFile: zoneFile, atomically: true, encoding: .utf8)
         #expect(throws: ImportError.self) { try map.build(timeZone: .boundaries(path: zoneFile)) }
         withExtendedLifetime(zones) {}
+    }
+
+    /// A customized graph keeps its timed rules and time zone; its hierarchy has no `timed` class, so its tables
+    /// leaving at a time search every row with the rules: routes and cells still equal the oracle at the time.
+    @Test func customizedGraphsKeepTheirTimedRules() throws {
+        let (map, _, _) = Self.crossroads(restriction: ["restriction:conditional": "no_left_turn @ (Mo-Fr 07:00-09:00)"],
+                                          westTags: ["oneway:conditional": "-1 @ (Sa,Su)"])
+        _ = try map.build(timeZone: .named("Europe/Helsinki"))
+        _ = try GraphCustomizer.customize(directory: map.graphDirectory, mode: .driving, speedFiles: [], turnFiles: [])
+        let graph = try RoadGraph(contentsOf: try graphFile(map.graphDirectory, .driving))
+        #expect(!graph.cchUpStart.isEmpty && graph.timedRuleList.count == 2 && graph.timeZoneName == "Europe/Helsinki",
+                "\(graph.cchUpStart.count) \(graph.timedRuleList.count) \(String(describing: graph.timeZoneName))")
+        let points = [map.position(between: "g", "x", at: 0.5), map.position(between: "d", "x", at: 0.5),
+                      map.position(between: "a", "d", at: 0.5), map.position(between: "x", "e", at: 0.5)]
+        let engine = try Engine(directory: map.graphDirectory)
+        for time in ["2025-01-15T07:30", "2025-01-15T12:00", "2025-01-18T12:00"] {
+            let at = Departure(local: try Self.local(time))
+            _ = try Self.timedRoute(graph, [points[0], points[1]], at)
+            _ = try Self.timedRoute(graph, [points[2], points[3]], at)
+            var query = TableQuery(mode: .driving, points: points)
+            query.departure = try ClockTime(iso8601: time)
+            let table = try engine.table(query)
+            let cells = try table.rows(0..<points.count)
+            for i in points.indices {
+                for j in points.indices where i != j {
+                    let oracle = ReferenceDijkstra.cost(in: graph, from: graph.sourceEndpoints(table.sources[i]!),
+                                                        to: graph.targetEndpoints(table.destinations[j]!), departure: at)
+                    #expect(cells[i][j].map { UInt64($0.weight) } == oracle, "\(time) cell \(i),\(j)")
+                }
+            }
+        }
     }
 
     /// The command line: `route --arrive-by` says when to leave, in text and in JSON; bad times and zones are usage
