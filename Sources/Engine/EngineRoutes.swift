@@ -135,6 +135,7 @@ extension Engine {
             router.maxSnapDistance = query.snapRadius ?? limits.defaultSnapRadius
             router.snapsAsOSRM = false
             router.excluding = query.excluding.intersection(.ferry)
+            router.departure = nil
             let crow = Geo.distance(carStop.location, destination)
             guard let walk = try? router.route([carStop.location, destination], algorithm: .automatic),
                   let target = walk.waypoints.last, target.distance + Self.onFootMargin < carStop.distance,

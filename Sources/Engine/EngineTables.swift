@@ -74,9 +74,12 @@ public final class Table: @unchecked Sendable {
     private let compatibility: Compatibility
     /// With timed rules to apply: when every cell leaves (see `timedRows`).
     private let departure: Departure?
+    /// The graph's routers (the engine's, with their search arrays), for the cells searched again at the time.
+    private let routers: Pool<Router>
 
     init(engine: Engine, graph: RoadGraph, query: TableQuery, sources: [Snap?], destinations: [Snap?],
-         unsnapped: [Int], alternates: (sources: [Snap?], destinations: [Snap?]), scratch: TableScratch?)
+         unsnapped: [Int], alternates: (sources: [Snap?], destinations: [Snap?]), scratch: TableScratch?,
+         routers: Pool<Router>?)
     {
         excluding = query.excluding
         threads = query.threads
@@ -94,6 +97,7 @@ public final class Table: @unchecked Sendable {
         self.unsnapped = unsnapped
         sourceAlternates = alternates.sources
         self.scratch = scratch
+        self.routers = routers ?? Pool { Router(graph: graph) }
         reachableColumns = destinations.indices.filter { destinations[$0] != nil }
         var targets = reachableColumns.map { destinations[$0]! }
         var alternateTarget = [Int?](repeating: nil, count: destinations.count)
@@ -184,10 +188,12 @@ public final class Table: @unchecked Sendable {
         var column = [[Int]](repeating: [], count: targets.count)
         for (i, row) in again.enumerated() { for j in row { column[j].append(i) } }
         let columns = targets.indices.filter { !column[$0].isEmpty }
-        let (tableGraph, avoided) = (graph, excluding)
-        let redone = parallelMap(columns.count, threads: threads, pool: Pool { Router(graph: tableGraph) }) { router, k in
+        let avoided = excluding
+        let redone = parallelMap(columns.count, threads: threads, pool: routers) { router, k in
             router.excluding = avoided
             router.departure = departure
+            // The engine's routers go back to their pool as routes expect them: without a time.
+            defer { router.departure = nil }
             return router.timedLegs(from: column[columns[k]].map { searched[$0] }, to: targets[columns[k]]).map { leg in
                 leg.map {
                     TableCell(weight: UInt32(min($0.weight, UInt64(UInt32.max - 1))), duration: Self.milliseconds($0.duration),
@@ -286,7 +292,7 @@ extension Engine {
             return Table(engine: self, graph: graph, query: query, sources: query.sources.map { snaps[$0] },
                          destinations: query.destinations.map { snaps[$0] }, unsnapped: unsnapped,
                          alternates: (query.sources.map { alternates[$0] }, query.destinations.map { alternates[$0] }),
-                         scratch: set.tableScratch[query.mode])
+                         scratch: set.tableScratch[query.mode], routers: set.routers[query.mode])
         }
     }
 }
