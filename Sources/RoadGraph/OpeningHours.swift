@@ -2,11 +2,11 @@ import Foundation
 
 /// A wall-clock moment in the extract's time zone, broken into what time conditions ask about.
 public struct LocalTime: Equatable, Sendable, CustomStringConvertible {
-    public var year: Int, month: Int, day: Int
+    public let year: Int, month: Int, day: Int
     /// 0 for Monday … 6 for Sunday, as opening_hours lists the days.
-    public var weekday: Int
+    public let weekday: Int
     /// Minutes since local midnight.
-    public var minute: Int
+    public let minute: Int
     /// Seconds since 1970-01-01 00:00 of the local wall clock (not UTC): what the fields above are read from.
     public let wallSeconds: Int64
 
@@ -99,14 +99,13 @@ public struct OpeningHours: Equatable, Sendable {
 
     /// Whether the condition holds at a local time.
     public func isActive(at t: LocalTime) -> Bool {
-        let yesterday = t.adding(seconds: -86_400)
         var active = false
         for rule in rules {
             let today = rule.matches(day: t)
             let inTimes = rule.times.isEmpty || rule.times.contains { $0.contains(t.minute) }
             // A span past midnight belongs to the day it starts on.
             let spill = rule.times.contains { $0.upperBound > 1440 && (1440 + t.minute) < $0.upperBound }
-                && rule.matches(day: yesterday)
+                && rule.matches(day: t.adding(seconds: -86_400))
             if rule.off {
                 if (today && inTimes) || spill { active = false }
             } else if rule.additional {
