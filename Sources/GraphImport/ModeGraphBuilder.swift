@@ -666,14 +666,7 @@ struct ModeGraphBuilder {
     /// would open a closed road, or asks for more than a time, is noted.
     private mutating func readTimedTags(_ tags: Tags, way: Int, edges: Range<Int>) {
         guard !edges.isEmpty else { return }
-        let accessKeys: [String]
-        switch profile.mode {
-        case .driving: accessKeys = TravelProfile.drivingAccessKeys
-        case .walking: accessKeys = TravelProfile.walkingAccessKeys
-        case .cycling: accessKeys = ["bicycle", "vehicle", "access"]
-        }
-        let onewayKeys = profile.mode == .walking ? ["oneway:foot"] : profile.mode == .cycling ? ["oneway:bicycle", "oneway"]
-            : ["oneway:motorcar", "oneway:motor_vehicle", "oneway:vehicle", "oneway"]
+        let (accessKeys, onewayKeys) = Self.conditionalKeys[profile.mode]!
         let wayID = osm.wayIDs[way]
         func parts(_ key: String) -> [ConditionalValue]? {
             guard let text = tags[key] else { return nil }
@@ -687,7 +680,7 @@ struct ModeGraphBuilder {
                 return false
             }
         }
-        if let key = accessKeys.lazy.map({ $0 + ":conditional" }).first(where: { tags[$0] != nil }), let parts = parts(key) {
+        if let key = accessKeys.first(where: { tags[$0] != nil }), let parts = parts(key) {
             for part in parts {
                 let values = part.value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
                 if values.contains(where: { Self.timedOpenValues.contains($0) || $0 == profile.mode.rawValue }) { continue }
@@ -698,7 +691,7 @@ struct ModeGraphBuilder {
                 pendingClosures.append((edges, true, true, part.condition))
             }
         }
-        if let key = onewayKeys.lazy.map({ $0 + ":conditional" }).first(where: { tags[$0] != nil }), let parts = parts(key) {
+        if let key = onewayKeys.first(where: { tags[$0] != nil }), let parts = parts(key) {
             for part in parts {
                 switch part.value {
                 case "yes", "1", "true": pendingClosures.append((edges, false, true, part.condition))
@@ -711,6 +704,17 @@ struct ModeGraphBuilder {
             notes.append("way \(wayID) maxspeed:conditional=\(text): speeds that change with the time are not applied")
         }
     }
+
+    /// Per mode, its conditional access keys and oneway keys, most specific first (worked out once, not per way).
+    static let conditionalKeys: [TravelMode: (access: [String], oneway: [String])] = {
+        let access: [TravelMode: [String]] = [.driving: TravelProfile.drivingAccessKeys, .walking: TravelProfile.walkingAccessKeys,
+                                              .cycling: TravelProfile.cyclingAccessKeys]
+        let oneway: [TravelMode: [String]] = [.driving: ["oneway:motorcar", "oneway:motor_vehicle", "oneway:vehicle", "oneway"],
+                                              .walking: ["oneway:foot"], .cycling: ["oneway:bicycle", "oneway"]]
+        return Dictionary(uniqueKeysWithValues: TravelMode.allCases.map { mode in
+            (mode, (access[mode]!.map { $0 + ":conditional" }, oneway[mode]!.map { $0 + ":conditional" }))
+        })
+    }()
 
     /// Values of a conditional access tag that leave the road open (as the plain tag would).
     static let timedOpenValues: Set<String> = ["yes", "permissive", "designated", "vehicle", "motor_vehicle", "motorcar"]
