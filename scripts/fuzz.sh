@@ -49,7 +49,9 @@ for target in "${targets[@]}"; do
             -max_len=65536 -print_final_stats=1 -artifact_prefix="$build/artifacts/$target-" "$corpus" "$seed" \
             > "$build/$target.log" 2>&1; then
         failed=1
-        tail -n 40 "$build/$target.log"
+        # The cause and the crashing frames first: the report's tail is mostly ASan's shadow map.
+        grep -E "runtime failure|ERROR: AddressSanitizer|ERROR: libFuzzer|^ +[0-9]+ .* at /" "$build/$target.log" | head -n 16 || true
+        tail -n 12 "$build/$target.log"
     fi
     grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|^Done" "$build/$target.log" | tr '\n' ' '
     echo

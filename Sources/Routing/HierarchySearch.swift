@@ -141,6 +141,11 @@ public struct HierarchySearch {
         }
         // A leg past 2³² − 1 ms is not found, as in every search (see `SearchResult.cost`).
         guard best < Int64(UInt32.max) else { return nil }
+        // Below zero only where a damaged file's hierarchy costs less than its arcs (a checksum-valid file made by
+        // hand): the arcs decide.
+        guard best >= 0 else {
+            return plain.shortestPath(in: graph, from: sources, to: targets, heuristic: NoHeuristic(), excluding: excluding)
+        }
         if meeting == noIndex, let direct {
             return SearchResult(cost: direct.cost, path: [direct.arc], in: graph, settled: settled)
         }
