@@ -104,7 +104,7 @@ struct ModeGraphBuilder {
         buildArcs()
         buildVertexEdges()
         arrays.computeEdgeEnds(classesPart: profile.hasClasses)
-        if profile.mode == .cycling { chargeUnjoinedBends() }
+        readOSRMEdges()
         addManeuverOverrides(maneuvers)
         addTimedClosures()
         var transitions = buildTransitions(viaNodeRules: restrictions.filter { $0.isViaNode })
@@ -373,7 +373,7 @@ struct ModeGraphBuilder {
         // Delays at the nodes inside the edge, for the directions that pass them (the ends are vertices, priced
         // with the turns there). A stop sign facing no direction on a two-road node belongs to the junction just
         // behind when the road before it is short and the one after long (OSRM's 20 m rule).
-        var forward = 0.0, backward = 0.0
+        var forward: UInt32 = 0, backward: UInt32 = 0
         let inner = Array(nodes)
         for k in 1..<(inner.count - 1) {
             guard let here = obstacles[inner[k]] else { continue }
@@ -393,10 +393,13 @@ struct ModeGraphBuilder {
                 nodeForward = ((nodeForward + turn) * 10 + 1e-6).rounded(.down) / 10
                 nodeBackward = ((nodeBackward + turn) * 10 + 1e-6).rounded(.down) / 10
             }
-            forward += nodeForward
-            backward += nodeBackward
+            let (ms, msBack) = (UInt32((nodeForward * 1000).rounded()), UInt32((nodeBackward * 1000).rounded()))
+            guard ms > 0 || msBack > 0 else { continue }
+            arrays.interiorDelays.append(InteriorDelay(shapePoint: UInt32(arrays.shapeLatitudes.count + k), forward: ms, backward: msBack))
+            forward += ms
+            backward += msBack
         }
-        edgeDelays.append((UInt32(forward * 1000), UInt32(backward * 1000)))
+        edgeDelays.append((forward, backward))
         for node in nodes {
             arrays.shapeLatitudes.append(osm.nodeLatitudes[Int(node)])
             arrays.shapeLongitudes.append(osm.nodeLongitudes[Int(node)])
@@ -756,21 +759,29 @@ struct ModeGraphBuilder {
         }
     }
 
-    /// Cycling, per vertex: OSRM joins the two pieces of road there into one edge, so that a bike turns nowhere
-    /// (see `chargeUnjoinedBends`, which leaves out the vertices OSRM keeps).
+    /// Per vertex: OSRM joins the two pieces of road there into one edge (see `readOSRMEdges`, which leaves out
+    /// the vertices OSRM keeps), so that a bike turns nowhere.
     private var joinedThrough: [Bool] = []
 
-    /// OSRM joins the pieces of a road between two junctions into one edge, node by node in the order of their
-    /// OSM ids, but never into an edge beside another between the same two nodes (a footway alongside a street,
-    /// from one junction to the next): the chain whose last node would close it keeps that node, which stays a
-    /// turn, and bicycle.lua charges every turn by its angle (measured on drawn maps: the bend of a detour beside
-    /// a street costs 8.3 s to the left). The bends inside edges are added to their arcs; the vertices that stay
-    /// turns are left out of `joinedThrough` for `turnWeights`.
-    private mutating func chargeUnjoinedBends() {
-        joinedThrough = arrays.verticesJoiningOneRoad(classesPart: profile.hasClasses)
+    /// An OSM node on a walk along the road (`osrmChains`): a vertex, or shape point `index` inside edge `edge`.
+    private struct ChainPoint { var id: Int64; var vertex: UInt32; var edge: Int; var index: Int }
+
+    /// The road from one junction to the next: its OSM nodes end to end, and the segments between them
+    /// (`segments[i]` joins `points[i]` and `points[i + 1]`: its edge, its index in the edge's shape, and whether
+    /// the walk follows the shape's order).
+    private struct OSRMChain {
+        var points: [ChainPoint] = []
+        var segments: [(edge: Int, k: Int, along: Bool)] = []
+    }
+
+    /// The roads between junctions, as OSRM joins them into edges:
+    /// - It joins the pieces of a road between two junctions into one edge, node by node in the order of their OSM
+    ///   ids; barriers stay nodes, and signals part the joining.
+    /// - It never joins them into an edge beside another between the same two nodes (a footway alongside a street,
+    ///   from one junction to the next): the part whose last node would close it keeps that node (`kept`: the
+    ///   chain and the point's place in it).
+    private func osrmChains() -> (chains: [OSRMChain], kept: [(chain: Int, point: Int)]) {
         let vertexCount = arrays.vertexLatitudes.count
-        guard vertexCount > 0 else { return }
-        _ = osmNode(ofVertex: 0)
         func nodeID(ofVertex v: UInt32) -> Int64 { osm.nodeIDs[Int(vertexNode[Int(v)])] }
         let signals = Set(obstacles.compactMap { node, list in list.contains { $0.kind == .signals } ? osm.nodeIDs[Int(node)] : nil })
         // A vertex OSRM joins through: two pieces of one road, no signals, no barrier.
@@ -778,62 +789,109 @@ struct ModeGraphBuilder {
         for v in 0..<vertexCount {
             joint[v] = joinedThrough[v] && !blocked[Int(vertexNode[v])] && !signals.contains(nodeID(ofVertex: UInt32(v)))
         }
-        struct Point { var id: Int64; var vertex: UInt32; var edge: Int; var index: Int }
         struct Ends: Hashable { var low: Int64, high: Int64 }
-        var chains: [Ends: [(last: Point?, lastID: Int64, nodes: [Int64])]] = [:]
+        var chains: [OSRMChain] = []
+        var byEnds: [Ends: [(chain: Int, last: Int?, lastID: Int64, nodes: [Int64])]] = [:]
         var visited = [Bool](repeating: false, count: arrays.edgeLength.count)
         for v in 0..<vertexCount where !joint[v] {
             for entry in arrays.vertexEdges[Int(arrays.vertexEdgeStart[v])..<Int(arrays.vertexEdgeStart[v + 1])] {
                 var e = Int(entry >> 1), fromLast = entry & 1 == 1
                 guard !visited[e] else { continue }
                 // The walk from this junction to the next, every OSM node on the way in order.
-                var points = [Point(id: nodeID(ofVertex: UInt32(v)), vertex: UInt32(v), edge: -1, index: -1)]
+                var walk = OSRMChain(points: [ChainPoint(id: nodeID(ofVertex: UInt32(v)), vertex: UInt32(v), edge: -1, index: -1)])
                 while !visited[e] {
                     visited[e] = true
                     let shape = Int(arrays.edgeShapeStart[e])..<Int(arrays.edgeShapeStart[e + 1])
                     let inner = fromLast ? Array(shape.dropFirst().dropLast().reversed()) : Array(shape.dropFirst().dropLast())
-                    for k in inner { points.append(Point(id: arrays.shapeNodeIDs[k], vertex: noIndex, edge: e, index: k)) }
+                    for k in inner { walk.points.append(ChainPoint(id: arrays.shapeNodeIDs[k], vertex: noIndex, edge: e, index: k)) }
+                    let count = shape.count - 1
+                    for k in 0..<count { walk.segments.append((e, fromLast ? count - 1 - k : k, !fromLast)) }
                     let w = fromLast ? edgeTail[e] : edgeHead[e]
-                    points.append(Point(id: nodeID(ofVertex: w), vertex: w, edge: -1, index: -1))
+                    walk.points.append(ChainPoint(id: nodeID(ofVertex: w), vertex: w, edge: -1, index: -1))
                     guard joint[Int(w)] else { break }
                     let range = Int(arrays.vertexEdgeStart[Int(w)])..<Int(arrays.vertexEdgeStart[Int(w) + 1])
                     guard let next = arrays.vertexEdges[range].first(where: { Int($0 >> 1) != e }) else { break }
                     (e, fromLast) = (Int(next >> 1), next & 1 == 1)
                 }
-                guard let last = points.last, last.vertex == noIndex || !joint[Int(last.vertex)] else { continue }
-                // Signals inside an edge are OSRM nodes of their own: they part the walk into chains.
+                guard let last = walk.points.last, last.vertex == noIndex || !joint[Int(last.vertex)] else { continue }
+                // Signals inside an edge part the joining: the parts between them are joined each on its own.
                 var start = 0
-                for i in 1..<points.count {
-                    let isEnd = i == points.count - 1 || points[i].vertex == noIndex && signals.contains(points[i].id)
+                for i in 1..<walk.points.count {
+                    let isEnd = i == walk.points.count - 1 || walk.points[i].vertex == noIndex && signals.contains(walk.points[i].id)
                     guard isEnd else { continue }
-                    let interior = points[(start + 1)..<i]
-                    let lastPoint = interior.max { $0.id < $1.id }
-                    let ends = Ends(low: min(points[start].id, points[i].id), high: max(points[start].id, points[i].id))
+                    let interior = (start + 1)..<i
+                    let lastPoint = interior.max { walk.points[$0].id < walk.points[$1].id }
+                    let (a, b) = (walk.points[start].id, walk.points[i].id)
+                    let ends = Ends(low: min(a, b), high: max(a, b))
                     // A road mapped twice over the same nodes is one edge to OSRM, not two side by side.
-                    var nodes = interior.map(\.id)
-                    if points[start].id > points[i].id { nodes.reverse() }
-                    if chains[ends]?.contains(where: { $0.nodes == nodes }) != true {
-                        chains[ends, default: []].append((lastPoint, lastPoint?.id ?? Int64.min, nodes))
+                    var nodes = interior.map { walk.points[$0].id }
+                    if a > b { nodes.reverse() }
+                    if byEnds[ends]?.contains(where: { $0.nodes == nodes }) != true {
+                        byEnds[ends, default: []].append((chains.count, lastPoint, lastPoint.map { walk.points[$0].id } ?? Int64.min, nodes))
                     }
                     start = i
                 }
+                chains.append(walk)
             }
         }
         // Per pair of ends, the chains in the order their last nodes come: the first closes the edge between them
         // (unless a direct one is there already, or the ends are one node); each later one keeps its last node.
-        for (ends, list) in chains {
+        var kept: [(chain: Int, point: Int)] = []
+        for (ends, list) in byEnds {
             let direct = list.contains { $0.last == nil }
             let ordered = list.filter { $0.last != nil }.sorted { $0.lastID < $1.lastID }
             for (i, chain) in ordered.enumerated() where i > 0 || direct || ends.low == ends.high {
-                let point = chain.last!
-                if point.vertex != noIndex { joinedThrough[Int(point.vertex)] = false; continue }
-                chargeBend(ofEdge: point.edge, atShapePoint: point.index)
+                kept.append((chain.chain, chain.last!))
             }
         }
+        return (chains, kept)
     }
 
-    /// Adds a bike's turn at a shape point inside an edge to the edge's arcs, in each direction by its own angle.
-    private mutating func chargeBend(ofEdge e: Int, atShapePoint k: Int) {
+    /// Reads OSRM's edges off the roads (`osrmChains`) for two things:
+    /// - Each segment's end from which OSRM measures a point's share of it (`GraphArrays.segmentSplitFromLast`),
+    ///   so that a route starting or ending inside it costs what OSRM says to the tenth: the end of its road, from
+    ///   junction or kept node to the next, with the lower OSM id. Signals do not part it (measured on drawn
+    ///   maps: a road a–b–c with signals at b is measured from a where a < c, whatever b's id).
+    /// - By bike, the turns OSRM still sees inside a road: bicycle.lua charges every turn by its angle (measured on
+    ///   drawn maps: the bend of a detour beside a street costs 8.3 s to the left). The bends of kept nodes inside
+    ///   edges are added to their arcs; kept vertices are left out of `joinedThrough` for `turnWeights`.
+    private mutating func readOSRMEdges() {
+        joinedThrough = arrays.verticesJoiningOneRoad(classesPart: profile.hasClasses)
+        guard !arrays.vertexLatitudes.isEmpty else { return }
+        _ = osmNode(ofVertex: 0)
+        let (chains, kept) = osrmChains()
+        var cuts = [Int: [Int]]()
+        for (chain, point) in kept { cuts[chain, default: []].append(point) }
+        var splitFromLast = [UInt8](repeating: 0, count: (arrays.shapeLatitudes.count - arrays.edgeLength.count + 7) / 8)
+        for (c, chain) in chains.enumerated() {
+            let bounds = [0] + (cuts[c] ?? []).sorted() + [chain.points.count - 1]
+            for (a, b) in zip(bounds, bounds.dropFirst()) {
+                // OSRM's edge runs from the lower id (a ring's two ends are one node: any way will do).
+                let forward = chain.points[a].id <= chain.points[b].id
+                for (e, k, along) in chain.segments[a..<b] where forward != along {
+                    let s = Int(arrays.edgeShapeStart[e]) - e + k
+                    splitFromLast[s >> 3] |= 1 << UInt8(s & 7)
+                }
+            }
+        }
+        arrays.segmentSplitFromLast = splitFromLast
+        guard profile.mode == .cycling else { return }
+        // A bend is paid where it is, as a delay at its node.
+        var delays = Dictionary(arrays.interiorDelays.map { ($0.shapePoint, $0) }) { a, _ in a }
+        for (chain, index) in kept {
+            let point = chains[chain].points[index]
+            if point.vertex != noIndex { joinedThrough[Int(point.vertex)] = false; continue }
+            let (forward, backward) = chargeBend(ofEdge: point.edge, atShapePoint: point.index)
+            let k = UInt32(point.index)
+            delays[k, default: InteriorDelay(shapePoint: k, forward: 0, backward: 0)].forward += forward
+            delays[k, default: InteriorDelay(shapePoint: k, forward: 0, backward: 0)].backward += backward
+        }
+        arrays.interiorDelays = delays.values.sorted { $0.shapePoint < $1.shapePoint }
+    }
+
+    /// Adds a bike's turn at a shape point inside an edge to the edge's arcs, in each direction by its own angle;
+    /// returns what each direction pays (milliseconds, zero for a direction without an arc).
+    private mutating func chargeBend(ofEdge e: Int, atShapePoint k: Int) -> (forward: UInt32, backward: UInt32) {
         func point(_ i: Int) -> Coordinate {
             Coordinate(fixedLatitude: arrays.shapeLatitudes[i], fixedLongitude: arrays.shapeLongitudes[i])
         }
@@ -845,11 +903,15 @@ struct ModeGraphBuilder {
             return UInt32(100 * (seconds * 10 + 1e-6).rounded(.down))
         }
         let (before, here, after) = (point(k - 1), point(k), point(k + 1))
+        var paid: [UInt32] = []
         for (arc, ms) in [(arrays.edgeForwardArc[e], milliseconds(arriving: before, at: here, leaving: after)),
-                          (arrays.edgeBackwardArc[e], milliseconds(arriving: after, at: here, leaving: before))] where arc != noIndex {
+                          (arrays.edgeBackwardArc[e], milliseconds(arriving: after, at: here, leaving: before))] {
+            guard arc != noIndex else { paid.append(0); continue }
             arrays.arcDuration[Int(arc)] = min(RoadGraph.maxArcWeight, arrays.arcDuration[Int(arc)] + ms)
             arrays.arcWeight[Int(arc)] = min(RoadGraph.maxArcWeight, arrays.arcWeight[Int(arc)] + ms)
+            paid.append(ms)
         }
+        return (paid[0], paid[1])
     }
 
     private var vertexNode: [UInt32] = []

@@ -92,6 +92,20 @@ public enum Geo {
         return (dx * dx + dy * dy).squareRoot()
     }
 
+    /// Where OSRM places a point along a segment, 0...1 from `a`: the projection in web Mercator of coordinates
+    /// rounded to millionths of a degree, as OSRM holds them. OSRM splits a segment's time at a route's end by it.
+    public static func osrmRatio(of point: Coordinate, alongSegmentFrom a: Coordinate, to b: Coordinate) -> Double {
+        func mercator(_ c: Coordinate) -> (x: Double, y: Double) {
+            let latitude = (c.latitude * 1e6).rounded() / 1e6, f = sin(latitude * .pi / 180)
+            return ((c.longitude * 1e6).rounded() / 1e6, 180 / .pi * 0.5 * log((1 + f) / (1 - f)))
+        }
+        let (p, s, t) = (mercator(point), mercator(a), mercator(b))
+        let (dx, dy) = (t.x - s.x, t.y - s.y)
+        let squared = dx * dx + dy * dy
+        guard squared >= .ulpOfOne else { return 0 }
+        return min(1, max(0, ((p.x - s.x) * dx + (p.y - s.y) * dy) / squared))
+    }
+
     public static func distance(_ a: Coordinate, _ b: Coordinate) -> Double {
         distance(a, b, cosLatitudeA: cos(a.latitude * (Double.pi / 180)))
     }

@@ -75,5 +75,7 @@ extension GraphArrays {
         segmentDuration = Array(graph.segmentDuration)
         importSegmentWeight = Array(graph.importSegmentWeight)
         importSegmentDuration = Array(graph.importSegmentDuration)
+        segmentSplitFromLast = Array(graph.segmentSplitFromLast)
+        interiorDelays = Array(graph.interiorDelays)
     }
 }

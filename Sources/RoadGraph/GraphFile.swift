@@ -126,7 +126,7 @@ enum SectionID: UInt32, CaseIterable {
          chVertexCost, chArcTail, chOriginal, chUpShortcuts, chDownShortcuts, edgeEnds, shapeNodeIDs, maneuverStart,
          maneuverPath, maneuverVia, maneuverKind, importArcWeight, importArcDuration, importTransitionWeight, cchUpStart,
          cchUpHead, importTransitionStart, importTransitionTargets, segmentWeight, segmentDuration, importSegmentWeight,
-         importSegmentDuration, timedRules, conditionNotes, timeZoneName
+         importSegmentDuration, timedRules, conditionNotes, timeZoneName, segmentSplitFromLast, interiorDelays
 
     /// The contraction hierarchy's sections.
     var isHierarchy: Bool {
@@ -365,6 +365,7 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
         Section(.segmentWeight, \.segmentWeight), Section(.segmentDuration, \.segmentDuration),
         Section(.importSegmentWeight, \.importSegmentWeight), Section(.importSegmentDuration, \.importSegmentDuration),
         Section(.timedRules, \.timedRules), Section(.conditionNotes, \.conditionNotes), Section(.timeZoneName, \.timeZoneName),
+        Section(.segmentSplitFromLast, \.segmentSplitFromLast), Section(.interiorDelays, \.interiorDelays),
     ]
 
     /// What a contraction hierarchy is built from (arcs, turns, the edges at each vertex, the vertex count):

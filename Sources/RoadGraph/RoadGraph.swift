@@ -262,6 +262,13 @@ public struct GraphArrays {
     /// inside a piece, which only its arc's figures hold): what a traffic file's row replaces. Empty in graphs
     /// drawn in code and in files written before them.
     public var importSegmentWeight: [UInt32] = [], importSegmentDuration: [UInt32] = []
+    /// A bit per segment (numbered as `segmentWeight` counts them, without the direction): set where OSRM
+    /// measures a point's share of the segment from its last shape point, not its first. OSRM cuts a segment's
+    /// time at a route's end to a whole tenth counted from its edge's end with the lower OSM node id
+    /// (`RoadGraph.partialCost`). Empty in graphs drawn in code and in files written before it.
+    public var segmentSplitFromLast: [UInt8] = []
+    /// The delays at nodes inside road pieces, by shape point ascending (`InteriorDelay`).
+    public var interiorDelays: [InteriorDelay] = []
     /// Rules that hold at some times only (`TimedRule`), and what the import could not apply of the conditional
     /// tags (strings of the graph, one line each).
     public var timedRules: [TimedRule] = [], conditionNotes: [UInt32] = []
@@ -291,6 +298,19 @@ public struct HierarchyEdge: Equatable, Sendable {
 /// index in the up edges of middle→b (stored at middle). All `noIndex` for an original transition. Unpacking then
 /// goes straight from edge to edge, one record each, where finding each half among the middle's edges cost two
 /// or three cache misses a step on large graphs.
+/// A delay at an OSM node inside a road piece (a signal, a give-way sign): milliseconds for each direction of travel
+/// past it, at shape point `shapePoint`. The piece's arcs hold the sum; a route that starts or ends inside the piece
+/// pays the delays it passes, as OSRM charges them at their nodes.
+public struct InteriorDelay: Equatable, Sendable {
+    public var shapePoint: UInt32
+    public var forward: UInt32
+    public var backward: UInt32
+
+    public init(shapePoint: UInt32, forward: UInt32, backward: UInt32) {
+        self.shapePoint = shapePoint; self.forward = forward; self.backward = backward
+    }
+}
+
 public struct HierarchyShortcut: Equatable, Sendable {
     public var middle: UInt32
     public var first: UInt32
@@ -356,6 +376,7 @@ public struct RoadGraph: @unchecked Sendable {
     public let cchUpStart: UnsafeBufferPointer<UInt32>, cchUpHead: UnsafeBufferPointer<UInt32>
     public let segmentWeight: UnsafeBufferPointer<UInt32>, segmentDuration: UnsafeBufferPointer<UInt32>
     public let importSegmentWeight: UnsafeBufferPointer<UInt32>, importSegmentDuration: UnsafeBufferPointer<UInt32>
+    public let segmentSplitFromLast: UnsafeBufferPointer<UInt8>, interiorDelays: UnsafeBufferPointer<InteriorDelay>
     public let timedRuleList: UnsafeBufferPointer<TimedRule>, conditionNotes: UnsafeBufferPointer<UInt32>
     public let timeZoneBytes: UnsafeBufferPointer<UInt8>
     /// The timed rules, indexed for searches (empty for most graphs).
@@ -488,6 +509,8 @@ public struct RoadGraph: @unchecked Sendable {
         timedRuleList = try sections.optionalBuffer(.timedRules)
         conditionNotes = try sections.optionalBuffer(.conditionNotes)
         timeZoneBytes = try sections.optionalBuffer(.timeZoneName)
+        segmentSplitFromLast = try sections.optionalBuffer(.segmentSplitFromLast)
+        interiorDelays = try sections.optionalBuffer(.interiorDelays)
         timedRules = TimedRules(UnsafeBufferPointer(start: nil, count: 0), arcCount: 0) { _ in "" }
         try validate()
         let strings = stringOffsets
@@ -602,6 +625,12 @@ public struct RoadGraph: @unchecked Sendable {
                     || segmentWeight.count == segments && segmentDuration.count == segments, "segment costs")
         try require(importSegmentWeight.isEmpty && importSegmentDuration.isEmpty
                     || importSegmentWeight.count == segments && importSegmentDuration.count == segments, "import segment costs")
+        try require(segmentSplitFromLast.isEmpty || segmentSplitFromLast.count == (segments / 2 + 7) / 8, "segment ends")
+        try require(interiorDelays.indices.allSatisfy { k in
+            let d = interiorDelays[k]
+            return Int(d.shapePoint) < shapeLatitudes.count && d.forward <= Self.maxArcWeight && d.backward <= Self.maxArcWeight
+                && (k == 0 || interiorDelays[k - 1].shapePoint < d.shapePoint)
+        }, "interior delays")
         if !cchUpStart.isEmpty {
             let nodes = hierarchyNodeCount
             try require(chNode.count == nodes, "customizable hierarchy without an order")

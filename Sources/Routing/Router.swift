@@ -348,12 +348,7 @@ public struct Router {
         let last = result.arcs.count - 1
         // Fractions are clamped so that a graph whose stored lengths disagree with its shapes (a damaged file
         // with valid checksums) cannot underflow the subtraction.
-        func part(_ value: UInt32, _ from: Double, _ to: Double) -> UInt32 {
-            let from = from > 0 ? min(from, 1) : 0, to = to < 1 ? max(to, from) : 1
-            return (to < 1 ? partialWeight(value, to) : value) - (from > 0 ? partialWeight(value, from) : 0)
-        }
         func part(_ arc: UInt32, _ from: Double, _ to: Double, time: Bool) -> UInt32 {
-            guard !graph.segmentWeight.isEmpty else { return part(time ? graph.arcDuration[Int(arc)] : graph.arcWeight[Int(arc)], from, to) }
             let from = from > 0 ? min(from, 1) : 0, to = to < 1 ? max(to, from) : 1
             return graph.partialCost(ofArc: arc, fraction: to, time: time) - graph.partialCost(ofArc: arc, fraction: from, time: time)
         }
@@ -524,36 +519,36 @@ extension RoadGraph {
     /// The travel time from a target endpoint's arc's tail to its point, milliseconds.
     public func targetDuration(_ t: SearchEndpoint) -> UInt32 { partialCost(ofArc: t.arc, fraction: t.fraction, time: true) }
 
-    /// The weight (or, with `time`, the time) of arc `a` from its tail to the point `fraction` of its length along:
-    /// segment by segment where a traffic file set the piece's segments (`segmentWeight`), else in proportion to
-    /// length. Non-decreasing in `fraction`, and the whole arc's at 1.
+    /// The weight (or, with `time`, the time) of arc `a` from its tail to the point `fraction` of its length along,
+    /// segment by segment as OSRM counts it: the whole segments before the point, and of the segment the point is
+    /// on, whole tenths of a second counted from its OSRM end (`GraphArrays.segmentSplitFromLast`), cut down. The
+    /// segments are a traffic file's where it set the piece's (`segmentWeight`), else the import's. The delays at
+    /// nodes inside the piece count where the point is past them (`interiorDelays`); what the arc costs beyond
+    /// that (a copy's entry) is shared by length, as is the whole arc in a graph without segment costs.
+    /// Non-decreasing in `fraction`, and the whole arc's at 1.
     public func partialCost(ofArc a: UInt32, fraction: Double, time: Bool = false) -> UInt32 {
         let total = time ? arcDuration[Int(a)] : arcWeight[Int(a)]
-        guard fraction > 0, fraction < 1, !segmentWeight.isEmpty else { return partialWeight(total, fraction) }
-        let values = time ? segmentDuration : segmentWeight
-        let (e, reversed) = edge(ofArc: a)
-        let first = Int(edgeShapeStart[e]), count = Int(edgeShapeStart[e + 1]) - first - 1
-        let base = first - e, direction = reversed ? 1 : 0
-        var segments = 0.0
-        for k in 0..<count { segments += Double(values[2 * (base + k) + direction]) }
-        // A piece no file changed has no segment costs; a copy of a piece may cost more than its segments (its
-        // entry), which is shared by length like the rest.
-        guard segments > 0, segments <= Double(total) else { return partialWeight(total, fraction) }
-        let target = fraction * Double(edgeLength[e])
-        var travelled = 0.0, sum = 0.0
-        for k in 0..<count {
-            let shapeIndex = reversed ? count - 1 - k : k
-            let p = first + shapeIndex + (reversed ? 1 : 0), q = first + shapeIndex + (reversed ? 0 : 1)
-            let length = Geo.osrmRulerDistance(shapePoint(p), shapePoint(q))
-            let value = Double(values[2 * (base + shapeIndex) + direction])
-            if travelled + length >= target || k == count - 1 {
-                sum += length > 0 ? value * min(1, max(0, (target - travelled) / length)) : value
-                break
-            }
-            sum += value
-            travelled += length
+        guard fraction > 0 else { return 0 }
+        guard fraction < 1 else { return total }
+        guard let costs = SegmentCosts(self, arc: a, time: time), costs.segments + costs.delays <= Double(total) else {
+            return partialWeight(total, fraction)
         }
-        return min(total, UInt32((sum + (Double(total) - segments) * fraction).rounded()))
+        let (segments, delays) = costs.before(fraction)
+        return min(total, UInt32((segments + delays + (Double(total) - costs.segments - costs.delays) * fraction).rounded()))
+    }
+
+    /// The delays at the inner shape points of edge `e` (`count` segments from shape point `first`).
+    fileprivate func interiorDelays(ofEdge e: Int, first: Int, count: Int) -> ArraySlice<InteriorDelay> {
+        guard !interiorDelays.isEmpty, count > 1 else { return [] }
+        // The first delay at or after the edge's second shape point, by binary search.
+        var low = 0, high = interiorDelays.count
+        while low < high {
+            let mid = (low + high) / 2
+            if Int(interiorDelays[mid].shapePoint) <= first { low = mid + 1 } else { high = mid }
+        }
+        var end = low
+        while end < interiorDelays.count && Int(interiorDelays[end].shapePoint) < first + count { end += 1 }
+        return ArraySlice(interiorDelays[low..<end])
     }
 
     /// Travel within one arc, from a source point to a target point ahead of it: the only path no search sees
@@ -685,7 +680,7 @@ extension RoadGraph {
         if start <= 0 && end >= 1 { return (shape, nil) }
         var cumulative = [0.0]
         for k in 1..<shape.count {
-            cumulative.append(cumulative[k - 1] + Geo.distance(shapePoint(shape[k - 1]), shapePoint(shape[k])))
+            cumulative.append(cumulative[k - 1] + Geo.osrmRulerDistance(shapePoint(shape[k - 1]), shapePoint(shape[k])))
         }
         let total = cumulative[cumulative.count - 1]
         func segment(at metres: Double) -> (Int, Double) {
@@ -728,5 +723,77 @@ extension Route {
         leg.target = w.target
         legs[legs.count - 1] = leg
         if let last = walk.waypoints.last { waypoints[waypoints.count - 1] = last }
+    }
+}
+
+/// An arc's segments as OSRM costs them (`RoadGraph.partialCost`): a traffic file's where it set the piece's
+/// (`segmentWeight`), else the import's, and the delays at nodes inside the piece.
+private struct SegmentCosts {
+    let graph: RoadGraph
+    let values: UnsafeBufferPointer<UInt32>
+    let reversed: Bool
+    /// The edge's first shape point and segment count, its segments' first index, the direction's slot.
+    let first: Int, count: Int, base: Int, direction: Int
+    let length: Double
+    /// The sums of the arc's segments and of its delays.
+    let segments: Double, delays: Double
+    let delayList: ArraySlice<InteriorDelay>
+
+    init?(_ graph: RoadGraph, arc a: UInt32, time: Bool) {
+        let (e, reversed) = graph.edge(ofArc: a)
+        let first = Int(graph.edgeShapeStart[e]), count = Int(graph.edgeShapeStart[e + 1]) - first - 1
+        let base = first - e, direction = reversed ? 1 : 0
+        func sum(_ values: UnsafeBufferPointer<UInt32>) -> Double {
+            values.isEmpty ? 0 : (0..<count).reduce(0) { $0 + Double(values[2 * (base + $1) + direction]) }
+        }
+        // A piece no traffic file changed has no segment costs of the metric's own.
+        var values = time ? graph.segmentDuration : graph.segmentWeight
+        var segments = sum(values)
+        if segments == 0 {
+            values = time ? graph.importSegmentDuration : graph.importSegmentWeight
+            segments = sum(values)
+        }
+        guard segments > 0 else { return nil }
+        self.graph = graph
+        self.values = values
+        self.reversed = reversed
+        (self.first, self.count, self.base, self.direction) = (first, count, base, direction)
+        length = Double(graph.edgeLength[e])
+        self.segments = segments
+        delayList = graph.interiorDelays(ofEdge: e, first: first, count: count)
+        delays = delayList.reduce(0.0) { $0 + Double(reversed ? $1.backward : $1.forward) }
+    }
+
+    /// The segments' cost and the delays passed from the arc's tail to `fraction` along it (0 < fraction < 1).
+    func before(_ fraction: Double) -> (segments: Double, delays: Double) {
+        // The segment the point is on, and the point's share of it, in shape order. Within a millimetre of a
+        // shape point is at it: OSRM's coordinates are whole millionths of a degree.
+        let target = (reversed ? 1 - fraction : fraction) * length
+        var travelled = 0.0, before = 0.0, ratio = 1.0, k = 0
+        while k < count {
+            let length = Geo.osrmRulerDistance(graph.shapePoint(first + k), graph.shapePoint(first + k + 1))
+            if travelled + length >= target - 0.001 || k == count - 1 {
+                let into = target - travelled
+                ratio = into <= 0.001 || length <= 0 ? 0 : into >= length - 0.001 ? 1 : into / length
+                break
+            }
+            before += Double(values[2 * (base + k) + direction])
+            travelled += length
+            k += 1
+        }
+        // OSRM cuts the segment at whole tenths counted from its OSRM end, cut down.
+        let value = Double(values[2 * (base + k) + direction])
+        let split = graph.segmentSplitFromLast
+        let fromLast = split.isEmpty ? false : split[(base + k) >> 3] >> UInt8((base + k) & 7) & 1 == 1
+        let cut = 100 * (value / 100 * (fromLast ? 1 - ratio : ratio)).rounded(.towardZero)
+        before += fromLast ? value - cut : cut
+        // `before` runs from the shape's first point; a reversed arc starts at its last. Segment k runs from shape
+        // point k to k + 1, so a point on it has passed the delays at points up to k, or, travelling backwards,
+        // from k + 1.
+        var passed = 0.0
+        for d in delayList where reversed ? Int(d.shapePoint) > first + k : Int(d.shapePoint) <= first + k {
+            passed += Double(reversed ? d.backward : d.forward)
+        }
+        return (reversed ? segments - before : before, passed)
     }
 }

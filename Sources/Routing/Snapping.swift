@@ -205,10 +205,14 @@ extension RoadGraph {
     private func makeSnap(_ point: Coordinate, _ hit: SegmentHit, _ filter: WaypointFilter) -> Snap {
         let e = edge(ofSegmentStartingAt: hit.segment)
         let range = shapeRange(ofEdge: e)
+        // Measured as the import measured the edge, and placed on the segment as OSRM places it (`partialCost`
+        // splits the segment's time there).
         var offset = 0.0, total = 0.0
         for i in range.lowerBound..<(range.upperBound - 1) {
-            let length = Geo.distance(shapePoint(i), shapePoint(i + 1))
-            if i < hit.segment { offset += length } else if i == hit.segment { offset += length * hit.fraction }
+            let length = Geo.osrmRulerDistance(shapePoint(i), shapePoint(i + 1))
+            if i < hit.segment { offset += length } else if i == hit.segment {
+                offset += length * Geo.osrmRatio(of: point, alongSegmentFrom: shapePoint(i), to: shapePoint(i + 1))
+            }
             total += length
         }
         let arc = edgeForwardArc[e] != noIndex ? edgeForwardArc[e] : edgeBackwardArc[e]

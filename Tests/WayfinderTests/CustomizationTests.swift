@@ -81,7 +81,7 @@ import Testing
     }
 
     /// Each traffic file, both ways along the street, as OSRM answers with the same file given to osrm-contract:
-    /// the same path, and the same duration and weight but for the route's ends (see `CyclingTests.endsTolerance`).
+    /// the same path, and the same duration and weight to the tenth (see `CyclingTests.sameTenth`).
     @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)), arguments: trafficCases)
     func trafficFileAsOSRM(_ c: TrafficCase) throws {
         let map = Self.street(renamed: c.renamed)
@@ -112,9 +112,9 @@ import Testing
             let way = from == west ? "eastwards" : "westwards"
             #expect(ours.code == theirs.code, "\(c.name) \(way): \(ours) against OSRM's \(theirs)")
             #expect(abs(ours.distance - theirs.distance) <= 0.2, "\(c.name) \(way): \(ours) against OSRM's \(theirs)")
-            #expect(!c.comparableDuration || abs(ours.duration - theirs.duration) <= CyclingTests.endsTolerance,
+            #expect(!c.comparableDuration || abs(ours.duration - theirs.duration) <= CyclingTests.sameTenth,
                     "\(c.name) \(way): \(ours) against OSRM's \(theirs)")
-            #expect(abs(ours.weight - theirs.weight) <= CyclingTests.endsTolerance, "\(c.name) \(way): \(ours) against OSRM's \(theirs)")
+            #expect(abs(ours.weight - theirs.weight) <= CyclingTests.sameTenth, "\(c.name) \(way): \(ours) against OSRM's \(theirs)")
         }
     }
 

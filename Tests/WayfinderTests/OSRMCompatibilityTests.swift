@@ -454,4 +454,59 @@ import Testing
         #expect(ours == [.depart, .arrive])
         #expect(theirs == [.depart, .newName, .arrive])
     }
+
+    /// Routes that start and end inside road pieces cost what OSRM says, to the tenth of a second: OSRM splits the segment a point is on at whole tenths, cut down, counted from
+    /// its road's lower-id end. Points at four places along each segment, every pair both ways, by car and on
+    /// foot; in one drawing two ways are joined into one road whose lower-id end is the far one, in the other a
+    /// crossing parts the road and a signal stands inside it.
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)), arguments: ["joined", "crossed"])
+    func routeEndsCostWhatOSRMSays(_ drawing: String) throws {
+        let map: TestMap
+        if drawing == "joined" {
+            // Two ways of one road, joined by OSRM into one edge whose lower-id end (k) is the far one.
+            map = TestMap("""
+                                     k
+                a    b    c    d    e
+                """, gridSize: 23)
+            map.way("abc", ["highway": "primary", "name": "Main"])
+            map.way("cdek", ["highway": "primary", "name": "Main"])
+        } else {
+            // A crossing at c, and a signal at d that parts the road in OSRM.
+            map = TestMap("""
+                          n              k
+                a    b    c    d    e
+                          s
+                """, gridSize: 23)
+            map.way("abc", ["highway": "primary", "name": "Main"])
+            map.way("cdek", ["highway": "primary", "name": "Main"])
+            map.way("ncs", ["highway": "residential", "name": "Cross"])
+            map.tagNode("d", ["highway": "traffic_signals"])
+        }
+        _ = try map.build(compatibility: .osrm)
+        let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+        let road = Array("abcdek")
+        let points = zip(road, road.dropFirst()).flatMap { a, b in [0.13, 0.37, 0.61, 0.89].map { map.position(between: a, b, at: $0) } }
+        for (profile, mode) in [("car", "driving"), ("foot", "walking")] {
+            let osrm = try OSRMOracle(map: map, profile: profile)
+            var compared = 0
+            for (i, from) in points.enumerated() {
+                for (j, to) in points.enumerated() where i != j {
+                    let request = "/route/v1/\(mode)/\(Self.text(from));\(Self.text(to))?overview=false&annotations=duration,weight"
+                    let ours = try service.json(request + "&compat=osrm").object, theirs = try osrm.json(request).object
+                    func figures(_ body: [String: Any]) -> (totals: [Double], segments: [Double]) {
+                        let route = (body["routes"] as? [[String: Any]])?.first ?? [:]
+                        let annotation = ((route["legs"] as? [[String: Any]])?.first?["annotation"] as? [String: Any]) ?? [:]
+                        return (["duration", "weight", "distance"].map { route[$0] as? Double ?? -1 },
+                                ["duration", "weight"].flatMap { annotation[$0] as? [Double] ?? [] })
+                    }
+                    let (a, b) = (figures(ours), figures(theirs))
+                    #expect(abs(a.totals[0] - b.totals[0]) < 1e-6 && abs(a.totals[1] - b.totals[1]) < 1e-6
+                                && abs(a.totals[2] - b.totals[2]) <= 0.1 + 1e-9,
+                            "\(drawing) \(mode) \(i)→\(j): duration, weight, distance \(a.totals) against OSRM's \(b.totals)")
+                    compared += 1
+                }
+            }
+            #expect(compared == points.count * (points.count - 1))
+        }
+    }
 }

@@ -167,7 +167,7 @@ import WayfinderEngine
             let theirs = CustomizationTests.figures(try osrm.json(request).object)
             distances.insert(theirs.distance)
             #expect(ours.code == theirs.code && abs(ours.distance - theirs.distance) <= 0.2
-                    && abs(ours.duration - theirs.duration) <= CyclingTests.endsTolerance, "\(c) at \(time): \(ours) against OSRM's \(theirs)")
+                    && abs(ours.duration - theirs.duration) <= CyclingTests.sameTenth, "\(c) at \(time): \(ours) against OSRM's \(theirs)")
         }
         #expect(c.times.count == 1 || distances.count == 2, "the condition's times change OSRM's route: \(distances)")
         withExtendedLifetime(zones) {}
@@ -213,7 +213,7 @@ import WayfinderEngine
             let ours = CustomizationTests.figures(try service.json(request + "?compat=osrm&depart_at=\(time)").object)
             let theirs = CustomizationTests.figures(try osrm.json(request).object)
             #expect(ours.code == theirs.code && abs(ours.distance - theirs.distance) <= 0.2
-                    && abs(ours.duration - theirs.duration) <= CyclingTests.endsTolerance, "\(time): \(ours) against OSRM's \(theirs)")
+                    && abs(ours.duration - theirs.duration) <= CyclingTests.sameTenth, "\(time): \(ours) against OSRM's \(theirs)")
             distances.append(try Self.timedRoute(graph, [from, to], Departure(local: try Self.local(local))).distance)
         }
         #expect(distances[0] > distances[1] + 50, "the restriction holds at 07:30 only: \(distances)")
