@@ -126,7 +126,7 @@ public struct PerceivedBearing {
     /// interpolation).
     static func interpolate(_ a: Coordinate, _ b: Coordinate, _ t: Double) -> Coordinate {
         func along(_ x: Double, _ y: Double) -> Double {
-            let (xm, ym) = ((x * 1e6).rounded(), (y * 1e6).rounded())
+            let (xm, ym) = (Geo.micro(x), Geo.micro(y))
             return (xm + (ym - xm) * t).rounded(.towardZero) / 1e6
         }
         return Coordinate(latitude: along(a.latitude, b.latitude), longitude: along(a.longitude, b.longitude))
@@ -134,7 +134,7 @@ public struct PerceivedBearing {
 
     /// A coordinate rounded to millionths of a degree.
     static func micro(_ p: Coordinate) -> Coordinate {
-        Coordinate(latitude: (p.latitude * 1e6).rounded() / 1e6, longitude: (p.longitude * 1e6).rounded() / 1e6)
+        Coordinate(latitude: Geo.micro(p.latitude) / 1e6, longitude: Geo.micro(p.longitude) / 1e6)
     }
 
     /// Each segment's own length, `[0, d1, d2, …]`.
@@ -202,7 +202,7 @@ public struct PerceivedBearing {
         guard Geo.osrmRulerDistance(base, head) >= 2 else { return head }
         // In whole millionths, the nine tenths cut towards zero, as OSRM computes it.
         func moved(_ h: Double, _ b: Double, _ n: Double) -> Double {
-            let (hm, bm, nm) = (Int((h * 1e6).rounded()), Int((b * 1e6).rounded()), Int((n * 1e6).rounded()))
+            let (hm, bm, nm) = (Int(Geo.micro(h)), Int(Geo.micro(b)), Int(Geo.micro(n)))
             return Double(hm - 90 * (bm - nm) / 100) / 1e6
         }
         return Coordinate(latitude: moved(head.latitude, base.latitude, node.latitude),
