@@ -129,7 +129,7 @@ public struct Directions: Sendable {
         }
         self.guidanceLegs = guidanceLegs
         self.legs = legs
-        if options.voiceInstructions { clocks = route.legs.map(LegClock.init(leg:)) }
+        if options.voiceInstructions { clocks = route.legs.map { LegClock(leg: $0, graph: graph) } }
         waypointNames = Self.waypointNames(route, graph: graph, language: language,
                                            legEnds: guidanceLegs.first.map { [$0.sourceName] + guidanceLegs.map(\.targetName) } ?? [])
         for i in legs.indices { addNavigationInstructions(leg: i) }

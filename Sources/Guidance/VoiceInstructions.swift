@@ -17,26 +17,17 @@ public struct VoiceInstruction: Sendable, Equatable {
     }
 }
 
-/// Distance and time along a leg, point by point, at the roads' speeds: the turn delays a route counts are left
-/// out, as a car slows for them at the junction and not along the road. Announcements are timed by it, as a drive
-/// would meet them.
+/// Distance and time along a leg, point by point, at the roads' speeds (the annotations' times): the turns and
+/// the delays at nodes a route counts are left out, as a car slows for them at the node and not along the road.
+/// Announcements are timed by it, as a drive would meet them.
 public struct LegClock: Sendable {
     private(set) var distances: [Double] = [0]
     private(set) var times: [Double] = [0]
 
-    init(leg: RouteLeg) {
-        for stretch in leg.stretches {
-            let range = stretch.coordinates
-            var lengths: [Double] = []
-            for k in range.lowerBound..<range.upperBound {
-                lengths.append(Geo.osrmRulerDistance(leg.coordinates[k], leg.coordinates[k + 1]))
-            }
-            let total = lengths.reduce(0, +), travel = max(0, stretch.duration - stretch.turnDuration)
-            for length in lengths {
-                distances.append(distances.last! + length)
-                times.append(times.last! + (total > 0 ? travel * length / total : 0))
-            }
-            if lengths.isEmpty { times[times.count - 1] += travel }
+    init(leg: RouteLeg, graph: RoadGraph) {
+        for (k, seconds) in graph.segmentValues(along: leg).enumerated() {
+            distances.append(distances.last! + Geo.osrmRulerDistance(leg.coordinates[k], leg.coordinates[k + 1]))
+            times.append(times.last! + max(0, seconds))
         }
     }
 

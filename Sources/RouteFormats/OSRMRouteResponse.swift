@@ -96,24 +96,16 @@ public enum OSRMRouteResponse {
         return .object(members)
     }
 
-    /// Per segment of the leg's line: its length, and its share of its stretch's time. As OSRM's, the times are of
-    /// travel along the road: the turns and the delays at junctions are in the leg's total only.
+    /// Per segment of the leg's line: its length, and its time and weight as OSRM gives them
+    /// (`RoadGraph.segmentValues`): of travel along the road, the turns and the delays at nodes in the leg's total only.
     static func annotation(_ leg: RouteLeg, _ kinds: [Annotation], graph: RoadGraph) -> JSON {
-        var distances: [Double] = [], durations: [Double] = [], weights: [Double] = []
-        for stretch in leg.stretches {
-            let range = stretch.coordinates
-            var lengths: [Double] = []
-            for k in range.lowerBound..<range.upperBound {
-                lengths.append(Geo.osrmRulerDistance(leg.coordinates[k], leg.coordinates[k + 1]))
+        let distances = leg.stretches.flatMap { stretch in
+            (stretch.coordinates.lowerBound..<stretch.coordinates.upperBound).map {
+                Geo.osrmRulerDistance(leg.coordinates[$0], leg.coordinates[$0 + 1])
             }
-            let total = lengths.reduce(0, +)
-            distances += lengths
-            func share(_ value: Double) -> [Double] {
-                lengths.map { total > 0 ? value * $0 / total : value / Double(max(1, lengths.count)) }
-            }
-            durations += share(stretch.duration - stretch.turnDuration)
-            weights += share(stretch.weight - stretch.turnDuration - stretch.entryWeight)
         }
+        let durations = kinds.contains(.duration) || kinds.contains(.speed) ? graph.segmentValues(along: leg) : []
+        let weights = kinds.contains(.weight) ? graph.segmentValues(along: leg, weights: true) : []
         var members: [(String, JSON)] = []
         for kind in kinds {
             switch kind {

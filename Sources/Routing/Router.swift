@@ -537,6 +537,46 @@ extension RoadGraph {
         return min(total, UInt32((segments + delays + (Double(total) - costs.segments - costs.delays) * fraction).rounded()))
     }
 
+    /// The time (or weight) of each segment of the line `arcPoints(arc, from:to:)` gives, as OSRM's annotations
+    /// give them: the segments' own costs, split at the ends as `partialCost` splits them, without the delays at
+    /// nodes. Nil where the graph has no segment costs for the arc.
+    public func segmentCosts(ofArc arc: UInt32, from start: Double, to end: Double, time: Bool) -> [Double]? {
+        guard let costs = SegmentCosts(self, arc: arc, time: time) else { return nil }
+        let (shape, cut) = arcCut(arc, from: start, to: end)
+        // The fraction of the arc at each point of the line.
+        var lengths = [0.0]
+        for k in 1..<shape.count { lengths.append(lengths[k - 1] + Geo.osrmRulerDistance(shapePoint(shape[k - 1]), shapePoint(shape[k]))) }
+        let total = lengths[lengths.count - 1]
+        let fractions = cut.map { [start] + $0.inner.map { total > 0 ? lengths[$0] / total : 0 } + [end] }
+            ?? lengths.map { total > 0 ? $0 / total : 0 }
+        let before = fractions.map { f in f <= 0 ? 0 : f >= 1 ? costs.segments : costs.before(f).segments }
+        return zip(before, before.dropFirst()).map { max(0, $1 - $0) }
+    }
+
+    /// Per segment of a leg's line, its time (or with `weights`, its weight) in seconds, as OSRM's annotations
+    /// give them: the segments' own costs (`segmentCosts`), or where the graph has none, the stretch's less its
+    /// turn (and entry) shared by length. Turns and delays at nodes are in the leg's total only.
+    public func segmentValues(along leg: RouteLeg, weights: Bool = false) -> [Double] {
+        var values: [Double] = []
+        // A walk at the end names the walking graph's arcs.
+        let driven = leg.stretches.count - leg.footStretchCount
+        for (i, stretch) in leg.stretches.enumerated() {
+            let range = stretch.coordinates
+            let lengths = (range.lowerBound..<range.upperBound).map {
+                Geo.osrmRulerDistance(leg.coordinates[$0], leg.coordinates[$0 + 1])
+            }
+            if i < driven, let own = segmentCosts(ofArc: stretch.arc, from: stretch.part.lowerBound, to: stretch.part.upperBound,
+                                                  time: !weights), own.count == lengths.count {
+                values += own.map { $0 / 1000 }
+                continue
+            }
+            let total = lengths.reduce(0, +)
+            let value = weights ? stretch.weight - stretch.turnDuration - stretch.entryWeight : stretch.duration - stretch.turnDuration
+            values += lengths.map { total > 0 ? value * $0 / total : value / Double(max(1, lengths.count)) }
+        }
+        return values
+    }
+
     /// The delays at the inner shape points of edge `e` (`count` segments from shape point `first`).
     fileprivate func interiorDelays(ofEdge e: Int, first: Int, count: Int) -> ArraySlice<InteriorDelay> {
         guard !interiorDelays.isEmpty, count > 1 else { return [] }
@@ -671,7 +711,7 @@ extension RoadGraph {
 
     /// An arc's shape point indices in travel order and, for a part of it, where the part starts and ends (the
     /// segment, 1-based within `shape`, and how far along it) and which shape points lie strictly inside.
-    private func arcCut(_ arc: UInt32, from start: Double, to end: Double)
+    fileprivate func arcCut(_ arc: UInt32, from start: Double, to end: Double)
         -> (shape: [Int], cut: (first: (segment: Int, t: Double), inner: [Int], last: (segment: Int, t: Double))?)
     {
         let (e, reversed) = edge(ofArc: arc)

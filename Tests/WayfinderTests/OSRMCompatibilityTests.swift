@@ -455,7 +455,8 @@ import Testing
         #expect(theirs == [.depart, .newName, .arrive])
     }
 
-    /// Routes that start and end inside road pieces cost what OSRM says, to the tenth of a second: OSRM splits the segment a point is on at whole tenths, cut down, counted from
+    /// Routes that start and end inside road pieces cost what OSRM says, to the tenth of a second, and so does each
+    /// segment in the annotations: OSRM splits the segment a point is on at whole tenths, cut down, counted from
     /// its road's lower-id end. Points at four places along each segment, every pair both ways, by car and on
     /// foot; in one drawing two ways are joined into one road whose lower-id end is the far one, in the other a
     /// crossing parts the road and a signal stands inside it.
@@ -503,6 +504,8 @@ import Testing
                     #expect(abs(a.totals[0] - b.totals[0]) < 1e-6 && abs(a.totals[1] - b.totals[1]) < 1e-6
                                 && abs(a.totals[2] - b.totals[2]) <= 0.1 + 1e-9,
                             "\(drawing) \(mode) \(i)→\(j): duration, weight, distance \(a.totals) against OSRM's \(b.totals)")
+                    #expect(a.segments.count == b.segments.count && zip(a.segments, b.segments).allSatisfy { abs($0 - $1) < 1e-6 },
+                            "\(drawing) \(mode) \(i)→\(j): annotations \(a.segments) against OSRM's \(b.segments)")
                     compared += 1
                 }
             }
