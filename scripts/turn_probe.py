@@ -2,15 +2,16 @@
 """What each junction costs to cross, in OSRM and in Wayfinder, on the same random routes.
 
     scripts/turn_probe.py --osrm http://127.0.0.1:5000 --wayfinder http://127.0.0.1:5001 [--mode driving]
-        [--pairs 100] [--seed 1] [--bounds west,south,east,north] [--show 20] [--json OUT]
+        [--pairs 100] [--seed 1] [--bounds west,south,east,north] [--show 20] [--threshold 0.15] [--json OUT]
 
 Both servers must serve the same extract; Wayfinder is asked with compat=osrm. For each random pair that both
 engines route along the same line (distances within 0.5 m), every junction OSRM's steps list (`intersections`)
 is crossed again on its own: a route from the middle of the segment before it to the middle of the one after,
 radius 1 m, on both engines. A junction's cost is that route's duration less the sum of its annotations (both
 engines leave turn and junction costs out of the per-segment durations). Prints how many passages differ by
-more than 0.15 s, their total, and with --show the largest, with the lengths of the first segments on each side
-(OSRM reads a turn's angle further along a road whose first segment is short). Standard library only.
+more than --threshold seconds (0.15: more than a tenth), their total, and with --show the largest, with the
+lengths of the first segments on each side (OSRM reads a turn's angle further along a road whose first segment
+is short). Standard library only.
 """
 import argparse
 import json
@@ -53,6 +54,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--bounds", help="west,south,east,north (default: around the first nearest answer)")
     ap.add_argument("--show", type=int, default=0)
+    ap.add_argument("--threshold", type=float, default=0.15)
     ap.add_argument("--json")
     args = ap.parse_args()
     rng = random.Random(args.seed)
@@ -82,10 +84,10 @@ def main():
                 passages.append({"location": line[i], "osrm": round(theirs[0], 2), "wayfinder": round(ours[0], 2),
                                  "first_segments_m": [round(metres(line[i - 1], line[i]), 1),
                                                       round(metres(line[i], line[i + 1]), 1)]})
-    differ = [p for p in passages if abs(p["osrm"] - p["wayfinder"]) > 0.15]
+    differ = [p for p in passages if abs(p["osrm"] - p["wayfinder"]) > args.threshold]
     short = [p for p in differ if min(p["first_segments_m"]) < 12]
     print(f"{routes} routes on the same line; {len(passages)} junction passages; {len(differ)} differ by more "
-          f"than 0.15 s ({len(short)} with a first segment under 12 m); sum of differences (wayfinder - osrm) "
+          f"than {args.threshold} s ({len(short)} with a first segment under 12 m); sum of differences (wayfinder - osrm) "
           f"{sum(p['wayfinder'] - p['osrm'] for p in passages):+.1f} s")
     for p in sorted(differ, key=lambda p: -abs(p["osrm"] - p["wayfinder"]))[:args.show]:
         print(f"  {p['location'][1]:.6f},{p['location'][0]:.6f}: OSRM {p['osrm']:.1f} s, Wayfinder "
