@@ -849,9 +849,10 @@ struct ModeGraphBuilder {
 
     /// Reads OSRM's edges off the roads (`osrmChains`) for two things:
     /// - Each segment's end from which OSRM measures a point's share of it (`GraphArrays.segmentSplitFromLast`),
-    ///   so that a route starting or ending inside it costs what OSRM says to the tenth: the end of its road, from
-    ///   junction or kept node to the next, with the lower OSM id. Signals do not part it (measured on drawn
-    ///   maps: a road a–b–c with signals at b is measured from a where a < c, whatever b's id).
+    ///   so that a route starting or ending inside it costs what OSRM says to the tenth: the end a oneway road
+    ///   starts from, else the end of its road, from junction or kept node to the next, with the lower OSM id.
+    ///   Signals do not part it (measured on drawn maps: a road a–b–c with signals at b is measured from a where
+    ///   a < c, whatever b's id; a oneway from where it starts, whatever the ids).
     /// - By bike, the turns OSRM still sees inside a road: bicycle.lua charges every turn by its angle (measured on
     ///   drawn maps: the bend of a detour beside a street costs 8.3 s to the left). The bends of kept nodes inside
     ///   edges are added to their arcs; kept vertices are left out of `joinedThrough` for `turnWeights`.
@@ -865,9 +866,13 @@ struct ModeGraphBuilder {
         var splitFromLast = [UInt8](repeating: 0, count: (arrays.shapeLatitudes.count - arrays.edgeLength.count + 7) / 8)
         for (c, chain) in chains.enumerated() {
             let bounds = [0] + (cuts[c] ?? []).sorted() + [chain.points.count - 1]
-            for (a, b) in zip(bounds, bounds.dropFirst()) {
-                // OSRM's edge runs from the lower id (a ring's two ends are one node: any way will do).
-                let forward = chain.points[a].id <= chain.points[b].id
+            for (a, b) in zip(bounds, bounds.dropFirst()) where a < b {
+                // OSRM's edge runs the one way a oneway road goes, else from the lower id (a ring's two ends are one
+                // node: any way will do).
+                let (e, _, along) = chain.segments[a]
+                let ahead = (along ? arrays.edgeForwardArc[e] : arrays.edgeBackwardArc[e]) != noIndex
+                let behind = (along ? arrays.edgeBackwardArc[e] : arrays.edgeForwardArc[e]) != noIndex
+                let forward = ahead != behind ? ahead : chain.points[a].id <= chain.points[b].id
                 for (e, k, along) in chain.segments[a..<b] where forward != along {
                     let s = Int(arrays.edgeShapeStart[e]) - e + k
                     splitFromLast[s >> 3] |= 1 << UInt8(s & 7)

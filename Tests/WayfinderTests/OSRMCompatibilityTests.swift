@@ -458,19 +458,21 @@ import Testing
     /// Routes that start and end inside road pieces cost what OSRM says, to the tenth of a second, and so does each
     /// segment in the annotations: OSRM splits the segment a point is on at whole tenths, cut down, counted from
     /// its road's lower-id end. Points at four places along each segment, every pair both ways, by car and on
-    /// foot; in one drawing two ways are joined into one road whose lower-id end is the far one, in the other a
-    /// crossing parts the road and a signal stands inside it.
-    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)), arguments: ["joined", "crossed"])
+    /// foot; in one drawing two ways are joined into one road whose lower-id end is the far one (and, in another,
+    /// are one way), in the last a crossing parts the road and a signal stands inside it.
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)), arguments: ["joined", "oneway", "crossed"])
     func routeEndsCostWhatOSRMSays(_ drawing: String) throws {
         let map: TestMap
-        if drawing == "joined" {
-            // Two ways of one road, joined by OSRM into one edge whose lower-id end (k) is the far one.
+        if drawing != "crossed" {
+            // Two ways of one road, joined by OSRM into one edge whose lower-id end (k) is the far one; one way
+            // only, by car, from a (where OSRM counts from, whatever the ids).
             map = TestMap("""
                                      k
                 a    b    c    d    e
                 """, gridSize: 23)
-            map.way("abc", ["highway": "primary", "name": "Main"])
-            map.way("cdek", ["highway": "primary", "name": "Main"])
+            let oneway = drawing == "oneway" ? ["oneway": "yes"] : [:]
+            map.way("abc", ["highway": "primary", "name": "Main"].merging(oneway) { $1 })
+            map.way("cdek", ["highway": "primary", "name": "Main"].merging(oneway) { $1 })
         } else {
             // A crossing at c, and a signal at d that parts the road in OSRM.
             map = TestMap("""
