@@ -134,9 +134,10 @@ public struct TravelProfile: Sendable {
         "secondary": .secondary, "secondary_link": .secondary, "primary": .primary, "primary_link": .primary,
         "trunk": .trunk, "trunk_link": .trunk, "motorway": .motorway, "motorway_link": .motorway,
     ]
+    /// foot.lua's own highways (26.10 lists no `road`: a road of unknown kind is walked only with explicit access).
     static let walkingHighways: Set<String> = [
         "primary", "primary_link", "secondary", "secondary_link", "tertiary", "tertiary_link", "unclassified",
-        "residential", "road", "living_street", "service", "track", "path", "steps", "pedestrian", "platform",
+        "residential", "living_street", "service", "track", "path", "steps", "pedestrian", "platform",
         "footway", "pier",
     ]
     static let walkingSpeed = 5.0

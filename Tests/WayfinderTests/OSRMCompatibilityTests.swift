@@ -514,4 +514,28 @@ import Testing
             #expect(compared == points.count * (points.count - 1))
         }
     }
+
+    /// Which highways a walker takes without being told, as foot.lua: a short way of each kind beside a 300 m
+    /// detour of residential streets. A `highway=road` (of unknown kind) only with `foot=yes`.
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)),
+          arguments: [["highway": "road"], ["highway": "road", "foot": "yes"], ["highway": "footway"], ["highway": "track"],
+                      ["highway": "bridleway"], ["highway": "cycleway"], ["highway": "corridor"], ["highway": "trunk"],
+                      ["highway": "pier"], ["highway": "road", "junction": "roundabout"]])
+    func walkedHighwaysAsFootLua(_ tags: [String: String]) throws {
+        let map = TestMap("""
+            c         d
+
+            a         b
+            """, gridSize: 10)
+        map.way("ab", tags)
+        map.way("acdb", ["highway": "residential"])
+        _ = try map.build(compatibility: .osrm)
+        let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+        let osrm = try OSRMOracle(map: map, profile: "foot")
+        let request = "/route/v1/walking/\(Self.text(map.position(between: "a", "b", at: 0.1)));"
+            + "\(Self.text(map.position(between: "a", "b", at: 0.9)))?overview=false"
+        func distance(_ body: [String: Any]) -> Double { ((body["routes"] as? [[String: Any]])?.first?["distance"] as? Double) ?? -1 }
+        let ours = distance(try service.json(request + "&compat=osrm").object), theirs = distance(try osrm.json(request).object)
+        #expect(theirs > 0 && abs(ours - theirs) <= 0.1 + 1e-9, "\(tags): Wayfinder \(ours) m, OSRM \(theirs) m")
+    }
 }
