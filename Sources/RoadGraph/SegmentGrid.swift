@@ -109,8 +109,6 @@ extension GridGeometry {
 public struct SegmentHit: Sendable {
     /// Shape index of the segment's first point.
     public var segment: Int
-    /// Fraction along the segment, 0...1.
-    public var fraction: Double
     public var position: Coordinate
     public var distance: Double
 }
@@ -171,7 +169,7 @@ extension RoadGraph {
         func scan(_ cell: Int) {
             for k in Int(gridCellStart[cell])..<Int(gridCellStart[cell + 1]) {
                 let s = Int(gridSegments[k])
-                let (fraction, position) = Geo.project(point, ontoSegmentFrom: shapePoint(s),
+                let (_, position) = Geo.project(point, ontoSegmentFrom: shapePoint(s),
                                                        to: shapePoint(s + 1), cosLatitude: cosLatitude)
                 // Most candidates are far from the nearest found so far: a bound without trigonometry
                 // rules them out (the same answer; their haversines were most of the time snapping took).
@@ -179,7 +177,7 @@ extension RoadGraph {
                 if bound > maxDistance || bound >= collector.bound { continue }
                 let d = Geo.distance(point, position, cosLatitudeA: cosForDistance)
                 if d <= maxDistance, d < collector.bound, accept(s) {
-                    collector.offer(SegmentHit(segment: s, fraction: fraction, position: position, distance: d))
+                    collector.offer(SegmentHit(segment: s, position: position, distance: d))
                 }
             }
         }
