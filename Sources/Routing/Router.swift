@@ -543,14 +543,13 @@ extension RoadGraph {
     public func segmentCosts(ofArc arc: UInt32, from start: Double, to end: Double, time: Bool) -> [Double]? {
         guard let costs = SegmentCosts(self, arc: arc, time: time) else { return nil }
         let (shape, cut) = arcCut(arc, from: start, to: end)
-        // The fraction of the arc at each point of the line.
-        var lengths = [0.0]
-        for k in 1..<shape.count { lengths.append(lengths[k - 1] + Geo.osrmRulerDistance(shapePoint(shape[k - 1]), shapePoint(shape[k]))) }
-        let total = lengths[lengths.count - 1]
-        let fractions = cut.map { [start] + $0.inner.map { total > 0 ? lengths[$0] / total : 0 } + [end] }
-            ?? lengths.map { total > 0 ? $0 / total : 0 }
-        let before = fractions.map { f in f <= 0 ? 0 : f >= 1 ? costs.segments : costs.before(f).segments }
-        return zip(before, before.dropFirst()).map { max(0, $1 - $0) }
+        guard let cut else { return (0..<(shape.count - 1)).map(costs.segment) }
+        // The cost up to each point of the line: the ends split, the shape points between them whole segments.
+        var prefix = [0.0]
+        for j in 0..<(shape.count - 1) { prefix.append(prefix[j] + costs.segment(j)) }
+        func at(_ f: Double) -> Double { f <= 0 ? 0 : f >= 1 ? costs.segments : costs.before(f).segments }
+        let marks = [at(start)] + cut.inner.map { prefix[$0] } + [at(end)]
+        return zip(marks, marks.dropFirst()).map { max(0, $1 - $0) }
     }
 
     /// Per segment of a leg's line, its time (or with `weights`, its weight) in seconds, as OSRM's annotations
@@ -803,6 +802,9 @@ private struct SegmentCosts {
         delayList = graph.interiorDelays(ofEdge: e, first: first, count: count)
         delays = delayList.reduce(0.0) { $0 + Double(reversed ? $1.backward : $1.forward) }
     }
+
+    /// The cost of the arc's segment `j` in travel order (0: the one leaving its tail).
+    func segment(_ j: Int) -> Double { Double(values[2 * (base + (reversed ? count - 1 - j : j)) + direction]) }
 
     /// The segments' cost and the delays passed from the arc's tail to `fraction` along it (0 < fraction < 1).
     func before(_ fraction: Double) -> (segments: Double, delays: Double) {
