@@ -28,7 +28,7 @@ public enum TimeZoneChoice: Sendable, Equatable {
                       let coordinates = geometry["coordinates"] as? [Any] else { continue }
                 // OSRM reads Polygons only; a MultiPolygon (how many real boundary files give a zone) counts too.
                 let polygons = geometry["type"] as? String == "MultiPolygon" ? coordinates : [coordinates]
-                for case let rings as [[[Double]]] in polygons.map({ Self.rings($0) }) where Self.contains(rings, point) {
+                for rings in polygons.compactMap({ Self.rings($0) }) where Self.contains(rings, point) {
                     guard TimeZone(identifier: name) != nil else {
                         throw ImportError.invalidOption("\(path) names an unknown time zone '\(name)'")
                     }
