@@ -75,8 +75,9 @@ public enum Geo {
     /// in 5 rounded away from zero. In binary such a tie may fall a hair short (`41.1668225 * 1e6` is
     /// 41166822.49999999), and rounded the other way, a 36 m segment measured 5 cm short of OSRM's.
     @inlinable public static func micro(_ degrees: Double) -> Double {
-        let m = degrees * 1e6
-        return abs(abs(m - m.rounded(.towardZero)) - 0.5) < 1e-6 ? m.rounded(.awayFromZero) : m.rounded()
+        let m = degrees * 1e6, r = m.rounded()
+        // Rounded towards zero from a hair short of a tie: one more away from zero.
+        return abs(m - r) > 0.5 - 1e-6 && abs(r) < abs(m) ? r + (m > 0 ? 1 : -1) : r
     }
 
     /// OSRM's distance, for its segment lengths and its table fallback alike: the WGS84 "cheap ruler" at the
