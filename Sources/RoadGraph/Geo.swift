@@ -85,18 +85,26 @@ public enum Geo {
     /// micro-degrees. Route lengths and travel times use it, so that the same path measures as in OSRM.
     @inlinable
     public static func osrmRulerDistance(_ a: Coordinate, _ b: Coordinate) -> Double {
-        let equatorialRadius = 6_378_137.0, flattening = 1 / 298.257223563
-        let e2 = flattening * (2 - flattening)
-        let band = 50_000  // micro-degrees: 90° in 1800 bands
         let middle = (Int(micro(a.latitude)) + Int(micro(b.latitude))) / 2
-        let bandLatitude = Double(band) * (Double((abs(middle) - 1) / band) + 0.5) / 1e6
-        let c = cos(bandLatitude * .pi / 180)
-        let w2 = 1 / (1 - e2 * (1 - c * c)), w = w2.squareRoot()
-        let metresPerDegree = equatorialRadius * .pi / 180
-        let kx = metresPerDegree * w * c, ky = metresPerDegree * w * w2 * (1 - e2)
+        let (kx, ky) = rulerScales[min(rulerScales.count - 1, (abs(middle) - 1) / rulerBand)]
         let dx = (micro(b.longitude) - micro(a.longitude)) / 1e6 * kx
         let dy = (micro(b.latitude) - micro(a.latitude)) / 1e6 * ky
         return (dx * dx + dy * dy).squareRoot()
+    }
+
+    /// The width of the ruler's bands of latitude, micro-degrees: 90° in 1800 bands.
+    @usableFromInline static let rulerBand = 50_000
+
+    /// The ruler's metres per degree east and north at each band's centre, worked out once, since every
+    /// segment of every route end and import is measured with them.
+    @usableFromInline static let rulerScales: [(kx: Double, ky: Double)] = (0..<1800).map { index in
+        let equatorialRadius = 6_378_137.0, flattening = 1 / 298.257223563
+        let e2 = flattening * (2 - flattening)
+        let bandLatitude = Double(rulerBand) * (Double(index) + 0.5) / 1e6
+        let c = cos(bandLatitude * .pi / 180)
+        let w2 = 1 / (1 - e2 * (1 - c * c)), w = w2.squareRoot()
+        let metresPerDegree = equatorialRadius * .pi / 180
+        return (metresPerDegree * w * c, metresPerDegree * w * w2 * (1 - e2))
     }
 
     /// Where OSRM places a point along a segment, 0...1 from `a`: the projection in web Mercator of coordinates
