@@ -75,7 +75,9 @@ extension GuidanceLegReader {
     }
 
     /// A small circle with at most four simple exits, each more than 40° from the next (OSRM compares the sorted
-    /// bearings without wrapping round, and so do we).
+    /// bearings without wrapping round, and so do we). An exit's bearing is the one perceived at its junction
+    /// (`EdgeEnd.bearing`), as OSRM reads it there: a road that bends away after a few metres keeps its first
+    /// direction (Monaco's Boulevard d'Italie circle: 104° at the junction, 90° twenty metres on).
     func qualifiesAsRoundaboutIntersection(_ nodes: [UInt32], _ ringFlag: EdgeFlags) -> Bool {
         guard nodes.count <= 4 else { return false }
         var bearings: [Double] = []
@@ -84,9 +86,7 @@ extension GuidanceLegReader {
             guard here.count <= 3, let exit = here.first(where: { !graph.flags(ofEdge: $0.edge).contains(ringFlag) }) else {
                 return false
             }
-            let roadClass = graph.roadClass(ofEdge: exit.edge)
-            bearings.append(graph.bearing(ofEdge: exit.edge, leavingFromEnd: exit.atEnd,
-                                          lookahead: EdgeEnd.perceivedLookahead(roadClass, isLink: false, onRing: false, roadsHere: 3)))
+            bearings.append(graph.edgeEnds[2 * exit.edge + (exit.atEnd ? 1 : 0)].bearing)
         }
         bearings.sort()
         for i in bearings.indices where abs(bearings[(i + 1) % bearings.count] - bearings[i]) <= 40 { return false }

@@ -14,17 +14,6 @@ public struct EdgeEnd: Sendable, Equatable {
     /// Metres along the shape from this end, the segments summed in that order from zero: to the bit what a
     /// route travelling the whole edge this way adds up (the router's leg assembly reads it for every whole arc).
     public var shapeLength: Double
-
-    /// How far along a road a plain lookahead reads its bearing, where OSRM reads one point at a fixed distance
-    /// (the arms of a small roundabout): short for service roads and circles, long for motorways; 1 m where only
-    /// two roads meet.
-    public static func perceivedLookahead(_ roadClass: RoadClass, isLink: Bool, onRing: Bool, roadsHere: Int) -> Double {
-        if roadsHere <= 2 { return 1 }
-        if onRing { return 2 }
-        if roadClass.isLowPriority { return 10 }
-        if roadClass == .motorway || roadClass == .trunk { return isLink ? 20 : 30 }
-        return 20
-    }
 }
 
 extension GraphArrays {
