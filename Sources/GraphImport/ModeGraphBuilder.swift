@@ -901,11 +901,9 @@ struct ModeGraphBuilder {
             Coordinate(fixedLatitude: arrays.shapeLatitudes[i], fixedLongitude: arrays.shapeLongitudes[i])
         }
         func milliseconds(arriving a: Coordinate, at b: Coordinate, leaving c: Coordinate) -> UInt32 {
-            var angle = (Geo.bearing(from: b, to: c) - Geo.bearing(from: a, to: b)).truncatingRemainder(dividingBy: 360)
-            if angle > 180 { angle -= 360 }
-            if angle <= -180 { angle += 360 }
+            let angle = TravelProfile.turnAngle(arriving: Geo.osrmRulerBearing(from: a, to: b), leaving: Geo.osrmRulerBearing(from: b, to: c))
             let seconds = profile.turnPenalty(angle: angle, roads: 2, isUturn: false)
-            return UInt32(100 * (seconds * 10 + 1e-6).rounded(.down))
+            return UInt32(100 * (seconds * 10).rounded(.down))
         }
         let (before, here, after) = (point(k - 1), point(k), point(k + 1))
         var paid: [UInt32] = []
@@ -947,16 +945,28 @@ struct ModeGraphBuilder {
                 let baseB = arrays.arcEdge[Int(arrays.arcBase[Int(b)])]
                 let edgeB = Int(baseB >> 1)
                 let isUturn = baseA >> 1 == baseB >> 1 && baseA != baseB
-                var angle = (bearing(ofArc: b, atTail: true) - arriving).truncatingRemainder(dividingBy: 360)
-                if angle > 180 { angle -= 360 }
-                if angle <= -180 { angle += 360 }
+                let angle = TravelProfile.turnAngle(arriving: arriving, leaving: bearing(ofArc: b, atTail: true))
                 let modes: EdgeFlags = [.ferry, .train]
                 let modeChanges = EdgeFlags(rawValue: arrays.edgeFlags[edgeA]).intersection(modes)
                     != EdgeFlags(rawValue: arrays.edgeFlags[edgeB]).intersection(modes)
                 let onRoundabout = EdgeFlags(rawValue: arrays.edgeFlags[edgeA]).contains(.roundabout)
                     || EdgeFlags(rawValue: arrays.edgeFlags[edgeB]).contains(.roundabout)
+                // The delays at the node that face the arriving road: car.lua counts them first and then the turn,
+                // bicycle.lua the other way round, foot.lua instead of it.
+                var delays = 0.0, walkingDelay: Double?
+                for obstacle in here where faces(obstacle, arriving: UInt32(a)) {
+                    if profile.mode == .walking { walkingDelay = obstacle.seconds; continue }
+                    switch obstacle.kind {
+                    case .minorStop where !entersFromSlowerRoad(UInt32(a), to: b, at: head): continue
+                    case .stop where roadsHere == 2
+                        && Self.belongsBehind(obstacle, before: Double(arrays.edgeLength[edgeA]), after: Double(arrays.edgeLength[edgeB])):
+                        continue
+                    default: delays += obstacle.seconds
+                    }
+                }
                 var seconds = profile.turnPenalty(angle: isUturn ? 180 : angle, roads: roadsHere, isUturn: isUturn,
-                                                  modeChanges: modeChanges, onRoundabout: onRoundabout)
+                                                  modeChanges: modeChanges, onRoundabout: onRoundabout,
+                                                  after: profile.mode == .driving ? delays : 0)
                 // Cyclists pay for every turn OSRM sees, and it sees none inside a road it joined into one edge. At
                 // traffic signals inside such a road, OSRM 26.10's bicycle.lua is given a turn angle of 180° whatever
                 // the bend, facing the signals or not (17.1 s, measured on drawn maps): so here too. Where the two
@@ -965,18 +975,11 @@ struct ModeGraphBuilder {
                     let signals = here.contains { $0.kind == .signals }
                     seconds = signals ? profile.turnPenalty(angle: 180, roads: roadsHere, isUturn: false) : 0
                 }
-                for obstacle in here where faces(obstacle, arriving: UInt32(a)) {
-                    if profile.mode == .walking { seconds = obstacle.seconds; continue }  // OSRM's foot: replaces
-                    switch obstacle.kind {
-                    case .minorStop where !entersFromSlowerRoad(UInt32(a), to: b, at: head): continue
-                    case .stop where roadsHere == 2
-                        && Self.belongsBehind(obstacle, before: Double(arrays.edgeLength[edgeA]), after: Double(arrays.edgeLength[edgeB])):
-                        continue
-                    default: seconds += obstacle.seconds
-                    }
-                }
-                // OSRM keeps a turn's cost (with the delays at its node) in tenths of a second, cut down.
-                weights.append(UInt32(100 * (seconds * 10 + 1e-6).rounded(.down)))
+                if profile.mode == .cycling { seconds += delays }
+                if let walkingDelay { seconds = walkingDelay }
+                // OSRM keeps a turn's cost (with the delays at its node) in tenths of a second, cut down, as the
+                // profile's number is: 8.399999999999999 s (a bike's right angle to the left) is 8.3 s.
+                weights.append(UInt32(100 * (seconds * 10).rounded(.down)))
             }
         }
         return weights
@@ -1010,7 +1013,7 @@ struct ModeGraphBuilder {
         let e = Int(packed >> 1), reversed = packed & 1 == 1
         // The end the junction sees: the tail's end for leaving, the head's end (reversed) for arriving.
         let away = arrays.edgeEnds[2 * e + (atTail == reversed ? 1 : 0)].bearing
-        return atTail ? away : (away + 180).truncatingRemainder(dividingBy: 360)
+        return atTail ? away : away >= 180 ? away - 180 : away + 180
     }
 
     /// Via-way restrictions: the path's arcs are duplicated; the from-arc enters the copy instead of the original,

@@ -90,28 +90,40 @@ public struct TravelProfile: Sendable {
     /// rising to 7.5 s, biased so right turns cost less than left ones in right-hand traffic, plus 20 s for a
     /// U-turn. Walkers: 2 s to turn round. Cyclists: at every junction, the square of the angle's share of a right
     /// angle times 6 s, dearer to the left and cheaper to the right by 1.4 (bicycle.lua), plus 20 s for a U-turn.
-    /// `angle`: positive to the right, negative to the left. `onRoundabout`: either road is part of a roundabout.
+    /// `angle`: positive to the right, negative to the left (`turnAngle`). `onRoundabout`: either road is part of a
+    /// roundabout. `after`: seconds already counted at the node (car.lua adds the turn to its delays). The terms are
+    /// summed in the profiles' order and each written as they write it, so that a sum on a tenth's edge is cut as
+    /// OSRM cuts it.
     public func turnPenalty(angle: Double, roads: Int, isUturn: Bool, modeChanges: Bool = false,
-                            onRoundabout: Bool = false) -> Double {
+                            onRoundabout: Bool = false, after delays: Double = 0) -> Double {
         switch mode {
         case .walking:
             return isUturn ? 2 : 0
         case .cycling:
-            let share = angle / 90, bias = 1.4
-            return share * share * (angle >= 0 ? 6 / bias : 6 * bias) + (isUturn ? 20 : 0)
+            let share = angle / 90, penalty = 6.0, bias = 1.4
+            return (angle >= 0 ? share * share * penalty / bias : share * share * penalty * bias) + (isUturn ? 20 : 0)
         case .driving:
-            guard roads > 2 || isUturn || modeChanges else { return 0 }
+            guard roads > 2 || isUturn || modeChanges else { return delays }
             let maximum = 7.5, bias = 1.075
-            let share = abs(angle) / 180
-            let exponent = angle >= 0 ? (13 / bias) * share - 6.5 * bias : (13 * bias) * share - 6.5 / bias
-            var seconds = maximum / (1 + exp(-exponent)) + (isUturn ? 20 : 0)
+            var seconds = delays
+            seconds += angle >= 0 ? maximum / (1 + exp(-((13 / bias) * angle / 180 - 6.5 * bias)))
+                : maximum / (1 + exp(-((13 * bias) * -angle / 180 - 6.5 / bias)))
+            if isUturn { seconds += 20 }
             // Turning left across oncoming traffic at a junction costs up to 2 s more (car.lua's
             // oncoming_turn_penalty; measured against OSRM 26.10: a 90° left is 7.3 s, a 90° right 2.1 s).
             if angle < 0 && roads > 2 && !isUturn && !onRoundabout {
-                seconds += 2 / (1 + exp(-(13 * share - 3.25)))
+                seconds += 2 / (1 + exp(-(13 * abs(angle) / 180 - 3.25)))
             }
             return seconds
         }
+    }
+
+    /// OSRM's turn angle for its profiles, from the bearing of travel arriving at a node and the bearing of the road
+    /// leaving it: 180° less the angle on its turn circle, held to 1e-8 degrees as OSRM holds it (so a right angle
+    /// drawn on a grid is exactly 90°). Positive to the right, in (−180, 180].
+    public static func turnAngle(arriving: Double, leaving: Double) -> Double {
+        let circle = fmod(arriving - leaving + 540, 360)
+        return 180 - fmod((circle * 1e8).rounded() / 1e8, 360)
     }
 
     // MARK: Tables (OSRM v6 car.lua and foot.lua)

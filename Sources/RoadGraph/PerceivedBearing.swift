@@ -43,7 +43,7 @@ public struct PerceivedBearing {
         points.reserveCapacity(line.count)
         for p in line.lazy.map(micro) where points.last != p { points.append(p) }
         guard points.count >= 2 else { return 0 }
-        return Geo.bearing(from: points[0], to: representativePoint(points, road))
+        return Geo.osrmRulerBearing(from: points[0], to: representativePoint(points, road))
     }
 
     static func representativePoint(_ c: [Coordinate], _ road: Road) -> Coordinate {
@@ -272,7 +272,7 @@ public struct PerceivedBearing {
     /// A road that bends one way, steadily, away from the chord of its first stretch.
     static func isCurve(_ c: [Coordinate], _ lengths: [Double], total: Double, width: Double) -> Bool {
         let n = c.count
-        let first = Geo.bearing(from: c[0], to: c[1]), lastBearing = Geo.bearing(from: c[n - 2], to: c[n - 1])
+        let first = Geo.osrmRulerBearing(from: c[0], to: c[1]), lastBearing = Geo.osrmRulerBearing(from: c[n - 2], to: c[n - 1])
         guard Geo.deviation(first, lastBearing) > 20 else { return false }
         let end = c[n - 1]
         if n > 3 {

@@ -56,7 +56,7 @@ import Testing
         let measured: [(angle: Double, seconds: Double)] = [(-165, 9.4), (-120, 9.2), (-60, 2.9), (-30, 0.6), (-15, 0.2),
                                                              (45, 0.1), (75, 0.9), (120, 5.5), (165, 7.3)]
         for (angle, seconds) in measured {
-            let cost = (car.turnPenalty(angle: angle, roads: 3, isUturn: false) * 10 + 1e-6).rounded(.down) / 10
+            let cost = (car.turnPenalty(angle: angle, roads: 3, isUturn: false) * 10).rounded(.down) / 10
             #expect(abs(cost - seconds) < 0.01, "\(angle)°: \(cost) s, OSRM \(seconds) s")
         }
         #expect(abs(car.turnPenalty(angle: -90, roads: 4, isUturn: false, onRoundabout: true) - 5.3) < 0.1)
