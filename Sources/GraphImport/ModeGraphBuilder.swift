@@ -387,11 +387,11 @@ struct ModeGraphBuilder {
                 }
             }
             // A bike passing signals where only two roads meet turns by 180° to OSRM (see `turnWeights`), both ways;
-            // its turn cost is kept in tenths of a second, cut down.
+            // its turn cost (the angle's, then the signals') is kept in tenths of a second, cut down as OSRM cuts it.
             if profile.mode == .cycling && here.contains(where: { $0.kind == .signals }) {
                 let turn = profile.turnPenalty(angle: 180, roads: 2, isUturn: false)
-                nodeForward = ((nodeForward + turn) * 10 + 1e-6).rounded(.down) / 10
-                nodeBackward = ((nodeBackward + turn) * 10 + 1e-6).rounded(.down) / 10
+                nodeForward = ((turn + nodeForward) * 10).rounded(.down) / 10
+                nodeBackward = ((turn + nodeBackward) * 10).rounded(.down) / 10
             }
             let (ms, msBack) = (UInt32((nodeForward * 1000).rounded()), UInt32((nodeBackward * 1000).rounded()))
             guard ms > 0 || msBack > 0 else { continue }
