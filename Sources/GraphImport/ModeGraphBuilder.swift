@@ -472,9 +472,10 @@ struct ModeGraphBuilder {
         // Rounding down can make a short arc (one segment of 0.149 s becomes 0.1 s) up to half again as fast as
         // any road is, and the A* bound divides by the fastest arc. Those arcs keep at least the weight of 2 %
         // over the fastest true speed (a few hundredths of a second more than OSRM's weight on them; their
-        // durations stay OSRM's).
+        // durations stay OSRM's). With OSRM's rules they keep OSRM's weight, and the bound is the fastest arc as
+        // rounded (`topSpeed`): A* then looks further, and weights are OSRM's to the tenth (PROFILES.md, section 6).
         var fastest = 0.0
-        for a in exactWeight.indices where exactWeight[a] > 0 {
+        for a in exactWeight.indices where exactWeight[a] > 0 && profile.compatibility != .osrm {
             fastest = max(fastest, Double(arrays.edgeLength[Int(arrays.arcEdge[a] >> 1)]) / exactWeight[a])
         }
         if fastest > 0 {
