@@ -517,9 +517,29 @@ struct ModeGraphBuilder {
 
     /// Two ways drawn over the same nodes (a road mapped twice, a common mistake) would make every shared node a
     /// junction of two identical roads: a fork that is not there. As OSRM does, one edge per node sequence and
-    /// direction is kept, the one of least weight (the first on a tie); the others' directions (`e << 1 | reversed`)
-    /// are returned, and edges that keep neither direction go to `duplicateEdges`.
+    /// direction is kept, the one of least weight, then time; on a tie the one with a name (or a ref, exits, a
+    /// pronunciation) before one without, and of two names the first in byte order, as OSRM sorts them (a platform
+    /// with a ref over a footway without: the platform); else the first. The others' directions (`e << 1 |
+    /// reversed`) are returned, and edges that keep neither direction go to `duplicateEdges`.
     private mutating func duplicateArcs() -> Set<Int> {
+        let unlabelled = labels[[]], empty = strings[""]!
+        // OSRM's sort key among equal costs: nil for an edge without a name of any kind, else its name.
+        func name(_ e: Int) -> [UInt8]? {
+            let label = arrays.edgeLabel[e]
+            let named = label != unlabelled || [arrays.edgeRef[e], arrays.edgePronunciation[e], arrays.edgeExits[e]].contains { $0 != empty }
+            guard named else { return nil }
+            for k in Int(arrays.labelStart[Int(label)])..<Int(arrays.labelStart[Int(label) + 1]) where stringList[Int(arrays.labelEntries[2 * k])].isEmpty {
+                return Array(stringList[Int(arrays.labelEntries[2 * k + 1])].utf8)
+            }
+            return []
+        }
+        func sortsBefore(_ a: Int, _ b: Int) -> Bool {
+            switch (name(a), name(b)) {
+            case let (x?, y?): return x.lexicographicallyPrecedes(y)
+            case (.some, nil): return true
+            default: return false
+            }
+        }
         // Candidates first by their ends (a plain pair per edge, no array), then by their whole node sequence.
         struct Ends: Hashable { var low: Int64, high: Int64 }
         var byEnds: [Ends: [Int]] = [:]
@@ -530,18 +550,20 @@ struct ModeGraphBuilder {
         var skipped = Set<Int>()
         for group in byEnds.values where group.count > 1 {
             // Each direction of travel as its node sequence: the best arc over it wins.
-            var best: [[Int64]: (arc: Int, weight: Double)] = [:]
+            var best: [[Int64]: (arc: Int, weight: Double, duration: Double)] = [:]
             for e in group {
                 let shape = Int(arrays.edgeShapeStart[e])..<Int(arrays.edgeShapeStart[e + 1])
                 let nodes = Array(arrays.shapeNodeIDs[shape])
                 for reversed in [false, true] {
-                    guard let (_, weight, _) = cost(ofEdge: e, reversed: reversed) else { continue }
+                    guard let (duration, weight, _) = cost(ofEdge: e, reversed: reversed) else { continue }
                     let key = reversed ? Array(nodes.reversed()) : nodes
                     let arc = e << 1 | (reversed ? 1 : 0)
                     if let held = best[key] {
-                        if weight < held.weight { skipped.insert(held.arc); best[key] = (arc, weight) } else { skipped.insert(arc) }
+                        let better = weight != held.weight ? weight < held.weight
+                            : duration != held.duration ? duration < held.duration : sortsBefore(e, held.arc >> 1)
+                        if better { skipped.insert(held.arc); best[key] = (arc, weight, duration) } else { skipped.insert(arc) }
                     } else {
-                        best[key] = (arc, weight)
+                        best[key] = (arc, weight, duration)
                     }
                 }
             }

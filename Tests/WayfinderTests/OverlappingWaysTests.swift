@@ -64,4 +64,50 @@ import Testing
             #expect(!ours.isEmpty && ours == theirs, "\(from) → \(to): Wayfinder \(ours), OSRM \(theirs)")
         }
     }
+
+    /// Two ways over b–c–d that cost the same: OSRM keeps the one with a name or a ref (a tram platform drawn over
+    /// a footway: the platform), and of two names the first in byte order.
+    static func tieMap(_ second: [String: String]) throws -> TestMap {
+        let map = TestMap("""
+            x    b    c    d    y
+            """, gridSize: 30)
+        map.way("xbcdy", ["highway": "footway", "name": "Zeta"])
+        map.way("bcd", second)
+        _ = try map.build(compatibility: .osrm)
+        return map
+    }
+
+    /// The second way's tags, and the names and refs ("name|ref") a walk from x to y then passes.
+    static let ties: [(second: [String: String], labels: Set<String>)] = [
+        (["railway": "platform", "public_transport": "platform", "ref": "19"], ["Zeta|", "|19"]),
+        (["highway": "footway", "name": "Alpha"], ["Zeta|", "Alpha|"]),
+        (["highway": "footway", "name": "Zulu"], ["Zeta|"]),
+    ]
+
+    @Test func aTieKeepsTheNamedWay() throws {
+        for tie in Self.ties {
+            let map = try Self.tieMap(tie.second)
+            let graph = try map.build(compatibility: .osrm).walking
+            let route = try checkedRoute(graph, [map.position(between: "x", "b", at: 0.5), map.position(between: "d", "y", at: 0.5)])
+            let labels = Set(route.legs[0].stretches.map { "\($0.name)|\($0.ref)" })
+            #expect(labels == tie.labels, "\(tie.second): \(labels)")
+        }
+    }
+
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func aTieKeepsTheWayOSRMKeeps() throws {
+        for tie in Self.ties {
+            let map = try Self.tieMap(tie.second)
+            let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+            let osrm = try OSRMOracle(map: map, profile: "foot")
+            let request = "/route/v1/walking/\(OSRMCompatibilityTests.text(map.position(between: "x", "b", at: 0.5)));"
+                + "\(OSRMCompatibilityTests.text(map.position(between: "d", "y", at: 0.5)))?steps=true&overview=false"
+            func labels(_ body: [String: Any]) -> [String] {
+                let legs = ((body["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]]) ?? []
+                return (legs.first?["steps"] as? [[String: Any]] ?? []).map { "\($0["name"] as? String ?? "")|\($0["ref"] as? String ?? "")" }
+            }
+            let ours = labels(try service.json(request + "&compat=osrm").object), theirs = labels(try osrm.json(request).object)
+            #expect(!theirs.isEmpty && ours == theirs, "\(tie.second): Wayfinder \(ours), OSRM \(theirs)")
+        }
+    }
 }
