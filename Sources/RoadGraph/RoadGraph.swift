@@ -293,11 +293,6 @@ public struct HierarchyEdge: Equatable, Sendable {
     }
 }
 
-/// How a hierarchy edge a→b unpacks, kept beside `HierarchyEdge` (only unpacking reads it): `middle` is the node
-/// a shortcut skips, `first` the index in the down edges of the edge a→middle (stored at middle), `second` the
-/// index in the up edges of middle→b (stored at middle). All `noIndex` for an original transition. Unpacking then
-/// goes straight from edge to edge, one record each, where finding each half among the middle's edges cost two
-/// or three cache misses a step on large graphs.
 /// A delay at an OSM node inside a road piece (a signal, a give-way sign): milliseconds for each direction of travel
 /// past it, at shape point `shapePoint`. The piece's arcs hold the sum; a route that starts or ends inside the piece
 /// pays the delays it passes, as OSRM charges them at their nodes.
@@ -311,6 +306,11 @@ public struct InteriorDelay: Equatable, Sendable {
     }
 }
 
+/// How a hierarchy edge a→b unpacks, kept beside `HierarchyEdge` (only unpacking reads it): `middle` is the node
+/// a shortcut skips, `first` the index in the down edges of the edge a→middle (stored at middle), `second` the
+/// index in the up edges of middle→b (stored at middle). All `noIndex` for an original transition. Unpacking then
+/// goes straight from edge to edge, one record each, where finding each half among the middle's edges cost two
+/// or three cache misses a step on large graphs.
 public struct HierarchyShortcut: Equatable, Sendable {
     public var middle: UInt32
     public var first: UInt32
