@@ -85,8 +85,7 @@ public enum Geo {
     /// micro-degrees. Route lengths and travel times use it, so that the same path measures as in OSRM.
     @inlinable
     public static func osrmRulerDistance(_ a: Coordinate, _ b: Coordinate) -> Double {
-        let middle = (Int(micro(a.latitude)) + Int(micro(b.latitude))) / 2
-        let (kx, ky) = rulerScales[min(rulerScales.count - 1, (abs(middle) - 1) / rulerBand)]
+        let (kx, ky) = rulerScale(a, b)
         let dx = (micro(b.longitude) - micro(a.longitude)) / 1e6 * kx
         let dy = (micro(b.latitude) - micro(a.latitude)) / 1e6 * ky
         return (dx * dx + dy * dy).squareRoot()
@@ -97,12 +96,18 @@ public enum Geo {
     /// in Porto), and OSRM prices a turn by its angle to the tenth of a second.
     @inlinable
     public static func osrmRulerBearing(from a: Coordinate, to b: Coordinate) -> Double {
-        let middle = (Int(micro(a.latitude)) + Int(micro(b.latitude))) / 2
-        let (kx, ky) = rulerScales[min(rulerScales.count - 1, (abs(middle) - 1) / rulerBand)]
+        let (kx, ky) = rulerScale(a, b)
         let dx = remainder(micro(b.longitude) - micro(a.longitude), 360e6) / 1e6 * kx
         let dy = (micro(b.latitude) - micro(a.latitude)) / 1e6 * ky
         let degrees = atan2(dx, dy) * 180 / Double.pi
         return degrees < 0 ? degrees + 360 : degrees
+    }
+
+    /// The ruler's metres per degree east and north for two points: at the centre of the band their midpoint's
+    /// latitude lies in.
+    @inlinable static func rulerScale(_ a: Coordinate, _ b: Coordinate) -> (kx: Double, ky: Double) {
+        let middle = (Int(micro(a.latitude)) + Int(micro(b.latitude))) / 2
+        return rulerScales[min(rulerScales.count - 1, (abs(middle) - 1) / rulerBand)]
     }
 
     /// The width of the ruler's bands of latitude, micro-degrees: 90° in 1800 bands.
