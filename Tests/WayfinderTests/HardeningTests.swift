@@ -170,6 +170,8 @@ import Testing
             ("halves", graph.file.base.distance(to: UnsafeRawPointer(graph.chUpShortcuts.baseAddress! + shortcut) + 4)),
             // The high half of the first edge end's bearing: not a number.
             ("edge ends", graph.file.base.distance(to: UnsafeRawPointer(graph.edgeEnds.baseAddress!) + 4)),
+            // The first delay inside a road piece, at a shape point past the last.
+            ("interior delays", graph.file.base.distance(to: UnsafeRawPointer(try #require(graph.interiorDelays.baseAddress)))),
         ]
         for (what, offset) in targets {
             var bytes = original
