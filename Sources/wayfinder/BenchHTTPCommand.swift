@@ -79,7 +79,7 @@ enum BenchHTTPCommand {
         }
         var client: any RequestClient = inProcess ? InProcessClient(service: WayfinderService(engine: engine))
             : try HTTPClient(host: host, port: port)
-        let profile = mode == .driving ? "driving" : "foot"
+        let profile = mode.rawValue
         func coordinates(_ points: [Coordinate]) -> String {
             points.map { String(format: "%.6f,%.6f", $0.longitude, $0.latitude) }.joined(separator: ";")
         }
