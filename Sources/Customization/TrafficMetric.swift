@@ -67,6 +67,78 @@ public struct TrafficMetric {
         100 * max(1, (metres / (kmh / 3.6) * 10).rounded())
     }
 
+    /// One arc's segments as a metric prices them: what a speed row changes.
+    struct ArcSegments {
+        /// Each segment's length (metres, OSRM's ruler), time and weight (milliseconds), in the arc's direction.
+        var lengths: [Double], times: [Double], weights: [Double]
+        /// What the arc costs beyond its segments (delays at nodes inside it, a copy's entry).
+        var delay: Double, weightDelay: Double
+        /// Each segment's place in `segmentWeight`, and its OSM nodes in the arc's direction.
+        var indices: [Int], nodes: [(from: Int64, to: Int64)]
+    }
+
+    /// Arc `a`'s segments at this metric: the segments' own costs where the metric changed them (with
+    /// `ownSegments`) or the import's, else each a share of the arc's by length. Nil for an arc without segments.
+    func segments(ofArc a: Int, in graph: RoadGraph, ownSegments: Bool = false) -> ArcSegments? {
+        let e = Int(graph.arcEdge[a] >> 1), reversed = graph.arcEdge[a] & 1 == 1
+        let first = Int(graph.edgeShapeStart[e]), last = Int(graph.edgeShapeStart[e + 1]) - 1
+        guard last > first, graph.hasNodeIDs else { return nil }
+        let count = last - first
+        // In the arc's direction: shape points p → q.
+        let points = (0..<count).map { k in reversed ? (last - k, last - k - 1) : (first + k, first + k + 1) }
+        // Measured as the import measures segments.
+        let lengths = points.map { Geo.osrmRulerDistance(graph.shapePoint($0.0), graph.shapePoint($0.1)) }
+        let total = lengths.reduce(0, +)
+        let duration = Double(arcDuration[a]), weight = Double(arcWeight[a])
+        let base = first - e, direction = reversed ? 1 : 0
+        let indices = (0..<count).map { k in 2 * (base + (reversed ? count - 1 - k : k)) + direction }
+        var times = lengths.map { total > 0 ? duration * $0 / total : duration / Double(count) }
+        var weights = lengths.map { total > 0 ? weight * $0 / total : weight / Double(count) }
+        func fits(_ t: [Double], _ w: [Double]) -> Bool {
+            t.allSatisfy { $0 > 0 } && t.reduce(0, +) <= duration && w.reduce(0, +) <= weight
+        }
+        let own = ownSegments && !segmentDuration.isEmpty ? (indices.map { Double(segmentDuration[$0]) }, indices.map { Double(segmentWeight[$0]) }) : nil
+        if let own, fits(own.0, own.1) {
+            (times, weights) = own
+        } else if !graph.importSegmentDuration.isEmpty {
+            let importTimes = indices.map { Double(graph.importSegmentDuration[$0]) }
+            let importWeights = indices.map { Double(graph.importSegmentWeight[$0]) }
+            if fits(importTimes, importWeights) { (times, weights) = (importTimes, importWeights) }
+        }
+        return ArcSegments(lengths: lengths, times: times, weights: weights,
+                           delay: duration - times.reduce(0, +), weightDelay: weight - weights.reduce(0, +),
+                           indices: indices, nodes: points.map { (graph.shapeNodeIDs[$0.0], graph.shapeNodeIDs[$0.1]) })
+    }
+
+    /// Sets the changed segments' time and weight from their rows (as `apply` describes), and returns the arc's
+    /// costs: its segments' and the rest as it was.
+    static func price(_ arc: inout ArcSegments, _ changes: [(index: Int, row: SegmentSpeed)])
+        -> (duration: UInt32, weight: UInt32, closes: Bool) {
+        var closesArc = false
+        for (k, row) in changes {
+            // OSRM's slowest segment (419,430.3 s) where the speed is 0 but a rate keeps it open.
+            let time = row.speed > 0 ? Self.segmentMilliseconds(metres: arc.lengths[k], kmh: row.speed) : 419_430_300
+            arc.times[k] = time
+            let closes: Bool
+            switch row.weight {
+            case .time:
+                closes = row.speed <= 0
+                arc.weights[k] = time
+            case .unchanged:
+                closes = row.speed <= 0
+            case .rate(let rate):
+                closes = rate <= 0
+                if rate > 0 { arc.weights[k] = Self.segmentMilliseconds(metres: arc.lengths[k], kmh: rate * 3.6) }
+            }
+            if closes {
+                closesArc = true
+                arc.weights[k] = 419_430_300  // at least `RoadGraph.closedSegmentWeight`: how routes tell it
+            }
+        }
+        return (Self.milliseconds(arc.delay + arc.times.reduce(0, +)),
+                max(100, Self.milliseconds(arc.weightDelay + arc.weights.reduce(0, +))), closesArc)
+    }
+
     /// Applies segment speeds: each named segment's import time is replaced by its time at the new speed, and its
     /// weight as `SegmentSpeed.Weight` says. A segment at speed 0 (without a rate), or at a rate of 0 or less, is closed: no
     /// route passes it (`closed`), as none passes it in OSRM.
@@ -88,49 +160,11 @@ public struct TrafficMetric {
                 let key = Segment(from: graph.shapeNodeIDs[p], to: graph.shapeNodeIDs[q])
                 if let row = speeds[key] { changes.append((k, row)); used.insert(key) }
             }
-            guard !changes.isEmpty else { continue }
-            // Measured as the import measures segments.
-            let lengths = (0..<(last - first)).map { k in
-                reversed ? Geo.osrmRulerDistance(graph.shapePoint(last - k), graph.shapePoint(last - k - 1))
-                         : Geo.osrmRulerDistance(graph.shapePoint(first + k), graph.shapePoint(first + k + 1))
-            }
-            let total = lengths.reduce(0, +)
-            let duration = Double(arcDuration[a]), weight = Double(arcWeight[a])
-            // Each segment's time and weight as the import set it (its share by length in a file without them),
-            // then what its row says; the rest of the arc's figures (delays at nodes inside it) stays.
-            let base = first - e, direction = reversed ? 1 : 0
-            func index(_ k: Int) -> Int { 2 * (base + (reversed ? lengths.count - 1 - k : k)) + direction }
-            var times = lengths.map { total > 0 ? duration * $0 / total : duration / Double(lengths.count) }
-            var weights = lengths.map { total > 0 ? weight * $0 / total : weight / Double(lengths.count) }
-            if !graph.importSegmentDuration.isEmpty {
-                let importTimes = lengths.indices.map { Double(graph.importSegmentDuration[index($0)]) }
-                let importWeights = lengths.indices.map { Double(graph.importSegmentWeight[index($0)]) }
-                if importTimes.allSatisfy({ $0 > 0 }) && importTimes.reduce(0, +) <= duration && importWeights.reduce(0, +) <= weight {
-                    (times, weights) = (importTimes, importWeights)
-                }
-            }
-            let delay = duration - times.reduce(0, +), weightDelay = weight - weights.reduce(0, +)
-            for (k, row) in changes {
-                // OSRM's slowest segment (419,430.3 s) where the speed is 0 but a rate keeps it open.
-                let time = row.speed > 0 ? Self.segmentMilliseconds(metres: lengths[k], kmh: row.speed) : 419_430_300
-                times[k] = time
-                let closes: Bool
-                switch row.weight {
-                case .time:
-                    closes = row.speed <= 0
-                    weights[k] = time
-                case .unchanged:
-                    closes = row.speed <= 0
-                case .rate(let rate):
-                    closes = rate <= 0
-                    if rate > 0 { weights[k] = Self.segmentMilliseconds(metres: lengths[k], kmh: rate * 3.6) }
-                }
-                if closes {
-                    closed[a] = true
-                    weights[k] = 419_430_300  // at least `RoadGraph.closedSegmentWeight`: how routes tell it
-                }
-            }
-            let d = Self.milliseconds(delay + times.reduce(0, +)), w = max(100, Self.milliseconds(weightDelay + weights.reduce(0, +)))
+            // Each segment's time and weight as the import set it, then what its row says; the rest of the arc's
+            // figures (delays at nodes inside it) stays.
+            guard !changes.isEmpty, var arc = segments(ofArc: a, in: graph) else { continue }
+            let (d, w, closes) = Self.price(&arc, changes)
+            if closes { closed[a] = true }
             if d != arcDuration[a] || w != arcWeight[a] || closed[a] { changedArcs += 1 }
             arcDuration[a] = d
             arcWeight[a] = w
@@ -140,11 +174,11 @@ public struct TrafficMetric {
                     segmentDuration = segmentWeight
                 }
                 // The segments alone (the delays stay in the arc's figures only), never more than the arc.
-                for (values, target, into) in [(times, d, \TrafficMetric.segmentDuration), (weights, w, \TrafficMetric.segmentWeight)] {
+                for (values, target, into) in [(arc.times, d, \TrafficMetric.segmentDuration), (arc.weights, w, \TrafficMetric.segmentWeight)] {
                     var sum: UInt32 = 0
                     for k in values.indices {
                         let value = min(Self.milliseconds(values[k]), target - sum)
-                        self[keyPath: into][index(k)] = value
+                        self[keyPath: into][arc.indices[k]] = value
                         sum += value
                     }
                 }
