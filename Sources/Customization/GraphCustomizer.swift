@@ -14,6 +14,8 @@ public enum GraphCustomizer {
         public var metric = ""
         public var usedSpeedRows = 0, unusedSpeedRows = 0, usedTurnRows = 0, unusedTurnRows = 0
         public var changedArcs = 0, changedTurns = 0
+        /// Historical speeds: segments named that the graph has and has not, and arcs given a week of costs.
+        public var usedHistorySegments = 0, unusedHistorySegments = 0, historicalArcs = 0
         /// Seconds spent ordering the graph (zero when the graph already had its customizable hierarchy).
         public var orderSeconds = 0.0
         public var hierarchy = CustomizationStatistics()
@@ -45,8 +47,10 @@ public enum GraphCustomizer {
     }
 
     /// Customizes `mode` in the graph directory `path` with the given files (none: back to the import's costs).
+    /// `historyFiles`: historical speeds (`TrafficFiles.historicalSpeeds`), which routes with a departure time
+    /// read on top of the metric the other files make.
     public static func customize(directory path: String, mode: TravelMode, speedFiles: [String], turnFiles: [String],
-                                 metricName: String? = nil) throws -> Report {
+                                 historyFiles: [String] = [], metricName: String? = nil) throws -> Report {
         let started = Date()
         if let name = metricName, name.isEmpty || name.utf8.count > GraphFormat.metricNameLimit
             || name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
@@ -55,12 +59,13 @@ public enum GraphCustomizer {
         // Every file is read and checked before anything is written.
         let speeds = try speedFiles.flatMap { try TrafficFiles.segmentSpeeds(path: $0) }
         let turns = try turnFiles.flatMap { try TrafficFiles.turnPenalties(path: $0) }
+        let history = try historyFiles.flatMap { try TrafficFiles.historicalSpeeds(path: $0) }
         let directory = GraphDirectory(path)
         let generation = try directory.current()
         let graphPath = generation.graphPath(for: mode)
         guard FileManager.default.fileExists(atPath: graphPath) else { throw Failure.noMode(mode, path) }
         let graph = try RoadGraph(contentsOf: graphPath)
-        guard graph.hasNodeIDs || (speeds.isEmpty && turns.isEmpty) else { throw Failure.noNodeIDs(path) }
+        guard graph.hasNodeIDs || (speeds.isEmpty && turns.isEmpty && history.isEmpty) else { throw Failure.noNodeIDs(path) }
         if graph.hierarchyOverVertices && !turns.isEmpty { throw Failure.noTurnCosts(mode) }
 
         var report = Report()
@@ -70,10 +75,13 @@ public enum GraphCustomizer {
         metric.apply(turns, to: graph)
         // A row can make a short segment (its time rounded to a tenth) faster than the top speed a graph file may
         // claim, which would leave A*'s bound too high: no arc's weight is less than its length at that speed.
-        for a in 0..<graph.arcCount {
-            let least = UInt32((Double(graph.edgeLength[Int(graph.arcEdge[a] >> 1)]) / Self.topSpeed * 1000).rounded(.up))
-            if metric.arcWeight[a] < least { metric.arcWeight[a] = least }
+        func leastWeight(_ a: Int) -> UInt32 {
+            UInt32((Double(graph.edgeLength[Int(graph.arcEdge[a] >> 1)]) / Self.topSpeed * 1000).rounded(.up))
         }
+        for a in 0..<graph.arcCount where metric.arcWeight[a] < leastWeight(a) { metric.arcWeight[a] = leastWeight(a) }
+        let week = HistoricalMetric(history, graph: graph, metric: metric, leastWeight: leastWeight)
+        report.usedHistorySegments = week.usedSegments; report.unusedHistorySegments = week.unusedSegments
+        report.historicalArcs = week.arcs
         report.usedSpeedRows = metric.usedSpeedRows; report.unusedSpeedRows = metric.unusedSpeedRows
         report.usedTurnRows = metric.usedTurnRows; report.unusedTurnRows = metric.unusedTurnRows
         report.changedArcs = metric.changedArcs; report.changedTurns = metric.changedTurns
@@ -133,10 +141,20 @@ public enum GraphCustomizer {
             arrays.chUpShortcuts = hierarchy.upShortcuts; arrays.chDownShortcuts = hierarchy.downShortcuts
             arrays.cchUpStart = topology.upStart; arrays.cchUpHead = topology.upHead
             arrays.segmentWeight = metric.segmentWeight; arrays.segmentDuration = metric.segmentDuration
+            arrays.historyStart = week.start; arrays.historySlots = week.runs
 
             var metadata = graph.metadata
-            metadata.maxSpeed = fastestSpeed(graph, metric.arcWeight, atLeast: graph.metadata.maxSpeed)
-            metadata.metric = metricName ?? defaultName(speedFiles: speedFiles, turnFiles: turnFiles)
+            // The A* bound holds at every time: the least of each arc's weights over the week.
+            var leastWeights = metric.arcWeight
+            if !week.start.isEmpty {
+                for a in 0..<graph.arcCount {
+                    for k in Int(week.start[a])..<Int(week.start[a + 1]) where week.runs[k].weight != HistorySlot.current {
+                        leastWeights[a] = min(leastWeights[a], week.runs[k].weight)
+                    }
+                }
+            }
+            metadata.maxSpeed = fastestSpeed(graph, leastWeights, atLeast: graph.metadata.maxSpeed)
+            metadata.metric = metricName ?? defaultName(speedFiles: speedFiles, turnFiles: turnFiles + historyFiles)
             report.metric = metadata.metric
             try file.finish(&arrays, metadata: metadata)
             // The rest of the generation is the same files: linked, so the new generation costs no copy.

@@ -83,12 +83,12 @@ extension Engine {
                     case .departure(let clock):
                         departure = graph.localTime(clock)
                     case .arrival(let clock):
-                        // Leave the route's duration before the deadline; where timed rules make it later, leave
-                        // earlier by as much and look again (a few rounds: rules change routes rarely).
+                        // Leave the route's duration before the deadline; where timed rules or historical speeds
+                        // make it later, leave earlier by as much and look again (a few rounds).
                         let deadline = graph.localTime(clock)
                         departure = deadline.adding(seconds: -Int64(route.duration.rounded(.up)))
                     }
-                    if let start = departure, !graph.timedRules.isEmpty {
+                    if let start = departure, graph.dependsOnTime {
                         var leave = start
                         for _ in 0..<4 {
                             router.departure = Departure(local: leave, closesRoads: query.compatibility != .osrm)

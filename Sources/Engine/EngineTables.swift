@@ -72,7 +72,7 @@ public final class Table: @unchecked Sendable {
     private let fallback: TableFallback?
     private let scaleFactor: Double
     private let compatibility: Compatibility
-    /// With timed rules to apply: when every cell leaves (see `timedRows`).
+    /// With timed rules or historical speeds to apply: when every cell leaves (see `timedRows`).
     private let departure: Departure?
     /// The graph's routers (the engine's, with their search arrays), for the cells searched again at the time.
     private let routers: Pool<Router>
@@ -88,7 +88,7 @@ public final class Table: @unchecked Sendable {
         fallback = query.fallback
         scaleFactor = query.scaleFactor
         compatibility = query.compatibility
-        departure = graph.timedRules.isEmpty ? nil
+        departure = !graph.dependsOnTime ? nil
             : query.departure.map { Departure(local: graph.localTime($0), closesRoads: query.compatibility != .osrm) }
         self.engine = engine
         self.graph = graph
@@ -165,10 +165,10 @@ public final class Table: @unchecked Sendable {
     /// the cell stands. The other cells (a fastest path through such a road or turn) are searched again with the
     /// times, each as a leg searched by A* guided by the hierarchy, column by column so that a target's bounds serve
     /// all its cells (a search from a source to all its targets settles the whole map around it instead: 15 ms on
-    /// Porto, a second on 8.7M nodes). A customized hierarchy carries no such class: every row is searched with the
-    /// times.
+    /// Porto, a second on 8.7M nodes). A customized hierarchy carries no such class, and historical speeds change
+    /// every cost with the time: every row is then searched with the times.
     private func timedRows(_ searched: [Snap], _ targets: [Snap], _ departure: Departure) -> [[TableCell?]] {
-        guard let matrix, graph.cchUpStart.isEmpty else {
+        guard let matrix, graph.cchUpStart.isEmpty, !graph.hasHistory else {
             return TableSearch.rows(in: graph, sources: searched, targets: targets, threads: threads, excluding: excluding,
                                     departure: departure)
         }

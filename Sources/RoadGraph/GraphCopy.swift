@@ -77,5 +77,7 @@ extension GraphArrays {
         importSegmentDuration = Array(graph.importSegmentDuration)
         segmentSplitFromLast = Array(graph.segmentSplitFromLast)
         interiorDelays = Array(graph.interiorDelays)
+        historyStart = Array(graph.historyStart)
+        historySlots = Array(graph.historySlots)
     }
 }

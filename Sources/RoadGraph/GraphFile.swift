@@ -126,7 +126,8 @@ enum SectionID: UInt32, CaseIterable {
          chVertexCost, chArcTail, chOriginal, chUpShortcuts, chDownShortcuts, edgeEnds, shapeNodeIDs, maneuverStart,
          maneuverPath, maneuverVia, maneuverKind, importArcWeight, importArcDuration, importTransitionWeight, cchUpStart,
          cchUpHead, importTransitionStart, importTransitionTargets, segmentWeight, segmentDuration, importSegmentWeight,
-         importSegmentDuration, timedRules, conditionNotes, timeZoneName, segmentSplitFromLast, interiorDelays
+         importSegmentDuration, timedRules, conditionNotes, timeZoneName, segmentSplitFromLast, interiorDelays,
+         historyStart, historySlots
 
     /// The contraction hierarchy's sections.
     var isHierarchy: Bool {
@@ -366,6 +367,7 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
         Section(.importSegmentWeight, \.importSegmentWeight), Section(.importSegmentDuration, \.importSegmentDuration),
         Section(.timedRules, \.timedRules), Section(.conditionNotes, \.conditionNotes), Section(.timeZoneName, \.timeZoneName),
         Section(.segmentSplitFromLast, \.segmentSplitFromLast), Section(.interiorDelays, \.interiorDelays),
+        Section(.historyStart, \.historyStart), Section(.historySlots, \.historySlots),
     ]
 
     /// What a contraction hierarchy is built from (arcs, turns, the edges at each vertex, the vertex count):
@@ -378,7 +380,7 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
     /// A metric's own sections (see `GraphArrays`): a customization knows them last.
     private static let metric: Set<SectionID> = [
         .importArcWeight, .importArcDuration, .importTransitionStart, .importTransitionTargets, .importTransitionWeight,
-        .cchUpStart, .cchUpHead, .segmentWeight, .segmentDuration,
+        .cchUpStart, .cchUpHead, .segmentWeight, .segmentDuration, .historyStart, .historySlots,
     ]
 
     private let path: String

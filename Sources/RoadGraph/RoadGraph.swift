@@ -274,6 +274,9 @@ public struct GraphArrays {
     public var timedRules: [TimedRule] = [], conditionNotes: [UInt32] = []
     /// The IANA name of the extract's time zone (`import --time-zone`), UTF-8; empty when none was given.
     public var timeZoneName: [UInt8] = []
+    /// A customized graph with historical speeds only: arc a's week (`HistorySlot` runs, ascending from slot 0) is
+    /// `historySlots[historyStart[a]..<historyStart[a+1]]`; empty for copies of arcs and arcs without any.
+    public var historyStart: [UInt32] = [], historySlots: [HistorySlot] = []
 
     public init() {}
 }
@@ -379,6 +382,10 @@ public struct RoadGraph: @unchecked Sendable {
     public let segmentSplitFromLast: UnsafeBufferPointer<UInt8>, interiorDelays: UnsafeBufferPointer<InteriorDelay>
     public let timedRuleList: UnsafeBufferPointer<TimedRule>, conditionNotes: UnsafeBufferPointer<UInt32>
     public let timeZoneBytes: UnsafeBufferPointer<UInt8>
+    /// See `GraphArrays`: empty unless the graph was customized with historical speeds.
+    public let historyStart: UnsafeBufferPointer<UInt32>, historySlots: UnsafeBufferPointer<HistorySlot>
+    /// `historyFloor(…)`: 1 without historical speeds.
+    public private(set) var historyFloor = 1.0
     /// The timed rules, indexed for searches (empty for most graphs).
     public private(set) var timedRules: TimedRules
     /// The grid's cells that hold a segment, grouped by blocks of `SegmentGrid.blockSide`² cells (`occupiedBlocks`
@@ -511,10 +518,13 @@ public struct RoadGraph: @unchecked Sendable {
         timeZoneBytes = try sections.optionalBuffer(.timeZoneName)
         segmentSplitFromLast = try sections.optionalBuffer(.segmentSplitFromLast)
         interiorDelays = try sections.optionalBuffer(.interiorDelays)
+        historyStart = try sections.optionalBuffer(.historyStart)
+        historySlots = try sections.optionalBuffer(.historySlots)
         timedRules = TimedRules(UnsafeBufferPointer(start: nil, count: 0), arcCount: 0) { _ in "" }
         try validate()
         let strings = stringOffsets
         let bytes = stringBytes
+        historyFloor = Self.historyFloor(start: historyStart, slots: historySlots, weights: arcWeight)
         timedRules = TimedRules(timedRuleList, arcCount: arcHead.count) { id in
             String(decoding: bytes[Int(strings[Int(id)])..<Int(strings[Int(id) + 1])], as: UTF8.self)
         }
@@ -631,6 +641,20 @@ public struct RoadGraph: @unchecked Sendable {
             return Int(d.shapePoint) < shapeLatitudes.count && d.forward <= Self.maxArcWeight && d.backward <= Self.maxArcWeight
                 && (k == 0 || interiorDelays[k - 1].shapePoint < d.shapePoint)
         }, "interior delays")
+        try require(historyStart.isEmpty == historySlots.isEmpty, "historical speeds")
+        if !historyStart.isEmpty {
+            try requireTable(historyStart, arcs, historySlots.count, "historical speeds")
+            try require((0..<arcs).allSatisfy { a in
+                let runs = Int(historyStart[a])..<Int(historyStart[a + 1])
+                return runs.isEmpty || arcBase[a] == UInt32(a) && historySlots[runs.lowerBound].slot == 0
+                    && runs.allSatisfy { k in
+                        let run = historySlots[k]
+                        return Int(run.slot) < WeekSlots.count && run.reserved == 0 && run.duration <= Self.maxArcWeight
+                            && (run.weight == HistorySlot.current || run.weight <= Self.maxArcWeight)
+                            && (k == runs.lowerBound || historySlots[k - 1].slot < run.slot)
+                    }
+            }, "historical speeds")
+        }
         if !cchUpStart.isEmpty {
             let nodes = hierarchyNodeCount
             try require(chNode.count == nodes, "customizable hierarchy without an order")

@@ -36,6 +36,11 @@ public struct Departure: Sendable, Equatable {
 
     /// The local time `ms` milliseconds after the start (to the second: conditions read minutes).
     public func at(milliseconds ms: UInt64) -> LocalTime { local.adding(seconds: Int64(ms / 1000)) }
+
+    /// The week slot of historical speeds `ms` milliseconds after the start (to the second, as `at`).
+    @inlinable public func slot(after ms: UInt64) -> Int {
+        Int((UInt64(WeekSlots.secondOfWeek(local)) + ms / 1000) / UInt64(WeekSlots.seconds) % UInt64(WeekSlots.count))
+    }
 }
 
 /// A graph's timed rules, indexed for searches: a bit per arc says whether any rule starts there, so the common

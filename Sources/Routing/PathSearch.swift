@@ -98,7 +98,8 @@ public struct PathSearch {
     /// the result's cost then includes them.
     /// `excluding`: arcs of these classes are not used.
     /// `departure`: the local time at the sources; the graph's timed rules then apply at the time each arc is
-    /// entered and each turn made (the time along the cheapest path found to it, as Valhalla decides).
+    /// entered and each turn made (the time along the cheapest path found to it, as Valhalla decides), and an arc
+    /// costs what its historical speeds say for the quarter hour it is entered in (`RoadGraph.costs(ofArc:inSlot:)`).
     public mutating func shortestPath<H: SearchHeuristic>(
         in graph: RoadGraph, from sources: [SearchEndpoint], to targets: [SearchEndpoint], heuristic: H,
         penalties: [UInt32: UInt32]? = nil, excluding: ArcClasses = [], departure: Departure? = nil
@@ -113,16 +114,21 @@ public struct PathSearch {
             elapsed = []
         }
         heap.removeAll()
-        let timed = departure != nil && !graph.timedRules.isEmpty
+        let timed = departure != nil && graph.dependsOnTime
+        let ruled = timed && !graph.timedRules.isEmpty, historical = timed && graph.hasHistory
         if timed && elapsed.count != arcCount { elapsed = Array(repeating: 0, count: arcCount) }
-        func barred(_ a: UInt32?, _ b: UInt32, _ ms: UInt32) -> Bool { graph.isBarred(entering: b, from: a, departure!, after: UInt64(ms)) }
+        func barred(_ a: UInt32?, _ b: UInt32, _ ms: UInt32) -> Bool {
+            ruled && graph.isBarred(entering: b, from: a, departure!, after: UInt64(ms))
+        }
+        let startSlot = historical ? departure!.slot(after: 0) : 0
 
         var best = UInt32.max
         var bestPredecessor = noIndex, bestTarget = noIndex
         for s in sources {
             if timed && barred(nil, s.arc, 0) { continue }
             for t in targets {
-                if let direct = graph.weightWithinArc(from: s, to: t), direct < best {
+                let within = historical ? graph.cellWithinArc(from: s, to: t, inSlot: startSlot)?.weight : graph.weightWithinArc(from: s, to: t)
+                if let direct = within, direct < best {
                     best = direct; bestPredecessor = noIndex; bestTarget = s.arc
                 }
             }
@@ -136,16 +142,17 @@ public struct PathSearch {
         estimate.withUnsafeMutableBufferPointer { estimate in
             for s in sources {
                 let a = Int(s.arc)
-                if reached.contains(a) && distance[a] <= s.cost { continue }
+                let (cost, duration) = historical ? graph.source(s, inSlot: startSlot) : (s.cost, 0)
+                if reached.contains(a) && distance[a] <= cost { continue }
                 if timed {
                     if barred(nil, s.arc, 0) { continue }
-                    elapsed[a] = graph.sourceDuration(s)
+                    elapsed[a] = historical ? duration : graph.sourceDuration(s)
                 }
                 reached.insert(a)
-                distance[a] = s.cost
+                distance[a] = cost
                 parent[a] = noIndex
                 estimate[a] = heuristic.estimate(fromArc: s.arc, head: arcHead[a])
-                heap.push(Int64(s.cost) + Int64(estimate[a]), s.arc)
+                heap.push(Int64(cost) + Int64(estimate[a]), s.arc)
             }
             while let (key, arc) = heap.pop() {
                 if key >= Int64(best) { break }
@@ -164,15 +171,23 @@ public struct PathSearch {
                     let (dt, turnOverflow) = d.addingReportingOverflow(turn[i])
                     if turnOverflow { continue }
                     var entered: UInt32 = 0
+                    var weightB = arcWeight[Int(b)], durationB: UInt32 = 0, slot = 0
                     if timed {
                         entered = elapsed[a] &+ turn[i]
                         if barred(arc, b, entered) { continue }
+                        if historical {
+                            slot = departure!.slot(after: UInt64(entered))
+                            (weightB, durationB) = graph.costs(ofArc: b, inSlot: slot)
+                        } else {
+                            durationB = graph.arcDuration[Int(b)]
+                        }
                     }
                     for t in targets where t.arc == base {
-                        let (candidate, overflow) = dt.addingReportingOverflow(t.cost &+ graph.entryWeight(ofArc: b))
+                        let part = historical ? graph.target(t, inSlot: slot).weight : t.cost
+                        let (candidate, overflow) = dt.addingReportingOverflow(part &+ graph.entryWeight(ofArc: b))
                         if !overflow && candidate < best { best = candidate; bestPredecessor = arc; bestTarget = b }
                     }
-                    var (nd, overflow) = dt.addingReportingOverflow(arcWeight[Int(b)])
+                    var (nd, overflow) = dt.addingReportingOverflow(weightB)
                     if let penalties, let extra = penalties[base], !overflow { (nd, overflow) = nd.addingReportingOverflow(extra) }
                     if overflow || nd == .max { continue }
                     let bi = Int(b)
@@ -183,7 +198,7 @@ public struct PathSearch {
                     }
                     distance[bi] = nd
                     parent[bi] = arc
-                    if timed { elapsed[bi] = entered &+ graph.arcDuration[bi] }
+                    if timed { elapsed[bi] = entered &+ durationB }
                     heap.push(Int64(nd) + Int64(estimate[bi]), b)
                 }
             }

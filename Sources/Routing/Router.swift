@@ -120,7 +120,8 @@ public struct Router {
     /// `coreSlack`.
     public var snapsAsOSRM = false
     /// When the route leaves: the graph's timed rules (conditional restrictions and closures) then hold at the time
-    /// each road and junction is reached; without it they are ignored, as OSRM ignores them unless told the time.
+    /// each road and junction is reached, and roads cost what their historical speeds say for that time; without it
+    /// both are ignored, as OSRM ignores conditional tags unless told the time.
     public var departure: Departure?
     private var search = PathSearch()
     private var hierarchySearch = HierarchySearch()
@@ -259,7 +260,7 @@ public struct Router {
         for _ in 0..<(count * 3) where kept.count <= count {
             guard !WorkBudget.exceeded(), let result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: heuristic,
                                                    penalties: penalties, excluding: excluding, departure: timedDeparture()) else { break }
-            let candidate = assembleLeg(result, source: leg.source, target: leg.target)
+            let candidate = assembleLeg(result, source: leg.source, target: leg.target, departure: timedDeparture())
             penalise(candidate)
             guard Double(candidate.weight) <= 1.3 * Double(leg.weight) else { continue }
             let arcs = Set(candidate.stretches.map(\.arc))
@@ -273,9 +274,9 @@ public struct Router {
         return kept.dropFirst().map { Route(mode: graph.mode, legs: [$0], waypoints: main.waypoints) }
     }
 
-    /// The departure, if it has rules to apply on this graph.
+    /// The departure, if it has rules or historical speeds to apply on this graph.
     private func timedDeparture(after seconds: Double = 0) -> Departure? {
-        guard var departure, !graph.timedRules.isEmpty else { return nil }
+        guard var departure, graph.dependsOnTime else { return nil }
         departure.local = departure.local.adding(seconds: Int64(seconds.rounded(.down)))
         return departure
     }
@@ -289,19 +290,16 @@ public struct Router {
         switch algorithm {
         case .ch where graph.hasHierarchy && hierarchyApplies(sources, targets),
              .automatic where graph.hasHierarchy && hierarchyApplies(sources, targets):
+            if let departure, graph.hasHistory {
+                // Historical speeds change every cost with the time: the hierarchy only guides.
+                result = guidedSearch(sources, targets, departure, fallback: astar)
+                break
+            }
             result = hierarchySearch.shortestPath(in: graph, from: sources, to: targets, excluding: excluding)
             // Timed rules only close roads and turns, so a fastest path they leave open stays the fastest; one they
             // close is searched again with them.
             if let departure, let found = result, graph.isBarred(found, from: sources, departure) {
-                if potential == nil { potential = HierarchyPotential(graph: graph) }
-                if let potential {
-                    potential.prepare(targets: targets)
-                    result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: potential, excluding: excluding,
-                                                 departure: departure)
-                } else {
-                    result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: astar, excluding: excluding,
-                                                 departure: departure)
-                }
+                result = guidedSearch(sources, targets, departure, fallback: astar)
             }
         case .astar, .automatic, .ch:  // .ch without a hierarchy: callers check `hasHierarchy` first
             result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: astar, excluding: excluding,
@@ -311,7 +309,32 @@ public struct Router {
                                          departure: departure)
         }
         guard let result else { return nil }
-        return assembleLeg(result, source: source, target: target)
+        return assembleLeg(result, source: source, target: target, departure: departure)
+    }
+
+    /// A search at a departure time, by A* guided by the hierarchy (`HierarchyPotential`, scaled to hold at every
+    /// time), or by `fallback` where the hierarchy cannot guide.
+    private mutating func guidedSearch(_ sources: [SearchEndpoint], _ targets: [SearchEndpoint], _ departure: Departure,
+                                       fallback: GreatCircleHeuristic) -> SearchResult? {
+        if potential == nil { potential = HierarchyPotential(graph: graph) }
+        guard let potential else {
+            return search.shortestPath(in: graph, from: sources, to: targets, heuristic: fallback, excluding: excluding,
+                                       departure: departure)
+        }
+        potential.prepare(targets: targets)
+        return guidedSearch(sources, targets, departure, potential)
+    }
+
+    /// A search with a prepared potential, scaled where historical speeds are faster than the metric somewhere.
+    private mutating func guidedSearch(_ sources: [SearchEndpoint], _ targets: [SearchEndpoint], _ departure: Departure,
+                                       _ potential: HierarchyPotential) -> SearchResult? {
+        if graph.hasHistory && graph.historyFloor < 1 {
+            return search.shortestPath(in: graph, from: sources, to: targets,
+                                       heuristic: ScaledHeuristic(base: potential, factor: graph.historyFloor),
+                                       excluding: excluding, departure: departure)
+        }
+        return search.shortestPath(in: graph, from: sources, to: targets, heuristic: potential, excluding: excluding,
+                                   departure: departure)
     }
 
     /// Legs from several sources to one target, searched at the departure with the timed rules: what a table leaving
@@ -325,9 +348,8 @@ public struct Router {
         let targets = graph.targetEndpoints(target)
         potential.prepare(targets: targets)
         return sources.map { source in
-            search.shortestPath(in: graph, from: graph.sourceEndpoints(source), to: targets, heuristic: potential,
-                                excluding: excluding, departure: departure)
-                .map { assembleLeg($0, source: source, target: target) }
+            guidedSearch(graph.sourceEndpoints(source), targets, departure, potential)
+                .map { assembleLeg($0, source: source, target: target, departure: departure) }
         }
     }
 
@@ -337,7 +359,9 @@ public struct Router {
             || graph.endpointsFree(sources, excluded: excluding.rawValue) && graph.endpointsFree(targets, excluded: excluding.rawValue)
     }
 
-    private func assembleLeg(_ result: SearchResult, source: Snap, target: Snap) -> RouteLeg {
+    /// `departure`: where the graph has historical speeds, each arc costs what they say for the time it is
+    /// entered (the search's clock: the leg's own time from its start).
+    private func assembleLeg(_ result: SearchResult, source: Snap, target: Snap, departure: Departure?) -> RouteLeg {
         // The travelled part of each arc, with its exact share of the cost and of the time: the turn onto it,
         // then its part.
         struct Piece {
@@ -348,8 +372,12 @@ public struct Router {
         let last = result.arcs.count - 1
         // Fractions are clamped so that a graph whose stored lengths disagree with its shapes (a damaged file
         // with valid checksums) cannot underflow the subtraction.
+        let historical = departure != nil && graph.hasHistory
+        // With historical speeds: the arc's costs in the slot it is entered in, the clock run as the search ran it.
+        var slotCosts = (weight: UInt32(0), duration: UInt32(0)), clock: UInt64 = 0
         func part(_ arc: UInt32, _ from: Double, _ to: Double, time: Bool) -> UInt32 {
             let from = from > 0 ? min(from, 1) : 0, to = to < 1 ? max(to, from) : 1
+            if historical { return graph.part(ofArc: arc, from: from, to: to, time: time, at: slotCosts) }
             return graph.partialCost(ofArc: arc, fraction: to, time: time) - graph.partialCost(ofArc: arc, fraction: from, time: time)
         }
         for (i, arc) in result.arcs.enumerated() {
@@ -357,10 +385,16 @@ public struct Router {
             let from = i == 0 ? source.fraction(alongArcReversed: reversed) : 0
             let to = i == last ? target.fraction(alongArcReversed: reversed) : 1
             let turn = result.turns[i]
+            if let departure, historical {
+                clock += UInt64(turn)
+                slotCosts = graph.costs(ofArc: arc, inSlot: departure.slot(after: clock))
+            }
+            let duration = part(arc, from, to, time: true)
             pieces.append(Piece(arc: arc, from: from, to: to,
                                 weight: UInt64(part(arc, from, to, time: false)) + UInt64(turn) + UInt64(result.entries[i]),
-                                duration: UInt64(part(arc, from, to, time: true)) + UInt64(turn), turn: turn,
+                                duration: UInt64(duration) + UInt64(turn), turn: turn,
                                 entry: result.entries[i]))
+            if historical { clock += UInt64(i == 0 ? duration : slotCosts.duration) }
         }
         // A point snapped exactly onto a junction leaves an empty piece of the neighbouring road: drop it (the time
         // of a turn onto a dropped last piece stays with the piece before).

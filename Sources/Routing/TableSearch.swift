@@ -46,7 +46,7 @@ public struct TableSearch {
         return sources.map {
             WorkBudget.exceeded() ? [TableCell?](repeating: nil, count: targets.count)
                 : row(in: graph, from: $0, targets: targets, targetsOnArc: targetsOnArc, excluded: excluded,
-                      departure: graph.timedRules.isEmpty ? nil : departure)
+                      departure: graph.dependsOnTime ? departure : nil)
         }
     }
 
@@ -65,8 +65,12 @@ public struct TableSearch {
                               departure: Departure?) -> [TableCell?]
     {
         func barred(_ a: UInt32?, _ b: UInt32, _ ms: UInt32) -> Bool {
-            departure.map { graph.isBarred(entering: b, from: a, $0, after: UInt64(ms)) } ?? false
+            guard let departure, !graph.timedRules.isEmpty else { return false }
+            return graph.isBarred(entering: b, from: a, departure, after: UInt64(ms))
         }
+        // The week slot at `ms` after the departure, where arcs have historical speeds.
+        let historical = departure != nil && graph.hasHistory
+        func slot(_ ms: UInt32) -> Int { historical ? departure!.slot(after: UInt64(ms)) : 0 }
         prepare(graph.arcCount)
         var best = [TableCell?](repeating: nil, count: targets.count)
         var found = 0
@@ -78,15 +82,17 @@ public struct TableSearch {
         }
         for s in graph.sourceEndpoints(source) where !barred(nil, s.arc, 0) {
             for (t, e) in targetsOnArc[s.arc] ?? [] {
-                if let cell = graph.cellWithinArc(from: s, to: e) { offer(t, cell.weight, cell.duration, cell.distance) }
+                let within = historical ? graph.cellWithinArc(from: s, to: e, inSlot: slot(0)) : graph.cellWithinArc(from: s, to: e)
+                if let cell = within { offer(t, cell.weight, cell.duration, cell.distance) }
             }
             let a = Int(s.arc)
-            if reached.contains(a) && cost[a] <= s.cost { continue }
+            let (sourceCost, sourceTime) = historical ? graph.source(s, inSlot: slot(0)) : (s.cost, graph.sourceDuration(s))
+            if reached.contains(a) && cost[a] <= sourceCost { continue }
             reached.insert(a)
-            cost[a] = s.cost
-            time[a] = graph.sourceDuration(s)
+            cost[a] = sourceCost
+            time[a] = sourceTime
             length[a] = Double(graph.edgeLength[graph.edge(ofArc: s.arc).edge]) * (1 - s.fraction)
-            heap.push(Int64(s.cost), s.arc)
+            heap.push(Int64(sourceCost), s.arc)
         }
         var largestBest: UInt32 = 0  // may be stale-high: bests only shrink, so stopping on it is still safe
         while let (signedKey, arc) = heap.pop() {
@@ -108,20 +114,23 @@ public struct TableSearch {
                 if overflow { continue }
                 let turnedTime = UInt32(clamping: UInt64(tt) + UInt64(graph.transitionWeight[i]))
                 if departure != nil && barred(arc, b, turnedTime) { continue }
+                let k = slot(turnedTime)
                 if let onArc = targetsOnArc[base] {
                     for (t, e) in onArc {
-                        let (weight, overflow) = turned.addingReportingOverflow(e.cost &+ graph.entryWeight(ofArc: b))
+                        let part = historical ? graph.target(e, inSlot: k) : (weight: e.cost, duration: graph.targetDuration(e))
+                        let (weight, overflow) = turned.addingReportingOverflow(part.weight &+ graph.entryWeight(ofArc: b))
                         if overflow || weight == .max { continue }
-                        offer(t, weight, UInt32(clamping: UInt64(turnedTime) + UInt64(graph.targetDuration(e))), l + arcLength * e.fraction)
+                        offer(t, weight, UInt32(clamping: UInt64(turnedTime) + UInt64(part.duration)), l + arcLength * e.fraction)
                     }
                 }
-                let (nd, arcOverflow) = turned.addingReportingOverflow(graph.arcWeight[Int(b)])
+                let (weightB, durationB) = historical ? graph.costs(ofArc: b, inSlot: k) : (graph.arcWeight[Int(b)], graph.arcDuration[Int(b)])
+                let (nd, arcOverflow) = turned.addingReportingOverflow(weightB)
                 if arcOverflow || nd == .max { continue }
                 let bi = Int(b)
                 if reached.contains(bi) && nd >= cost[bi] { continue }
                 reached.insert(bi)
                 cost[bi] = nd
-                time[bi] = UInt32(clamping: UInt64(turnedTime) + UInt64(graph.arcDuration[Int(b)]))
+                time[bi] = UInt32(clamping: UInt64(turnedTime) + UInt64(durationB))
                 length[bi] = l + arcLength
                 heap.push(Int64(nd), b)
             }

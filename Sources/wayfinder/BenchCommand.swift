@@ -117,7 +117,8 @@ enum BenchCommand {
             }
             let first = timed[graph.hasHierarchy ? .ch : .astar]!
             let changed = first.costs.indices.filter { first.costs[$0] != untimed.costs[$0] }
-            print("leaving at \(departure.local) (\(graph.timedRuleList.count) timed rules; \(changed.count) of \(untimed.costs.count) routes changed by them"
+            print("leaving at \(departure.local) (\(graph.timedRuleList.count) timed rules\(graph.hasHistory ? " and historical speeds" : ""); "
+                + "\(changed.count) of \(untimed.costs.count) routes changed by them"
                 + (changed.isEmpty ? "" : ", those in median \(format(median(changed.map { first.times[$0] }))) ms") + "):")
             for (algorithm, r) in timed.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
                 let agree = zip(r.costs, timed[.astar]!.costs).filter { $0 == $1 }.count

@@ -187,11 +187,18 @@ enum InfoCommand {
             \(mode.rawValue): format \(GraphFormat.version), from \(m.sourceName) (\(m.sourceSize) bytes, crc32 \(String(m.sourceChecksum, radix: 16))), \(m.compatibility.rawValue) import rules
               \(graph.vertexCount) vertices, \(graph.edgeCount) edges, \(graph.arcCount) arcs, \(graph.transitionCount) turns, \(graph.componentSize.count) components
               bounds \(b.isEmpty ? "empty" : String(format: "%.5f,%.5f – %.5f,%.5f", b.minLatitude, b.minLongitude, b.maxLatitude, b.maxLongitude)), top speed \(String(format: "%.1f", m.maxSpeed * 3.6)) km/h, file \(graph.file.size) bytes
-              metric \(m.metric.isEmpty ? "import" : m.metric)\(graph.cchUpStart.isEmpty ? "" : " (customizable hierarchy)")
+              metric \(m.metric.isEmpty ? "import" : m.metric)\(graph.cchUpStart.isEmpty ? "" : " (customizable hierarchy)")\(historical(graph))
               time zone \(graph.timeZoneName ?? "UTC (none given at import)"); \(graph.timedRuleList.count) timed rules (conditional restrictions and closures), \(graph.conditionNotes.count) conditional tags not applied
             """)
             for line in graph.conditionNoteLines { print("    not applied: \(line)") }
         }
         return .ok
+    }
+
+    /// What `info` says of a graph's historical speeds: how many arcs have a week, in how many runs.
+    private static func historical(_ graph: RoadGraph) -> String {
+        guard graph.hasHistory else { return "" }
+        let arcs = (0..<graph.arcCount).count { graph.historyStart[$0 + 1] > graph.historyStart[$0] }
+        return "; historical speeds on \(arcs) arcs (\(graph.historySlots.count) runs of quarter hours)"
     }
 }
