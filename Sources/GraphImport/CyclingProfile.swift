@@ -179,6 +179,7 @@ extension TravelProfile {
             return DirectionRule(speed: s > 0 ? s : Self.ferrySpeed, classes: m == .pushing ? common.union(.pushing) : common)
         }
         var rule = WayRule(roadClass: roadClass, flags: flags, duration: duration > 0 ? duration : nil)
+        rule.unpaved = Self.isUnpaved(tags)
         rule.forward = direction(mode.forward, speed.forward)
         rule.backward = direction(mode.backward, speed.backward)
         let ridden: Set<CyclingMode> = [.cycling, .pushing]

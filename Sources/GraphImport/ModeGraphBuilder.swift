@@ -414,6 +414,9 @@ struct ModeGraphBuilder {
         arrays.edgeExits.append(info.exits)
         arrays.edgeLanes.append(UInt8(min(255, rule.lanes)))
         arrays.edgeClass.append(rule.roadClass.rawValue)
+        let e = arrays.edgeClass.count - 1
+        if e % 8 == 0 { arrays.edgeUnpaved.append(0) }
+        if rule.unpaved { arrays.edgeUnpaved[e / 8] |= 1 << UInt8(e % 8) }
         edgeWay.append(Int32(way))
         edgeDuration.append(rule.duration.map { wayLength > 0 ? $0 * length / wayLength : $0 })
         edgeTail.append(vertex(ofNode: nodes.first!))

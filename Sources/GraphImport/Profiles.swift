@@ -32,6 +32,8 @@ public struct WayRule: Equatable, Sendable {
     public var exits = ""
     /// Lanes of the whole way (`lanes`, else `lanes:forward` + `lanes:backward`), 0 when not tagged.
     public var lanes = 0
+    /// Not paved (`Profiles.isUnpaved`): what `avoid=unpaved` weighs. No mode's speed reads it.
+    public var unpaved = false
 }
 
 /// A node that stops a mode, or costs it time.
@@ -196,6 +198,19 @@ public struct TravelProfile: Sendable {
     static let smoothnessSpeeds: [String: Double] = [
         "intermediate": 80, "bad": 40, "very_bad": 20, "horrible": 10, "very_horrible": 5, "impassable": 0,
     ]
+    /// Surfaces that are not paved, and track grades without a hard surface.
+    static let unpavedSurfaces: Set<String> = [
+        "unpaved", "compacted", "fine_gravel", "gravel", "pebblestone", "rock", "ground", "dirt", "earth", "grass",
+        "grass_paver", "mud", "sand", "woodchips", "snow", "ice", "salt", "clay",
+    ]
+    static let unpavedTracktypes: Set<String> = ["grade2", "grade3", "grade4", "grade5"]
+
+    /// Whether a way is unpaved: its `surface` says so, or, without one, its `tracktype` is grade 2 to 5.
+    static func isUnpaved(_ tags: Tags) -> Bool {
+        if let surface = tags["surface"] { return unpavedSurfaces.contains(surface) }
+        return tags["tracktype"].map(unpavedTracktypes.contains) ?? false
+    }
+
     /// The car the profile routes (metres, kilograms): ways whose physical limits are below these are closed.
     static let vehicleHeight = 2.0, vehicleWidth = 1.9, vehicleLength = 4.8, vehicleWeight = 2000.0
     /// Share of a signed or zone speed limit a car is assumed to drive at.
@@ -380,6 +395,7 @@ public struct TravelProfile: Sendable {
         }
 
         var rule = WayRule(roadClass: roadClass, flags: flags.union(guidanceFlags(tags)), duration: duration)
+        rule.unpaved = Self.isUnpaved(tags)
         if forward {
             rule.forward = DirectionRule(speed: speed.forward!, penalty: min(penalty, priority.forward), restricted: restricted.forward,
                                          classes: classes(toll: tolls.forward, restricted: restricted.forward),
@@ -461,6 +477,7 @@ public struct TravelProfile: Sendable {
         }
         if tags["railway"] == "platform" || tags["public_transport"] == "platform" { roadClass = .footway }
         var rule = WayRule(roadClass: roadClass, flags: flags.union(guidanceFlags(tags)), duration: duration)
+        rule.unpaved = Self.isUnpaved(tags)
         if forward != backward { rule.flags.insert(.oneway) }
         var common: ArcClasses = route == "ferry" ? [.ferry] : []
         if let tunnel = tags["tunnel"], tunnel != "no" { common.insert(.tunnel) }

@@ -79,5 +79,6 @@ extension GraphArrays {
         interiorDelays = Array(graph.interiorDelays)
         historyStart = Array(graph.historyStart)
         historySlots = Array(graph.historySlots)
+        edgeUnpaved = Array(graph.edgeUnpaved)
     }
 }

@@ -127,7 +127,7 @@ enum SectionID: UInt32, CaseIterable {
          maneuverPath, maneuverVia, maneuverKind, importArcWeight, importArcDuration, importTransitionWeight, cchUpStart,
          cchUpHead, importTransitionStart, importTransitionTargets, segmentWeight, segmentDuration, importSegmentWeight,
          importSegmentDuration, timedRules, conditionNotes, timeZoneName, segmentSplitFromLast, interiorDelays,
-         historyStart, historySlots
+         historyStart, historySlots, edgeUnpaved
 
     /// The contraction hierarchy's sections.
     var isHierarchy: Bool {
@@ -368,6 +368,7 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
         Section(.timedRules, \.timedRules), Section(.conditionNotes, \.conditionNotes), Section(.timeZoneName, \.timeZoneName),
         Section(.segmentSplitFromLast, \.segmentSplitFromLast), Section(.interiorDelays, \.interiorDelays),
         Section(.historyStart, \.historyStart), Section(.historySlots, \.historySlots),
+        Section(.edgeUnpaved, \.edgeUnpaved),
     ]
 
     /// What a contraction hierarchy is built from (arcs, turns, the edges at each vertex, the vertex count):

@@ -277,6 +277,9 @@ public struct GraphArrays {
     /// A customized graph with historical speeds only: arc a's week (`HistorySlot` runs, ascending from slot 0) is
     /// `historySlots[historyStart[a]..<historyStart[a+1]]`; empty for copies of arcs and arcs without any.
     public var historyStart: [UInt32] = [], historySlots: [HistorySlot] = []
+    /// A bit per edge: set where its way is not paved (`surface`, `tracktype`). Empty in graphs drawn in code and
+    /// in files written before it.
+    public var edgeUnpaved: [UInt8] = []
 
     public init() {}
 }
@@ -384,6 +387,8 @@ public struct RoadGraph: @unchecked Sendable {
     public let timeZoneBytes: UnsafeBufferPointer<UInt8>
     /// See `GraphArrays`: empty unless the graph was customized with historical speeds.
     public let historyStart: UnsafeBufferPointer<UInt32>, historySlots: UnsafeBufferPointer<HistorySlot>
+    /// See `GraphArrays`.
+    public let edgeUnpaved: UnsafeBufferPointer<UInt8>
     /// `historyFloor(…)`: 1 without historical speeds.
     public private(set) var historyFloor = 1.0
     /// The timed rules, indexed for searches (empty for most graphs).
@@ -520,6 +525,7 @@ public struct RoadGraph: @unchecked Sendable {
         interiorDelays = try sections.optionalBuffer(.interiorDelays)
         historyStart = try sections.optionalBuffer(.historyStart)
         historySlots = try sections.optionalBuffer(.historySlots)
+        edgeUnpaved = try sections.optionalBuffer(.edgeUnpaved)
         timedRules = TimedRules(UnsafeBufferPointer(start: nil, count: 0), arcCount: 0) { _ in "" }
         try validate()
         let strings = stringOffsets
@@ -641,6 +647,7 @@ public struct RoadGraph: @unchecked Sendable {
             return Int(d.shapePoint) < shapeLatitudes.count && d.forward <= Self.maxArcWeight && d.backward <= Self.maxArcWeight
                 && (k == 0 || interiorDelays[k - 1].shapePoint < d.shapePoint)
         }, "interior delays")
+        try require(edgeUnpaved.isEmpty || edgeUnpaved.count == (edges + 7) / 8, "unpaved edges")
         try require(historyStart.isEmpty == historySlots.isEmpty, "historical speeds")
         if !historyStart.isEmpty {
             try requireTable(historyStart, arcs, historySlots.count, "historical speeds")
@@ -779,6 +786,14 @@ public struct RoadGraph: @unchecked Sendable {
     public func destinations(ofArc a: UInt32) -> String { string(arcDestinations[Int(a)]) }
 
     public func classes(ofArc a: UInt32) -> ArcClasses { ArcClasses(rawValue: arcClasses[Int(a)]) }
+
+    /// Whether the graph knows which roads are paved (graphs imported before it do not).
+    public var knowsSurfaces: Bool { !edgeUnpaved.isEmpty }
+
+    /// Whether edge `e`'s way is not paved (false where the graph does not know).
+    @inlinable public func isUnpaved(edge e: Int) -> Bool {
+        e / 8 < edgeUnpaved.count && edgeUnpaved[e / 8] & (1 << UInt8(e % 8)) != 0
+    }
 
     /// The `turn:lanes` of a direction ("left|through|through;right"), "" where none is mapped.
     public func turnLanes(ofArc a: UInt32) -> String { string(arcTurnLanes[Int(a)]) }
