@@ -21,6 +21,9 @@ public struct RouteQuery: Sendable {
     /// When the route leaves or must arrive (`depart_at`, `arrive_by`): the graph's conditional restrictions and
     /// closures then hold at the time each road is reached. Nil: they are ignored, as OSRM ignores them.
     public var time: TravelTime?
+    /// Weights by kind of road (`avoid=unpaved`, `prefer=major_roads`): the route choice counts them, durations do
+    /// not. Nil or empty: the metric's.
+    public var weightFactors: WeightFactors?
     /// `.osrm`: OSRM's answer, without Wayfinder's deviations (the rest on foot, the guidance of GUIDANCE.md).
     public var compatibility: Compatibility {
         get { directions.compatibility }
@@ -68,12 +71,16 @@ extension Engine {
             throw EngineError(.invalidValue, "the \(query.mode.rawValue) graph has no contraction hierarchy (imported with --no-contraction)")
         }
         try Self.checkExclusion(query.excluding, mode: query.mode)
+        try Self.checkFactors(query.weightFactors, graph: graph)
         let answer = try withinBudget {
             try set.routers[query.mode]!.with { router in
                 router.maxSnapDistance = query.snapRadius ?? limits.defaultSnapRadius
                 router.excluding = query.excluding
                 router.snapsAsOSRM = query.compatibility == .osrm
                 router.departure = nil
+                router.weightFactors = query.weightFactors
+                // The engine's routers go back to their pool as routes expect them: without factors.
+                defer { router.weightFactors = nil }
                 do {
                     var route = try router.route(query.points, algorithm: query.algorithm, filters: query.filters,
                                                  continueStraight: query.continueStraight)
@@ -153,6 +160,13 @@ extension Engine {
 
     /// Only the excludable classes may be avoided, and a walker has none of them but ferries (as OSRM, whose foot
     /// profile has no exclusion at all, Wayfinder lets walkers avoid ferries).
+    /// Weight factors the graph can apply: `unpaved` needs a graph that knows its surfaces.
+    static func checkFactors(_ factors: WeightFactors?, graph: RoadGraph) throws {
+        if factors?.weighs(.unpaved) == true && !graph.knowsSurfaces {
+            throw EngineError(.invalidValue, "the \(graph.mode.rawValue) graph does not know which roads are paved: re-import it to avoid unpaved roads")
+        }
+    }
+
     static func checkExclusion(_ classes: ArcClasses, mode: TravelMode) throws {
         guard classes.isSubset(of: .excludable) else {
             throw EngineError(.invalidValue, "only toll, motorway and ferry can be excluded")

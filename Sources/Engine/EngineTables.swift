@@ -26,6 +26,8 @@ public struct TableQuery: Sendable {
     public var compatibility = Compatibility.wayfinder
     /// When every trip of the table leaves (`depart_at`); a table cannot arrive by a time.
     public var departure: ClockTime?
+    /// Weights by kind of road (`WeightFactors`): each cell's is at them, its duration the roads' own.
+    public var weightFactors: WeightFactors?
 
     public init(mode: TravelMode, points: [Coordinate], sources: [Int]? = nil, destinations: [Int]? = nil) {
         self.mode = mode
@@ -74,6 +76,8 @@ public final class Table: @unchecked Sendable {
     private let compatibility: Compatibility
     /// With timed rules or historical speeds to apply: when every cell leaves (see `timedRows`).
     private let departure: Departure?
+    /// Weights by kind of road: every row is then one search per source at them.
+    private let weightFactors: WeightFactors?
     /// The graph's routers (the engine's, with their search arrays), for the cells searched again at the time.
     private let routers: Pool<Router>
 
@@ -90,6 +94,7 @@ public final class Table: @unchecked Sendable {
         compatibility = query.compatibility
         departure = !graph.dependsOnTime ? nil
             : query.departure.map { Departure(local: graph.localTime($0), closesRoads: query.compatibility != .osrm) }
+        weightFactors = query.weightFactors?.isEmpty == false ? query.weightFactors : nil
         self.engine = engine
         self.graph = graph
         self.sources = sources
@@ -126,6 +131,10 @@ public final class Table: @unchecked Sendable {
         }
         let targets = self.targets
         let computed: [[TableCell?]] = try engine.withinBudget {
+            if let weightFactors {
+                return TableSearch.rows(in: graph, sources: searched, targets: targets, threads: threads, excluding: excluding,
+                                        departure: departure, factors: weightFactors)
+            }
             if let departure { return timedRows(searched, targets, departure) }
             if let matrix { return matrix.rows(for: searched, threads: threads) }
             if threads == 1, let scratch {
@@ -260,6 +269,7 @@ extension Engine {
             throw EngineError(.invalidValue, "the \(query.mode.rawValue) graph has no contraction hierarchy: re-import without --no-contraction, or use one Dijkstra per source")
         }
         try Self.checkExclusion(query.excluding, mode: query.mode)
+        try Self.checkFactors(query.weightFactors, graph: graph)
         let radius = query.snapRadius ?? limits.defaultSnapRadius
         var filters = query.filters
         if !query.excluding.isEmpty {

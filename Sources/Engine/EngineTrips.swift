@@ -19,6 +19,8 @@ public struct TripQuery: Sendable {
     public var threads = 1
     /// When the trip leaves (`depart_at`): its table is computed for that time, its route from it.
     public var departure: ClockTime?
+    /// Weights by kind of road (`WeightFactors`), for its table and its route.
+    public var weightFactors: WeightFactors?
 
     public init(mode: TravelMode, points: [Coordinate]) {
         self.mode = mode
@@ -63,6 +65,7 @@ extension Engine {
         tableQuery.threads = query.threads
         tableQuery.compatibility = query.directions.compatibility
         tableQuery.departure = query.departure
+        tableQuery.weightFactors = query.weightFactors
         let table = try self.table(tableQuery)
         // The costs alone, flat, taken from blocks of rows: a whole table of optional cells for 10,000 points was
         // 2.4 GB, the flat costs are 0.8 GB.
@@ -99,6 +102,7 @@ extension Engine {
             routeQuery.excluding = query.excluding
             routeQuery.directions = query.directions
             routeQuery.time = query.departure.map(TravelTime.departure)
+            routeQuery.weightFactors = query.weightFactors
             let answer = try route(routeQuery, maxWaypoints: limits.maxTripPoints + 1)
             trips.append(.init(guided: answer.best, stops: stops, cost: total))
         }

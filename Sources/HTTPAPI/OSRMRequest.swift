@@ -191,10 +191,12 @@ public struct OSRMRequest {
     public func routeQuery() throws -> (RouteQuery, OSRMRouteResponse.Options) {
         try requireTwoCoordinates()
         try allowOnly(["steps", "overview", "geometries", "annotations", "continue_straight", "alternatives", "language",
-                       "waypoints", "deviations", "voice_instructions", "banner_instructions", "voice_units", "depart_at", "arrive_by"])
+                       "waypoints", "deviations", "voice_instructions", "banner_instructions", "voice_units", "depart_at", "arrive_by",
+                       "avoid", "prefer"])
         try refuseSilentWaypoints()
         var query = RouteQuery(mode: mode, points: coordinates)
         query.time = try travelTime()
+        query.weightFactors = try weightFactors()
         query.excluding = try exclusion()
         // OSRM: true asks for one alternative, a number for up to that many (here at most 3); only between two points.
         switch options["alternatives"] {
@@ -223,9 +225,10 @@ public struct OSRMRequest {
     public func tripQuery() throws -> (TripQuery, OSRMRouteResponse.Options) {
         try requireTwoCoordinates()
         try allowOnly(["roundtrip", "source", "destination", "steps", "overview", "geometries", "annotations", "language",
-                       "deviations", "voice_instructions", "banner_instructions", "voice_units", "depart_at"])
+                       "deviations", "voice_instructions", "banner_instructions", "voice_units", "depart_at", "avoid", "prefer"])
         var query = TripQuery(mode: mode, points: coordinates)
         query.departure = try departureTime()
+        query.weightFactors = try weightFactors()
         query.roundtrip = try bool("roundtrip", default: true)
         switch options["source"] ?? "any" {
         case "any": break
@@ -340,10 +343,12 @@ public struct OSRMRequest {
     /// The table service's query, and the annotations asked for (`duration`, `distance`).
     public func tableQuery() throws -> (TableQuery, Set<String>) {
         try requireTwoCoordinates()
-        try allowOnly(["sources", "destinations", "annotations", "fallback_speed", "fallback_coordinate", "scale_factor", "depart_at"])
+        try allowOnly(["sources", "destinations", "annotations", "fallback_speed", "fallback_coordinate", "scale_factor", "depart_at",
+                       "avoid", "prefer"])
         var query = TableQuery(mode: mode, points: coordinates, sources: try indices("sources"),
                                destinations: try indices("destinations"))
         query.departure = try departureTime()
+        query.weightFactors = try weightFactors()
         query.excluding = try exclusion()
         query.compatibility = compatibility
         func positive(_ key: String) throws -> Double? {
@@ -434,6 +439,19 @@ public struct OSRMRequest {
             return filter
         }
         return (coordinates, number, filters)
+    }
+
+    /// `avoid=unpaved,toll:4` and `prefer=major_roads:1.5`: weights by kind of road (PROFILES.md, section 15).
+    func weightFactors() throws -> WeightFactors? {
+        var factors = WeightFactors()
+        for (key, kinds, factor) in [("avoid", WeightFactors.avoidable, WeightFactors.avoidFactor),
+                                     ("prefer", WeightFactors.preferable, WeightFactors.preferFactor)] {
+            guard let text = options[key] else { continue }
+            if let problem = factors.read(text, kinds: kinds, defaultFactor: factor) {
+                throw EngineError(.invalidValue, "\(key): \(problem)")
+            }
+        }
+        return factors.isEmpty ? nil : factors
     }
 
     /// `exclude=toll,motorway`: the classes of road to avoid.

@@ -100,9 +100,12 @@ public struct PathSearch {
     /// `departure`: the local time at the sources; the graph's timed rules then apply at the time each arc is
     /// entered and each turn made (the time along the cheapest path found to it, as Valhalla decides), and an arc
     /// costs what its historical speeds say for the quarter hour it is entered in (`RoadGraph.costs(ofArc:inSlot:)`).
+    /// `factors`: weights by kind of road (`WeightFactors`). Both price arcs as `ArcPricing` says; the heuristic must
+    /// be a bound at those prices.
     public mutating func shortestPath<H: SearchHeuristic>(
         in graph: RoadGraph, from sources: [SearchEndpoint], to targets: [SearchEndpoint], heuristic: H,
-        penalties: [UInt32: UInt32]? = nil, excluding: ArcClasses = [], departure: Departure? = nil
+        penalties: [UInt32: UInt32]? = nil, excluding: ArcClasses = [], departure: Departure? = nil,
+        factors: WeightFactors? = nil
     ) -> SearchResult? {
         let excluded = excluding.rawValue
         let classes = graph.arcClasses
@@ -114,20 +117,21 @@ public struct PathSearch {
             elapsed = []
         }
         heap.removeAll()
-        let timed = departure != nil && graph.dependsOnTime
-        let ruled = timed && !graph.timedRules.isEmpty, historical = timed && graph.hasHistory
+        let pricing = ArcPricing(graph: graph, departure: departure, factors: factors)
+        let ruled = departure != nil && !graph.timedRules.isEmpty
+        // The clock runs where rules or prices depend on the time.
+        let timed = ruled || pricing?.departure != nil
         if timed && elapsed.count != arcCount { elapsed = Array(repeating: 0, count: arcCount) }
         func barred(_ a: UInt32?, _ b: UInt32, _ ms: UInt32) -> Bool {
             ruled && graph.isBarred(entering: b, from: a, departure!, after: UInt64(ms))
         }
-        let startSlot = historical ? departure!.slot(after: 0) : 0
 
         var best = UInt32.max
         var bestPredecessor = noIndex, bestTarget = noIndex
         for s in sources {
             if timed && barred(nil, s.arc, 0) { continue }
             for t in targets {
-                let within = historical ? graph.cellWithinArc(from: s, to: t, inSlot: startSlot)?.weight : graph.weightWithinArc(from: s, to: t)
+                let within = pricing.map { $0.cellWithinArc(from: s, to: t)?.weight } ?? graph.weightWithinArc(from: s, to: t)
                 if let direct = within, direct < best {
                     best = direct; bestPredecessor = noIndex; bestTarget = s.arc
                 }
@@ -142,11 +146,11 @@ public struct PathSearch {
         estimate.withUnsafeMutableBufferPointer { estimate in
             for s in sources {
                 let a = Int(s.arc)
-                let (cost, duration) = historical ? graph.source(s, inSlot: startSlot) : (s.cost, 0)
+                let (cost, duration) = pricing?.source(s) ?? (s.cost, graph.sourceDuration(s))
                 if reached.contains(a) && distance[a] <= cost { continue }
                 if timed {
                     if barred(nil, s.arc, 0) { continue }
-                    elapsed[a] = historical ? duration : graph.sourceDuration(s)
+                    elapsed[a] = duration
                 }
                 reached.insert(a)
                 distance[a] = cost
@@ -171,19 +175,15 @@ public struct PathSearch {
                     let (dt, turnOverflow) = d.addingReportingOverflow(turn[i])
                     if turnOverflow { continue }
                     var entered: UInt32 = 0
-                    var weightB = arcWeight[Int(b)], durationB: UInt32 = 0, slot = 0
+                    var weightB = arcWeight[Int(b)], durationB: UInt32 = 0
                     if timed {
                         entered = elapsed[a] &+ turn[i]
                         if barred(arc, b, entered) { continue }
-                        if historical {
-                            slot = departure!.slot(after: UInt64(entered))
-                            (weightB, durationB) = graph.costs(ofArc: b, inSlot: slot)
-                        } else {
-                            durationB = graph.arcDuration[Int(b)]
-                        }
+                        durationB = graph.arcDuration[Int(b)]
                     }
+                    if let pricing { (weightB, durationB) = pricing.costs(ofArc: b, after: entered) }
                     for t in targets where t.arc == base {
-                        let part = historical ? graph.target(t, inSlot: slot).weight : t.cost
+                        let part = pricing?.target(t, after: entered).weight ?? t.cost
                         let (candidate, overflow) = dt.addingReportingOverflow(part &+ graph.entryWeight(ofArc: b))
                         if !overflow && candidate < best { best = candidate; bestPredecessor = arc; bestTarget = b }
                     }

@@ -9,8 +9,9 @@ public enum ReferenceDijkstra {
     /// With `excluding`, arcs of those classes are left out (the endpoints' own arcs must not have them).
     /// With `departure`, the graph's timed rules hold at the time each arc is entered and each turn made, that time
     /// being the one along the arc's cheapest path, and arcs cost what their historical speeds say for that time.
+    /// With `factors`, arcs weigh as they say (`ArcPricing` prices both).
     public static func cost(in graph: RoadGraph, from sources: [SearchEndpoint], to targets: [SearchEndpoint],
-                            excluding: ArcClasses = [], departure: Departure? = nil) -> UInt64? {
+                            excluding: ArcClasses = [], departure: Departure? = nil, factors: WeightFactors? = nil) -> UInt64? {
         var best: UInt64? = nil
         func offer(_ c: UInt64) { if best == nil || c < best! { best = c } }
         func closed(_ arc: UInt32, _ ms: UInt64) -> Bool {
@@ -22,15 +23,14 @@ public enum ReferenceDijkstra {
             return graph.timedRules.isForbidden(from: a, to: to, departure, after: ms)
                 || graph.timedRules.isForbidden(from: graph.arcBase[Int(a)], to: to, departure, after: ms)
         }
-        // The week slot at `ms` after the departure, where arcs have historical speeds.
-        func slot(_ ms: UInt64) -> Int? { graph.hasHistory ? departure.map { $0.slot(after: ms) } : nil }
+        let pricing = ArcPricing(graph: graph, departure: departure, factors: factors)
         let sources = sources.filter { !closed($0.arc, 0) }
         var time = [UInt32: UInt64]()
         for s in sources {
             for t in targets where t.arc == s.arc && t.fraction >= s.fraction {
                 // Travel within one arc: the target's cost-from-tail minus the source's already-travelled part.
-                if let k = slot(0) {
-                    offer(UInt64(graph.cellWithinArc(from: s, to: t, inSlot: k)!.weight))
+                if let pricing {
+                    offer(UInt64(pricing.cellWithinArc(from: s, to: t)!.weight))
                 } else {
                     offer(UInt64(t.cost) - (UInt64(graph.arcWeight[Int(s.arc)]) - UInt64(s.cost)))
                 }
@@ -40,7 +40,7 @@ public enum ReferenceDijkstra {
         var done = Set<UInt32>()
         var queue = BinaryHeap()
         for s in sources {
-            let (cost, duration) = slot(0).map { graph.source(s, inSlot: $0) } ?? (s.cost, graph.sourceDuration(s))
+            let (cost, duration) = pricing?.source(s) ?? (s.cost, graph.sourceDuration(s))
             if let known = dist[s.arc], known <= UInt64(cost) { continue }
             dist[s.arc] = UInt64(cost)
             time[s.arc] = UInt64(duration)
@@ -57,12 +57,11 @@ public enum ReferenceDijkstra {
                 let turned = d + UInt64(graph.transitionWeight[i])
                 let entered = (time[arc] ?? 0) + UInt64(graph.transitionWeight[i])
                 if forbidden(arc, nextArc, entered) || closed(nextArc, entered) { continue }
-                let k = slot(entered)
                 for t in targets where graph.arcBase[Int(nextArc)] == t.arc {
-                    let part = k.map { graph.target(t, inSlot: $0).weight } ?? t.cost
+                    let part = pricing?.target(t, after: UInt32(entered)).weight ?? t.cost
                     offer(turned + UInt64(part) + UInt64(graph.entryWeight(ofArc: nextArc)))
                 }
-                let (weight, duration) = k.map { graph.costs(ofArc: nextArc, inSlot: $0) }
+                let (weight, duration) = pricing?.costs(ofArc: nextArc, after: UInt32(entered))
                     ?? (graph.arcWeight[Int(nextArc)], graph.arcDuration[Int(nextArc)])
                 let nd = turned + UInt64(weight)
                 if dist[nextArc].map({ nd < $0 }) ?? true {

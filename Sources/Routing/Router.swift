@@ -123,6 +123,9 @@ public struct Router {
     /// each road and junction is reached, and roads cost what their historical speeds say for that time; without it
     /// both are ignored, as OSRM ignores conditional tags unless told the time.
     public var departure: Departure?
+    /// Weights by kind of road this request gives (`avoid=`, `prefer=`): routes are then searched by A* guided by
+    /// the hierarchy, at these weights.
+    public var weightFactors: WeightFactors?
     private var search = PathSearch()
     private var hierarchySearch = HierarchySearch()
     /// For searches at a departure time whose hierarchy path the rules close: made on first use.
@@ -259,7 +262,8 @@ public struct Router {
         penalise(leg)
         for _ in 0..<(count * 3) where kept.count <= count {
             guard !WorkBudget.exceeded(), let result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: heuristic,
-                                                   penalties: penalties, excluding: excluding, departure: timedDeparture()) else { break }
+                                                   penalties: penalties, excluding: excluding, departure: timedDeparture(),
+                                                   factors: weightFactors) else { break }
             let candidate = assembleLeg(result, source: leg.source, target: leg.target, departure: timedDeparture())
             penalise(candidate)
             guard Double(candidate.weight) <= 1.3 * Double(leg.weight) else { continue }
@@ -290,8 +294,8 @@ public struct Router {
         switch algorithm {
         case .ch where graph.hasHierarchy && hierarchyApplies(sources, targets),
              .automatic where graph.hasHierarchy && hierarchyApplies(sources, targets):
-            if let departure, graph.hasHistory {
-                // Historical speeds change every cost with the time: the hierarchy only guides.
+            if ArcPricing(graph: graph, departure: departure, factors: weightFactors) != nil {
+                // Historical speeds (every cost changes with the time) or weight factors: the hierarchy only guides.
                 result = guidedSearch(sources, targets, departure, fallback: astar)
                 break
             }
@@ -303,38 +307,39 @@ public struct Router {
             }
         case .astar, .automatic, .ch:  // .ch without a hierarchy: callers check `hasHierarchy` first
             result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: astar, excluding: excluding,
-                                         departure: departure)
+                                         departure: departure, factors: weightFactors)
         case .dijkstra:
             result = search.shortestPath(in: graph, from: sources, to: targets, heuristic: NoHeuristic(), excluding: excluding,
-                                         departure: departure)
+                                         departure: departure, factors: weightFactors)
         }
         guard let result else { return nil }
         return assembleLeg(result, source: source, target: target, departure: departure)
     }
 
-    /// A search at a departure time, by A* guided by the hierarchy (`HierarchyPotential`, scaled to hold at every
-    /// time), or by `fallback` where the hierarchy cannot guide.
-    private mutating func guidedSearch(_ sources: [SearchEndpoint], _ targets: [SearchEndpoint], _ departure: Departure,
+    /// A search at a departure time or at weight factors, by A* guided by the hierarchy (`HierarchyPotential`,
+    /// scaled to hold at every time), or by `fallback` where the hierarchy cannot guide.
+    private mutating func guidedSearch(_ sources: [SearchEndpoint], _ targets: [SearchEndpoint], _ departure: Departure?,
                                        fallback: GreatCircleHeuristic) -> SearchResult? {
         if potential == nil { potential = HierarchyPotential(graph: graph) }
         guard let potential else {
             return search.shortestPath(in: graph, from: sources, to: targets, heuristic: fallback, excluding: excluding,
-                                       departure: departure)
+                                       departure: departure, factors: weightFactors)
         }
         potential.prepare(targets: targets)
         return guidedSearch(sources, targets, departure, potential)
     }
 
     /// A search with a prepared potential, scaled where historical speeds are faster than the metric somewhere.
-    private mutating func guidedSearch(_ sources: [SearchEndpoint], _ targets: [SearchEndpoint], _ departure: Departure,
+    /// Weight factors are at least 1, so they leave the bound as it is.
+    private mutating func guidedSearch(_ sources: [SearchEndpoint], _ targets: [SearchEndpoint], _ departure: Departure?,
                                        _ potential: HierarchyPotential) -> SearchResult? {
-        if graph.hasHistory && graph.historyFloor < 1 {
+        if departure != nil && graph.hasHistory && graph.historyFloor < 1 {
             return search.shortestPath(in: graph, from: sources, to: targets,
                                        heuristic: ScaledHeuristic(base: potential, factor: graph.historyFloor),
-                                       excluding: excluding, departure: departure)
+                                       excluding: excluding, departure: departure, factors: weightFactors)
         }
         return search.shortestPath(in: graph, from: sources, to: targets, heuristic: potential, excluding: excluding,
-                                   departure: departure)
+                                   departure: departure, factors: weightFactors)
     }
 
     /// Legs from several sources to one target, searched at the departure with the timed rules: what a table leaving
@@ -372,12 +377,12 @@ public struct Router {
         let last = result.arcs.count - 1
         // Fractions are clamped so that a graph whose stored lengths disagree with its shapes (a damaged file
         // with valid checksums) cannot underflow the subtraction.
-        let historical = departure != nil && graph.hasHistory
-        // With historical speeds: the arc's costs in the slot it is entered in, the clock run as the search ran it.
-        var slotCosts = (weight: UInt32(0), duration: UInt32(0)), clock: UInt64 = 0
+        let pricing = ArcPricing(graph: graph, departure: departure, factors: weightFactors)
+        // With historical speeds, each arc's costs at the time it is entered: the clock run as the search ran it.
+        var clock: UInt32 = 0
         func part(_ arc: UInt32, _ from: Double, _ to: Double, time: Bool) -> UInt32 {
             let from = from > 0 ? min(from, 1) : 0, to = to < 1 ? max(to, from) : 1
-            if historical { return graph.part(ofArc: arc, from: from, to: to, time: time, at: slotCosts) }
+            if let pricing { return pricing.part(ofArc: arc, from: from, to: to, time: time, after: clock) }
             return graph.partialCost(ofArc: arc, fraction: to, time: time) - graph.partialCost(ofArc: arc, fraction: from, time: time)
         }
         for (i, arc) in result.arcs.enumerated() {
@@ -385,16 +390,13 @@ public struct Router {
             let from = i == 0 ? source.fraction(alongArcReversed: reversed) : 0
             let to = i == last ? target.fraction(alongArcReversed: reversed) : 1
             let turn = result.turns[i]
-            if let departure, historical {
-                clock += UInt64(turn)
-                slotCosts = graph.costs(ofArc: arc, inSlot: departure.slot(after: clock))
-            }
+            if i > 0 { clock &+= turn }
             let duration = part(arc, from, to, time: true)
             pieces.append(Piece(arc: arc, from: from, to: to,
                                 weight: UInt64(part(arc, from, to, time: false)) + UInt64(turn) + UInt64(result.entries[i]),
                                 duration: UInt64(duration) + UInt64(turn), turn: turn,
                                 entry: result.entries[i]))
-            if historical { clock += UInt64(i == 0 ? duration : slotCosts.duration) }
+            if pricing != nil { clock &+= i == 0 ? duration : pricing!.costs(ofArc: arc, after: clock).duration }
         }
         // A point snapped exactly onto a junction leaves an empty piece of the neighbouring road: drop it (the time
         // of a turn onto a dropped last piece stays with the piece before).

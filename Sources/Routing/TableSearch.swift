@@ -29,24 +29,26 @@ public struct TableSearch {
     /// One Dijkstra per source (the baseline without a hierarchy), sources shared out over threads.
     /// With `departure`, the graph's timed rules hold at the time each arc is entered (see `PathSearch`): how a
     /// table leaves at a time, since a hierarchy's rows know nothing of the times along their paths.
+    /// With `factors`, arcs weigh as they say (`WeightFactors`).
     public static func rows(in graph: RoadGraph, sources: [Snap], targets: [Snap], threads: Int,
-                            excluding: ArcClasses = [], departure: Departure? = nil) -> [[TableCell?]] {
+                            excluding: ArcClasses = [], departure: Departure? = nil, factors: WeightFactors? = nil) -> [[TableCell?]] {
         parallelMap(sources.count, threads: threads, pool: Pool { TableSearch() }) { search, i in
-            search.table(in: graph, sources: [sources[i]], targets: targets, excluding: excluding, departure: departure)[0]
+            search.table(in: graph, sources: [sources[i]], targets: targets, excluding: excluding, departure: departure,
+                         factors: factors)[0]
         }
     }
 
     /// `result[s][t]`: the fastest way from source `s` to target `t`, nil where there is none.
     /// With `excluding`, paths avoid arcs of those classes.
     public mutating func table(in graph: RoadGraph, sources: [Snap], targets: [Snap], excluding: ArcClasses = [],
-                               departure: Departure? = nil) -> [[TableCell?]] {
+                               departure: Departure? = nil, factors: WeightFactors? = nil) -> [[TableCell?]] {
         let excluded = excluding.rawValue
         // Arc → the targets that lie on it, so relaxing an arc checks only its own targets.
         let targetsOnArc = graph.targetsByArc(targets.map { graph.targetEndpoints($0) })
         return sources.map {
             WorkBudget.exceeded() ? [TableCell?](repeating: nil, count: targets.count)
                 : row(in: graph, from: $0, targets: targets, targetsOnArc: targetsOnArc, excluded: excluded,
-                      departure: graph.dependsOnTime ? departure : nil)
+                      departure: graph.dependsOnTime ? departure : nil, factors: factors)
         }
     }
 
@@ -62,15 +64,13 @@ public struct TableSearch {
 
     private mutating func row(in graph: RoadGraph, from source: Snap, targets: [Snap],
                               targetsOnArc: [UInt32: [(target: Int, endpoint: SearchEndpoint)]], excluded: UInt8,
-                              departure: Departure?) -> [TableCell?]
+                              departure: Departure?, factors: WeightFactors?) -> [TableCell?]
     {
         func barred(_ a: UInt32?, _ b: UInt32, _ ms: UInt32) -> Bool {
             guard let departure, !graph.timedRules.isEmpty else { return false }
             return graph.isBarred(entering: b, from: a, departure, after: UInt64(ms))
         }
-        // The week slot at `ms` after the departure, where arcs have historical speeds.
-        let historical = departure != nil && graph.hasHistory
-        func slot(_ ms: UInt32) -> Int { historical ? departure!.slot(after: UInt64(ms)) : 0 }
+        let pricing = ArcPricing(graph: graph, departure: departure, factors: factors)
         prepare(graph.arcCount)
         var best = [TableCell?](repeating: nil, count: targets.count)
         var found = 0
@@ -82,11 +82,11 @@ public struct TableSearch {
         }
         for s in graph.sourceEndpoints(source) where !barred(nil, s.arc, 0) {
             for (t, e) in targetsOnArc[s.arc] ?? [] {
-                let within = historical ? graph.cellWithinArc(from: s, to: e, inSlot: slot(0)) : graph.cellWithinArc(from: s, to: e)
+                let within = pricing.map { $0.cellWithinArc(from: s, to: e) } ?? graph.cellWithinArc(from: s, to: e)
                 if let cell = within { offer(t, cell.weight, cell.duration, cell.distance) }
             }
             let a = Int(s.arc)
-            let (sourceCost, sourceTime) = historical ? graph.source(s, inSlot: slot(0)) : (s.cost, graph.sourceDuration(s))
+            let (sourceCost, sourceTime) = pricing?.source(s) ?? (s.cost, graph.sourceDuration(s))
             if reached.contains(a) && cost[a] <= sourceCost { continue }
             reached.insert(a)
             cost[a] = sourceCost
@@ -114,16 +114,15 @@ public struct TableSearch {
                 if overflow { continue }
                 let turnedTime = UInt32(clamping: UInt64(tt) + UInt64(graph.transitionWeight[i]))
                 if departure != nil && barred(arc, b, turnedTime) { continue }
-                let k = slot(turnedTime)
                 if let onArc = targetsOnArc[base] {
                     for (t, e) in onArc {
-                        let part = historical ? graph.target(e, inSlot: k) : (weight: e.cost, duration: graph.targetDuration(e))
+                        let part = pricing?.target(e, after: turnedTime) ?? (weight: e.cost, duration: graph.targetDuration(e))
                         let (weight, overflow) = turned.addingReportingOverflow(part.weight &+ graph.entryWeight(ofArc: b))
                         if overflow || weight == .max { continue }
                         offer(t, weight, UInt32(clamping: UInt64(turnedTime) + UInt64(part.duration)), l + arcLength * e.fraction)
                     }
                 }
-                let (weightB, durationB) = historical ? graph.costs(ofArc: b, inSlot: k) : (graph.arcWeight[Int(b)], graph.arcDuration[Int(b)])
+                let (weightB, durationB) = pricing?.costs(ofArc: b, after: turnedTime) ?? (graph.arcWeight[Int(b)], graph.arcDuration[Int(b)])
                 let (nd, arcOverflow) = turned.addingReportingOverflow(weightB)
                 if arcOverflow || nd == .max { continue }
                 let bi = Int(b)

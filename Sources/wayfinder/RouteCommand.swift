@@ -33,6 +33,9 @@ enum RouteCommand {
                                     astar; all give the same cost)
       --radius <metres>|unlimited   how far a point may be from its road (default 5000)
       --exclude toll,motorway,ferry avoid these roads (any combination; walking: ferry)
+      --avoid KIND[:F],…            weigh these roads F times their time in the choice (default 10): toll,
+                                    motorway, ferry, tunnel, unpaved (PROFILES.md, section 15)
+      --prefer major_roads[:F]      weigh the other roads F times (default 1.5)
       --alternatives N              up to N (at most 3) other reasonable routes between two points, in text
                                     (a summary line each) and json (more entries in routes)
       --continue-straight true|false
@@ -51,7 +54,7 @@ enum RouteCommand {
         let args = try Arguments(raw, flags: ["--help"],
                                  options: (["--graph", "--mode", "--format", "--algorithm", "--max-snap", "--radius", "--language",
                                            "--units", "--compat", "--deviations", "--continue-straight", "--alternatives", "--exclude",
-                                           "--depart-at", "--arrive-by"] as Set<String>)
+                                           "--depart-at", "--arrive-by", "--avoid", "--prefer"] as Set<String>)
                                  .union(EngineLimits.options))
         if args.has("--help") { print(help); return .ok }
         let format: RouteFormat = try args.choice("--format", default: .text)
@@ -66,6 +69,7 @@ enum RouteCommand {
         query.excluding = try exclusion(args)
         query.alternatives = try args.integer("--alternatives", default: 0, range: 0...Engine.maxAlternatives)
         query.time = try travelTime(args)
+        query.weightFactors = try weightFactors(args)
         switch args["--continue-straight"] {
         case nil: break
         case "true": query.continueStraight = true
@@ -126,6 +130,17 @@ enum RouteCommand {
                 + GuidanceDeviations.names.map(\.name).joined(separator: ", "))
         }
         return deviations
+    }
+
+    /// `--avoid unpaved,toll:4` and `--prefer major_roads:1.5`: weights by kind of road.
+    static func weightFactors(_ args: Arguments) throws -> WeightFactors? {
+        var factors = WeightFactors()
+        for (option, kinds, factor) in [("--avoid", WeightFactors.avoidable, WeightFactors.avoidFactor),
+                                        ("--prefer", WeightFactors.preferable, WeightFactors.preferFactor)] {
+            guard let text = args[option] else { continue }
+            if let problem = factors.read(text, kinds: kinds, defaultFactor: factor) { throw CommandError.usage("\(option): \(problem)") }
+        }
+        return factors.isEmpty ? nil : factors
     }
 
     /// `--exclude toll,motorway,ferry`: the classes of road to avoid.

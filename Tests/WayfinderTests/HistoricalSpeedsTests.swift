@@ -146,6 +146,17 @@ import Testing
                     #expect(abs(leg.stretches.reduce(0.0) { $0 + $1.duration } - leg.duration) < 0.001)
                 }
             }
+            // With weights by kind of road as well.
+            var factors = WeightFactors()
+            factors.weigh(.toll, by: 4)
+            factors.weigh(.minorRoads, by: 1.3)
+            router.departure = departure
+            router.weightFactors = factors
+            let weighed = router.routeLeg(from: snaps[0], to: snaps[1], algorithm: .automatic)
+            router.departure = nil
+            router.weightFactors = nil
+            #expect(weighed?.weight == ReferenceDijkstra.cost(in: graph, from: sources, to: targets, departure: departure, factors: factors),
+                    "weighed at \(departure.local)")
             let untimed = router.routeLeg(from: snaps[0], to: snaps[1], algorithm: .automatic)
             #expect(untimed?.weight == ReferenceDijkstra.cost(in: graph, from: sources, to: targets), "no time: the metric")
             if oracle != nil { routed += 1 }
