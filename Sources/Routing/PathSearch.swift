@@ -121,6 +121,7 @@ public struct PathSearch {
         let ruled = departure != nil && !graph.timedRules.isEmpty
         // The clock runs where rules or prices depend on the time.
         let timed = ruled || pricing?.departure != nil
+        let priced = pricing != nil
         if timed && elapsed.count != arcCount { elapsed = Array(repeating: 0, count: arcCount) }
         func barred(_ a: UInt32?, _ b: UInt32, _ ms: UInt32) -> Bool {
             ruled && graph.isBarred(entering: b, from: a, departure!, after: UInt64(ms))
@@ -181,9 +182,9 @@ public struct PathSearch {
                         if barred(arc, b, entered) { continue }
                         durationB = graph.arcDuration[Int(b)]
                     }
-                    if let pricing { (weightB, durationB) = pricing.costs(ofArc: b, after: entered) }
+                    if priced { (weightB, durationB) = pricing!.costs(ofArc: b, after: entered) }
                     for t in targets where t.arc == base {
-                        let part = pricing?.target(t, after: entered).weight ?? t.cost
+                        let part = priced ? pricing!.target(t, after: entered).weight : t.cost
                         let (candidate, overflow) = dt.addingReportingOverflow(part &+ graph.entryWeight(ofArc: b))
                         if !overflow && candidate < best { best = candidate; bestPredecessor = arc; bestTarget = b }
                     }

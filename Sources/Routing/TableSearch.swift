@@ -71,6 +71,7 @@ public struct TableSearch {
             return graph.isBarred(entering: b, from: a, departure, after: UInt64(ms))
         }
         let pricing = ArcPricing(graph: graph, departure: departure, factors: factors)
+        let priced = pricing != nil
         prepare(graph.arcCount)
         var best = [TableCell?](repeating: nil, count: targets.count)
         var found = 0
@@ -116,13 +117,13 @@ public struct TableSearch {
                 if departure != nil && barred(arc, b, turnedTime) { continue }
                 if let onArc = targetsOnArc[base] {
                     for (t, e) in onArc {
-                        let part = pricing?.target(e, after: turnedTime) ?? (weight: e.cost, duration: graph.targetDuration(e))
+                        let part = priced ? pricing!.target(e, after: turnedTime) : (weight: e.cost, duration: graph.targetDuration(e))
                         let (weight, overflow) = turned.addingReportingOverflow(part.weight &+ graph.entryWeight(ofArc: b))
                         if overflow || weight == .max { continue }
                         offer(t, weight, UInt32(clamping: UInt64(turnedTime) + UInt64(part.duration)), l + arcLength * e.fraction)
                     }
                 }
-                let (weightB, durationB) = pricing?.costs(ofArc: b, after: turnedTime) ?? (graph.arcWeight[Int(b)], graph.arcDuration[Int(b)])
+                let (weightB, durationB) = priced ? pricing!.costs(ofArc: b, after: turnedTime) : (graph.arcWeight[Int(b)], graph.arcDuration[Int(b)])
                 let (nd, arcOverflow) = turned.addingReportingOverflow(weightB)
                 if arcOverflow || nd == .max { continue }
                 let bi = Int(b)
