@@ -8,7 +8,7 @@ enum BenchCommand {
     static let help = """
     Usage: wayfinder bench --graph <dir> [--mode driving|walking|cycling] [--queries N] [--seed S]
                            [--baseline-queries M] [--matrix 100,1000] [--matrix-baseline 100] [--exclude toll,...]
-                           [--depart-at YYYY-MM-DDTHH:MM]
+                           [--depart-at YYYY-MM-DDTHH:MM] [--avoid KIND[:F],...] [--prefer major_roads[:F]]
 
     Picks N random pairs of points on the largest connected part of the network and routes each with the
     contraction hierarchy (where the graph has one), A* and Dijkstra — snapping, search and geometry included —
@@ -19,12 +19,14 @@ enum BenchCommand {
     --sample-points N prints N such random points as lat,lon lines instead (input for `matrix` benchmarks).
     --depart-at also routes the same pairs leaving at that time (the hierarchy, checked against the graph's timed
     rules, and A* on the first M), and times the --matrix tables at it, each against the untimed figure of this run.
+    --avoid/--prefer also route the same pairs with those weights (A* guided by the hierarchy, checked against
+    plain A* at the same weights on the first M), against the plain hierarchy of this run.
     """
 
     static func run(_ raw: [String]) throws -> ExitCode {
         let args = try Arguments(raw, flags: ["--help"],
                                  options: ["--graph", "--mode", "--queries", "--seed", "--baseline-queries", "--matrix",
-                                           "--matrix-baseline", "--exclude", "--sample-points", "--depart-at"])
+                                           "--matrix-baseline", "--exclude", "--sample-points", "--depart-at", "--avoid", "--prefer"])
         if args.has("--help") { print(help); return .ok }
         let mode = try args.mode()
         let queries = try args.integer("--queries", default: 1000, range: 1...1_000_000)
@@ -126,6 +128,34 @@ enum BenchCommand {
                     + String(format: "  | %.2fx the untimed median", median(r.times) / median(Array(results[algorithm]!.times.prefix(r.times.count))))
                     + (algorithm == .astar ? "" : ", same cost as timed A* \(agree)/\(timed[.astar]!.costs.count)"))
                 if agree != timed[.astar]!.costs.count { failed = true }
+            }
+        }
+        if let factors = try RouteCommand.weightFactors(args) {
+            // The same pairs at weights by kind of road, against the plain hierarchy above.
+            var weighedRouter = router
+            weighedRouter.weightFactors = factors
+            let plain = results[graph.hasHierarchy ? .ch : .astar]!
+            var weighed: [SearchAlgorithm: (times: [Double], costs: [UInt64?])] = [:]
+            for algorithm in graph.hasHierarchy ? [SearchAlgorithm.ch, .astar] : [.astar] {
+                let count = algorithm == .ch ? queries : baselineQueries
+                var times: [Double] = [], costs: [UInt64?] = []
+                for pair in pairs.prefix(count) {
+                    let start = DispatchTime.now()
+                    costs.append((try? weighedRouter.route(pair, algorithm: algorithm))?.weight)
+                    times.append(milliseconds(since: start))
+                }
+                weighed[algorithm] = (times, costs)
+            }
+            let first = weighed[graph.hasHierarchy ? .ch : .astar]!
+            let changed = first.costs.indices.filter { first.costs[$0] != plain.costs[$0] }.count
+            print("weighed (\(args["--avoid"].map { "avoid=\($0)" } ?? "")\(args["--prefer"].map { " prefer=\($0)" } ?? "")): "
+                + "\(changed) of \(first.costs.count) route costs changed")
+            for (algorithm, r) in weighed.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                let agree = zip(r.costs, weighed[.astar]!.costs).filter { $0 == $1 }.count
+                print("  \(label[algorithm]!)  \(r.times.count) queries  median \(format(median(r.times))) ms  p95 \(format(percentile(r.times, 0.95))) ms"
+                    + String(format: "  | %.2fx the plain median", median(r.times) / median(Array(results[algorithm]!.times.prefix(r.times.count))))
+                    + (algorithm == .astar ? "" : ", same cost as weighed A* \(agree)/\(weighed[.astar]!.costs.count)"))
+                if agree != weighed[.astar]!.costs.count { failed = true }
             }
         }
 
