@@ -122,6 +122,13 @@ public enum GraphCustomizer {
                 started = true
             }
             report.hierarchy = statistics
+            // Where the week makes some arc cheaper than the metric, A* at a time needs bounds below both: the same
+            // order customized once more, with each arc's least weight.
+            var bounds: HierarchyArrays?
+            if let least = weekLeast(graph, metric, week) {
+                bounds = HierarchyCustomization.customize(topology, customizationInput(graph, least),
+                                                          excludable: ArcClasses.excludable.rawValue).0
+            }
             unchanged.wait()
             var arrays = copy.arrays
             copy.arrays = GraphArrays()
@@ -142,6 +149,10 @@ public enum GraphCustomizer {
             arrays.cchUpStart = topology.upStart; arrays.cchUpHead = topology.upHead
             arrays.segmentWeight = metric.segmentWeight; arrays.segmentDuration = metric.segmentDuration
             arrays.historyStart = week.start; arrays.historySlots = week.runs
+            if let bounds {
+                arrays.boundUpStart = bounds.upStart; arrays.boundUpEdges = bounds.up
+                arrays.boundDownStart = bounds.downStart; arrays.boundDownEdges = bounds.down
+            }
 
             var metadata = graph.metadata
             // The A* bound holds at every time: the least of each arc's weights over the week.
@@ -175,6 +186,22 @@ public enum GraphCustomizer {
     /// The arrays the writing thread fills and the customizing one takes over.
     private final class ArraysBox: @unchecked Sendable {  // handed over through a DispatchGroup's wait
         var arrays = GraphArrays()
+    }
+
+    /// The metric with each arc's least weight over the week, where some run is cheaper than the metric (else nil).
+    static func weekLeast(_ graph: RoadGraph, _ metric: TrafficMetric, _ week: HistoricalMetric) -> TrafficMetric? {
+        guard !week.start.isEmpty else { return nil }
+        var least = metric
+        var cheaper = false
+        for a in 0..<graph.arcCount {
+            let base = Int(graph.arcBase[a])
+            let entry = metric.arcWeight[a] > metric.arcWeight[base] ? metric.arcWeight[a] - metric.arcWeight[base] : 0
+            for k in Int(week.start[base])..<Int(week.start[base + 1]) where week.runs[k].weight != HistorySlot.current {
+                let w = week.runs[k].weight + entry
+                if w < least.arcWeight[a] { least.arcWeight[a] = w; cheaper = true }
+            }
+        }
+        return cheaper ? least : nil
     }
 
     /// The metric's name: its files' names and the time, or `import` for the import's own costs.

@@ -80,5 +80,7 @@ extension GraphArrays {
         historyStart = Array(graph.historyStart)
         historySlots = Array(graph.historySlots)
         edgeUnpaved = Array(graph.edgeUnpaved)
+        boundUpStart = Array(graph.boundUpStart); boundUpEdges = Array(graph.boundUpEdges)
+        boundDownStart = Array(graph.boundDownStart); boundDownEdges = Array(graph.boundDownEdges)
     }
 }

@@ -127,7 +127,7 @@ enum SectionID: UInt32, CaseIterable {
          maneuverPath, maneuverVia, maneuverKind, importArcWeight, importArcDuration, importTransitionWeight, cchUpStart,
          cchUpHead, importTransitionStart, importTransitionTargets, segmentWeight, segmentDuration, importSegmentWeight,
          importSegmentDuration, timedRules, conditionNotes, timeZoneName, segmentSplitFromLast, interiorDelays,
-         historyStart, historySlots, edgeUnpaved
+         historyStart, historySlots, edgeUnpaved, boundUpStart, boundUpEdges, boundDownStart, boundDownEdges
 
     /// The contraction hierarchy's sections.
     var isHierarchy: Bool {
@@ -368,7 +368,8 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
         Section(.timedRules, \.timedRules), Section(.conditionNotes, \.conditionNotes), Section(.timeZoneName, \.timeZoneName),
         Section(.segmentSplitFromLast, \.segmentSplitFromLast), Section(.interiorDelays, \.interiorDelays),
         Section(.historyStart, \.historyStart), Section(.historySlots, \.historySlots),
-        Section(.edgeUnpaved, \.edgeUnpaved),
+        Section(.edgeUnpaved, \.edgeUnpaved), Section(.boundUpStart, \.boundUpStart), Section(.boundUpEdges, \.boundUpEdges),
+        Section(.boundDownStart, \.boundDownStart), Section(.boundDownEdges, \.boundDownEdges),
     ]
 
     /// What a contraction hierarchy is built from (arcs, turns, the edges at each vertex, the vertex count):
@@ -382,6 +383,7 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
     private static let metric: Set<SectionID> = [
         .importArcWeight, .importArcDuration, .importTransitionStart, .importTransitionTargets, .importTransitionWeight,
         .cchUpStart, .cchUpHead, .segmentWeight, .segmentDuration, .historyStart, .historySlots,
+        .boundUpStart, .boundUpEdges, .boundDownStart, .boundDownEdges,
     ]
 
     private let path: String

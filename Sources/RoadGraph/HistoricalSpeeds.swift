@@ -39,6 +39,9 @@ extension RoadGraph {
     /// Whether the graph has historical speeds (a week of costs for some arcs).
     public var hasHistory: Bool { !historySlots.isEmpty }
 
+    /// Whether the graph has a hierarchy of its least weights over the week (`GraphArrays.boundUpStart`).
+    public var hasWeekBounds: Bool { !boundUpStart.isEmpty }
+
     /// Whether a departure time can change a route on this graph: it has timed rules or historical speeds.
     public var dependsOnTime: Bool { !timedRules.isEmpty || hasHistory }
 
@@ -50,27 +53,17 @@ extension RoadGraph {
         guard base + 1 < historyStart.count else { return (arcWeight[arc], arcDuration[arc]) }
         let lo = Int(historyStart[base]), hi = Int(historyStart[base + 1])
         guard lo < hi else { return (arcWeight[arc], arcDuration[arc]) }
-        // Runs start at slot 0 and ascend: the last one that starts at or before the slot.
-        var k = lo
-        while k + 1 < hi && Int(historySlots[k + 1].slot) <= slot { k += 1 }
-        let run = historySlots[k]
+        // Runs start at slot 0 and ascend: the last one that starts at or before the slot, by bisection (a week of
+        // weekday rush hours is 21 runs).
+        var low = lo, high = hi
+        while high - low > 1 {
+            let mid = (low + high) / 2
+            if Int(historySlots[mid].slot) <= slot { low = mid } else { high = mid }
+        }
+        let run = historySlots[low]
         guard run.weight != HistorySlot.current else { return (arcWeight[arc], arcDuration[arc]) }
         let entry = arcWeight[arc] > arcWeight[base] ? arcWeight[arc] - arcWeight[base] : 0
         return (run.weight + entry, run.duration)
-    }
-
-    /// The least ratio of an arc's historical weight to its metric's (at most 1): a lower bound made for the metric
-    /// and scaled by it stays a lower bound at every time (see `Router`).
-    static func historyFloor(start: UnsafeBufferPointer<UInt32>, slots: UnsafeBufferPointer<HistorySlot>,
-                             weights: UnsafeBufferPointer<UInt32>) -> Double {
-        var floor = 1.0
-        guard start.count > 1 else { return floor }
-        for a in 0..<(start.count - 1) where weights[a] > 0 {
-            for k in Int(start[a])..<Int(start[a + 1]) where slots[k].weight != HistorySlot.current {
-                floor = min(floor, Double(slots[k].weight) / Double(weights[a]))
-            }
-        }
-        return floor
     }
 }
 

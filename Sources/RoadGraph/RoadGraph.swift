@@ -277,6 +277,11 @@ public struct GraphArrays {
     /// A customized graph with historical speeds only: arc a's week (`HistorySlot` runs, ascending from slot 0) is
     /// `historySlots[historyStart[a]..<historyStart[a+1]]`; empty for copies of arcs and arcs without any.
     public var historyStart: [UInt32] = [], historySlots: [HistorySlot] = []
+    /// A customized graph whose historical speeds make some arc cheaper than its metric: the hierarchy customized
+    /// with each arc's least weight over the week (the same order, `chNode`), laid out as `chUpStart`/`chUpEdges`
+    /// and `chDownStart`/`chDownEdges`. What guides A* at a time (`HierarchyPotential`): exact bounds at every time.
+    public var boundUpStart: [UInt32] = [], boundUpEdges: [HierarchyEdge] = []
+    public var boundDownStart: [UInt32] = [], boundDownEdges: [HierarchyEdge] = []
     /// A bit per edge: set where its way is not paved (`surface`, `tracktype`). Empty in graphs drawn in code and
     /// in files written before it.
     public var edgeUnpaved: [UInt8] = []
@@ -389,8 +394,9 @@ public struct RoadGraph: @unchecked Sendable {
     public let historyStart: UnsafeBufferPointer<UInt32>, historySlots: UnsafeBufferPointer<HistorySlot>
     /// See `GraphArrays`.
     public let edgeUnpaved: UnsafeBufferPointer<UInt8>
-    /// `historyFloor(…)`: 1 without historical speeds.
-    public private(set) var historyFloor = 1.0
+    /// See `GraphArrays`: empty unless historical speeds make some arc cheaper than the metric.
+    public let boundUpStart: UnsafeBufferPointer<UInt32>, boundUpEdges: UnsafeBufferPointer<HierarchyEdge>
+    public let boundDownStart: UnsafeBufferPointer<UInt32>, boundDownEdges: UnsafeBufferPointer<HierarchyEdge>
     /// The timed rules, indexed for searches (empty for most graphs).
     public private(set) var timedRules: TimedRules
     /// The grid's cells that hold a segment, grouped by blocks of `SegmentGrid.blockSide`² cells (`occupiedBlocks`
@@ -526,11 +532,14 @@ public struct RoadGraph: @unchecked Sendable {
         historyStart = try sections.optionalBuffer(.historyStart)
         historySlots = try sections.optionalBuffer(.historySlots)
         edgeUnpaved = try sections.optionalBuffer(.edgeUnpaved)
+        boundUpStart = try sections.optionalBuffer(.boundUpStart)
+        boundUpEdges = try sections.optionalBuffer(.boundUpEdges)
+        boundDownStart = try sections.optionalBuffer(.boundDownStart)
+        boundDownEdges = try sections.optionalBuffer(.boundDownEdges)
         timedRules = TimedRules(UnsafeBufferPointer(start: nil, count: 0), arcCount: 0) { _ in "" }
         try validate()
         let strings = stringOffsets
         let bytes = stringBytes
-        historyFloor = Self.historyFloor(start: historyStart, slots: historySlots, weights: arcWeight)
         timedRules = TimedRules(timedRuleList, arcCount: arcHead.count) { id in
             String(decoding: bytes[Int(strings[Int(id)])..<Int(strings[Int(id) + 1])], as: UTF8.self)
         }
@@ -714,6 +723,22 @@ public struct RoadGraph: @unchecked Sendable {
                 for u in range where !nodeFits(u) { fault.mutate { $0 = true }; return }
             }
             try require(!fault.value, "hierarchy edges and shortcuts")
+        }
+        if !boundUpStart.isEmpty || !boundDownStart.isEmpty {
+            // Searched upwards only, as the hierarchy's own edges: every edge goes up in number.
+            let nodes = hierarchyNodeCount
+            try require(!chNode.isEmpty && !historyStart.isEmpty, "bounds without historical speeds")
+            try requireTable(boundUpStart, nodes, boundUpEdges.count, "bound hierarchy up")
+            try requireTable(boundDownStart, nodes, boundDownEdges.count, "bound hierarchy down")
+            func goesUp(_ start: UnsafeBufferPointer<UInt32>, _ edges: UnsafeBufferPointer<HierarchyEdge>, _ u: Int) -> Bool {
+                for k in Int(start[u])..<Int(start[u + 1]) {
+                    let v = Int(edges[k].node)
+                    if v <= u || v >= nodes { return false }
+                }
+                return true
+            }
+            try require((0..<nodes).allSatisfy { goesUp(boundUpStart, boundUpEdges, $0) && goesUp(boundDownStart, boundDownEdges, $0) },
+                        "bound hierarchy edges")
         }
         try require(gridSegments.allSatisfy { Int($0) + 1 < shapeLatitudes.count }, "grid segments")
     }

@@ -171,16 +171,12 @@ public final class ArcPricing {
     }
 }
 
-/// A lower bound made for the graph's metric, scaled to hold at every time of the week (`RoadGraph.historyFloor`).
-/// One millisecond less, for the rounding of route ends' parts (`proportion`).
-struct ScaledHeuristic<Base: SearchHeuristic>: SearchHeuristic {
+/// A lower bound one millisecond less: the week's bounds meet route ends' parts, which are rounded to the
+/// millisecond in proportion (`proportion`).
+struct LooserByOne<Base: SearchHeuristic>: SearchHeuristic {
     let base: Base
-    let factor: Double
 
-    func estimate(fromVertex v: UInt32) -> UInt32 { scale(base.estimate(fromVertex: v)) }
-    func estimate(fromArc a: UInt32, head: UInt32) -> UInt32 { scale(base.estimate(fromArc: a, head: head)) }
-    private func scale(_ e: UInt32) -> UInt32 {
-        let scaled = UInt32(Double(e) * factor)
-        return scaled > 0 ? scaled - 1 : 0
-    }
+    func estimate(fromVertex v: UInt32) -> UInt32 { lower(base.estimate(fromVertex: v)) }
+    func estimate(fromArc a: UInt32, head: UInt32) -> UInt32 { lower(base.estimate(fromArc: a, head: head)) }
+    private func lower(_ e: UInt32) -> UInt32 { e > 0 ? e - 1 : 0 }
 }

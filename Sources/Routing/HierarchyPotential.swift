@@ -8,15 +8,22 @@ import RoadGraph
 public final class HierarchyPotential: SearchHeuristic, @unchecked Sendable {
     private let graph: RoadGraph
     private let copies: [UInt32: [UInt32]]
+    /// The hierarchy's edges it reads: the graph's own, or those of its least weights over the week.
+    private let upStart: UnsafeBufferPointer<UInt32>, up: UnsafeBufferPointer<HierarchyEdge>
+    private let downStart: UnsafeBufferPointer<UInt32>, down: UnsafeBufferPointer<HierarchyEdge>
     private var back: [Int64] = [], backSeen = SearchStamps()
     private var memo: [Int64] = [], memoSeen = SearchStamps()
     private var heap = SearchHeap()
     private var stack: [UInt32] = []
 
-    public init?(graph: RoadGraph) {
-        guard graph.hasHierarchy, !graph.hierarchyOverVertices else { return nil }
+    /// `weekBounds`: bounds at every time of the week of historical speeds (`RoadGraph.hasWeekBounds`), where
+    /// the graph has them.
+    public init?(graph: RoadGraph, weekBounds: Bool = false) {
+        guard graph.hasHierarchy, !graph.hierarchyOverVertices, !weekBounds || graph.hasWeekBounds else { return nil }
         self.graph = graph
         copies = graph.arcCopies()
+        (upStart, up) = weekBounds ? (graph.boundUpStart, graph.boundUpEdges) : (graph.chUpStart, graph.chUpEdges)
+        (downStart, down) = weekBounds ? (graph.boundDownStart, graph.boundDownEdges) : (graph.chDownStart, graph.chDownEdges)
     }
 
     /// Searches the targets' space; call before each search with these targets.
@@ -38,7 +45,7 @@ public final class HierarchyPotential: SearchHeuristic, @unchecked Sendable {
             offer(graph.hierarchyNode(of: t.arc), start)
             for copy in copies[t.arc] ?? [] { offer(graph.hierarchyNode(of: copy), start) }
         }
-        let downStart = graph.chDownStart, down = graph.chDownEdges
+        let downStart = self.downStart, down = self.down
         while let (d, u) = heap.pop() {
             let i = Int(u)
             if d != back[i] { continue }
@@ -58,7 +65,7 @@ public final class HierarchyPotential: SearchHeuristic, @unchecked Sendable {
     /// graph has no cycles, so each node is worked out once, after the nodes above it.
     private func potential(_ u: UInt32) -> Int64 {
         if memoSeen.contains(Int(u)) { return memo[Int(u)] }
-        let upStart = graph.chUpStart, up = graph.chUpEdges
+        let upStart = self.upStart, up = self.up
         stack.removeAll(keepingCapacity: true)
         stack.append(u)
         while let x = stack.last {

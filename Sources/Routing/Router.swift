@@ -130,6 +130,9 @@ public struct Router {
     private var hierarchySearch = HierarchySearch()
     /// For searches at a departure time whose hierarchy path the rules close: made on first use.
     private var potential: HierarchyPotential?
+    /// For searches at a departure time on a graph whose historical speeds are somewhere faster than its metric:
+    /// bounds at every time of the week (`RoadGraph.hasWeekBounds`). Made on first use.
+    private var weekPotential: HierarchyPotential?
 
     public init(graph: RoadGraph) { self.graph = graph }
 
@@ -320,6 +323,14 @@ public struct Router {
     /// scaled to hold at every time), or by `fallback` where the hierarchy cannot guide.
     private mutating func guidedSearch(_ sources: [SearchEndpoint], _ targets: [SearchEndpoint], _ departure: Departure?,
                                        fallback: GreatCircleHeuristic) -> SearchResult? {
+        if departure != nil && graph.hasWeekBounds {
+            if weekPotential == nil { weekPotential = HierarchyPotential(graph: graph, weekBounds: true) }
+            if let weekPotential {
+                weekPotential.prepare(targets: targets)
+                return search.shortestPath(in: graph, from: sources, to: targets, heuristic: LooserByOne(base: weekPotential),
+                                           excluding: excluding, departure: departure, factors: weightFactors)
+            }
+        }
         if potential == nil { potential = HierarchyPotential(graph: graph) }
         guard let potential else {
             return search.shortestPath(in: graph, from: sources, to: targets, heuristic: fallback, excluding: excluding,
@@ -329,16 +340,12 @@ public struct Router {
         return guidedSearch(sources, targets, departure, potential)
     }
 
-    /// A search with a prepared potential, scaled where historical speeds are faster than the metric somewhere.
-    /// Weight factors are at least 1, so they leave the bound as it is.
+    /// A search with a prepared potential of the metric: a bound at every time where historical speeds are
+    /// nowhere faster than the metric (`RoadGraph.hasWeekBounds`). Weight factors are at least 1, so they leave
+    /// the bound as it is.
     private mutating func guidedSearch(_ sources: [SearchEndpoint], _ targets: [SearchEndpoint], _ departure: Departure?,
                                        _ potential: HierarchyPotential) -> SearchResult? {
-        if departure != nil && graph.hasHistory && graph.historyFloor < 1 {
-            return search.shortestPath(in: graph, from: sources, to: targets,
-                                       heuristic: ScaledHeuristic(base: potential, factor: graph.historyFloor),
-                                       excluding: excluding, departure: departure, factors: weightFactors)
-        }
-        return search.shortestPath(in: graph, from: sources, to: targets, heuristic: potential, excluding: excluding,
+        search.shortestPath(in: graph, from: sources, to: targets, heuristic: potential, excluding: excluding,
                                    departure: departure, factors: weightFactors)
     }
 
@@ -347,7 +354,8 @@ public struct Router {
     /// the target and shared by the legs; `routeLeg` where the hierarchy cannot guide.
     public mutating func timedLegs(from sources: [Snap], to target: Snap) -> [RouteLeg?] {
         if potential == nil { potential = HierarchyPotential(graph: graph) }
-        guard let potential, let departure = timedDeparture() else {
+        // A week faster than the metric somewhere needs the week's bounds, target by target (`guidedSearch`).
+        guard let potential, let departure = timedDeparture(), !graph.hasWeekBounds else {
             return sources.map { routeLeg(from: $0, to: target, algorithm: .automatic) }
         }
         let targets = graph.targetEndpoints(target)
