@@ -27,8 +27,13 @@ seeds=$build/seeds
 rm -rf "$seeds" && mkdir -p "$seeds/graph"
 .build/release/wayfinder import Tests/fuzz-corpus/osmxml/tiny.osm --output "$seeds/tiny" --quiet --no-contraction --time-zone Europe/Helsinki
 .build/release/wayfinder import Tests/fuzz-corpus/osmxml/tiny.osm --output "$seeds/tiny-ch" --quiet
+# And customized with a week of historical speeds, one road slower on weekday mornings and one faster at weekends
+# (so the week's bounds are written too).
+.build/release/wayfinder import Tests/fuzz-corpus/osmxml/tiny.osm --output "$seeds/tiny-week" --quiet
+printf '1,2,10,Mo-Fr 07:00-09:00\n3,4,90,Sa,Su\n' > "$seeds/week.csv"
+.build/release/wayfinder customize --graph "$seeds/tiny-week" --historical-speeds "$seeds/week.csv" --quiet
 for flag in 0 1; do
-    for graph in tiny tiny-ch; do
+    for graph in tiny tiny-ch tiny-week; do
         { printf "\\x0$flag"; cat "$seeds/$graph/current/driving.wfgraph"; } > "$seeds/graph/$graph-$flag"
     done
 done

@@ -89,6 +89,12 @@ enum FuzzTarget: String, CaseIterable {
             // A departure time reads the timed rules, whatever the file holds of them.
             router.departure = Departure(local: LocalTime(wallSeconds: Int64(flags) * 86_400 * 37))
             _ = try? router.route(points, algorithm: .automatic)
+            // And weights by kind of road, which read the surfaces and the classes.
+            var factors = WeightFactors()
+            factors.weigh(.unpaved, by: 3)
+            factors.weigh(.minorRoads, by: 1.5)
+            router.weightFactors = factors
+            _ = try? router.route(points, algorithm: .automatic)
             _ = graph.nearestRoads(to: points[0], count: 3)
             // Isochrones and matching read the same arrays by other paths.
             if let origin = graph.snap(points[0])?.nearest {
