@@ -98,65 +98,58 @@ enum BenchCommand {
                     agree, d.costs.count)))
         }
         var failed = algorithms.contains { zip(results[$0]!.costs, d.costs).contains { $0 != $1 } }
+        /// The same pairs routed by `variant` (a router with a time or with weights): the hierarchy-guided search on
+        /// all, A* on the first M, each against the plain figures above. Prints `heading` (given the pairs whose
+        /// cost changed and the guided search's times) and each algorithm's medians, and says whether the guided
+        /// search and A* found the same costs.
+        func compare(_ variant: Router, _ name: String, heading: ([Int], [Double]) -> String) -> Bool {
+            var variant = variant
+            var measured: [SearchAlgorithm: (times: [Double], costs: [UInt64?])] = [:]
+            for algorithm in graph.hasHierarchy ? [SearchAlgorithm.ch, .astar] : [.astar] {
+                var times: [Double] = [], costs: [UInt64?] = []
+                for pair in pairs.prefix(algorithm == .ch ? queries : baselineQueries) {
+                    let start = DispatchTime.now()
+                    costs.append((try? variant.route(pair, algorithm: algorithm))?.weight)
+                    times.append(milliseconds(since: start))
+                }
+                measured[algorithm] = (times, costs)
+            }
+            let first = measured[graph.hasHierarchy ? .ch : .astar]!, plain = results[graph.hasHierarchy ? .ch : .astar]!
+            print(heading(first.costs.indices.filter { first.costs[$0] != plain.costs[$0] }, first.times))
+            let reference = measured[.astar]!.costs
+            var agreed = true
+            for (algorithm, r) in measured.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                let agree = zip(r.costs, reference).filter { $0 == $1 }.count
+                print("  \(label[algorithm]!)  \(r.times.count) queries  median \(format(median(r.times))) ms  p95 \(format(percentile(r.times, 0.95))) ms"
+                    + String(format: "  | %.2fx the plain median", median(r.times) / median(Array(results[algorithm]!.times.prefix(r.times.count))))
+                    + (algorithm == .astar ? "" : ", same cost as \(name) A* \(agree)/\(reference.count)"))
+                if agree != reference.count { agreed = false }
+            }
+            return agreed
+        }
         var clock: ClockTime?
         if case .departure(let time)? = try RouteCommand.travelTime(args) { clock = time }
         let departure = clock.map { Departure(local: graph.localTime($0)) }
         if let departure {
-            // The same pairs leaving at a time: what the timed rules cost, against the untimed hierarchy above.
+            // The same pairs leaving at a time: what the timed rules and historical speeds cost.
             var timedRouter = router
             timedRouter.departure = departure
-            let untimed = results[graph.hasHierarchy ? .ch : .astar]!
-            var timed: [SearchAlgorithm: (times: [Double], costs: [UInt64?])] = [:]
-            for algorithm in graph.hasHierarchy ? [SearchAlgorithm.ch, .astar] : [.astar] {
-                let count = algorithm == .ch ? queries : baselineQueries
-                var times: [Double] = [], costs: [UInt64?] = []
-                for pair in pairs.prefix(count) {
-                    let start = DispatchTime.now()
-                    costs.append((try? timedRouter.route(pair, algorithm: algorithm))?.weight)
-                    times.append(milliseconds(since: start))
-                }
-                timed[algorithm] = (times, costs)
+            let agreed = compare(timedRouter, "timed") { changed, times in
+                "leaving at \(departure.local) (\(graph.timedRuleList.count) timed rules\(graph.hasHistory ? " and historical speeds" : ""); "
+                    + "\(changed.count) of \(times.count) routes changed by them"
+                    + (changed.isEmpty ? "" : ", those in median \(format(median(changed.map { times[$0] }))) ms") + "):"
             }
-            let first = timed[graph.hasHierarchy ? .ch : .astar]!
-            let changed = first.costs.indices.filter { first.costs[$0] != untimed.costs[$0] }
-            print("leaving at \(departure.local) (\(graph.timedRuleList.count) timed rules\(graph.hasHistory ? " and historical speeds" : ""); "
-                + "\(changed.count) of \(untimed.costs.count) routes changed by them"
-                + (changed.isEmpty ? "" : ", those in median \(format(median(changed.map { first.times[$0] }))) ms") + "):")
-            for (algorithm, r) in timed.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-                let agree = zip(r.costs, timed[.astar]!.costs).filter { $0 == $1 }.count
-                print("  \(label[algorithm]!)  \(r.times.count) queries  median \(format(median(r.times))) ms  p95 \(format(percentile(r.times, 0.95))) ms"
-                    + String(format: "  | %.2fx the untimed median", median(r.times) / median(Array(results[algorithm]!.times.prefix(r.times.count))))
-                    + (algorithm == .astar ? "" : ", same cost as timed A* \(agree)/\(timed[.astar]!.costs.count)"))
-                if agree != timed[.astar]!.costs.count { failed = true }
-            }
+            if !agreed { failed = true }
         }
         if let factors = try RouteCommand.weightFactors(args) {
-            // The same pairs at weights by kind of road, against the plain hierarchy above.
+            // The same pairs at weights by kind of road.
             var weighedRouter = router
             weighedRouter.weightFactors = factors
-            let plain = results[graph.hasHierarchy ? .ch : .astar]!
-            var weighed: [SearchAlgorithm: (times: [Double], costs: [UInt64?])] = [:]
-            for algorithm in graph.hasHierarchy ? [SearchAlgorithm.ch, .astar] : [.astar] {
-                let count = algorithm == .ch ? queries : baselineQueries
-                var times: [Double] = [], costs: [UInt64?] = []
-                for pair in pairs.prefix(count) {
-                    let start = DispatchTime.now()
-                    costs.append((try? weighedRouter.route(pair, algorithm: algorithm))?.weight)
-                    times.append(milliseconds(since: start))
-                }
-                weighed[algorithm] = (times, costs)
+            let agreed = compare(weighedRouter, "weighed") { changed, times in
+                "weighed (\(args["--avoid"].map { "avoid=\($0)" } ?? "")\(args["--prefer"].map { " prefer=\($0)" } ?? "")): "
+                    + "\(changed.count) of \(times.count) route costs changed"
             }
-            let first = weighed[graph.hasHierarchy ? .ch : .astar]!
-            let changed = first.costs.indices.filter { first.costs[$0] != plain.costs[$0] }.count
-            print("weighed (\(args["--avoid"].map { "avoid=\($0)" } ?? "")\(args["--prefer"].map { " prefer=\($0)" } ?? "")): "
-                + "\(changed) of \(first.costs.count) route costs changed")
-            for (algorithm, r) in weighed.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-                let agree = zip(r.costs, weighed[.astar]!.costs).filter { $0 == $1 }.count
-                print("  \(label[algorithm]!)  \(r.times.count) queries  median \(format(median(r.times))) ms  p95 \(format(percentile(r.times, 0.95))) ms"
-                    + String(format: "  | %.2fx the plain median", median(r.times) / median(Array(results[algorithm]!.times.prefix(r.times.count))))
-                    + (algorithm == .astar ? "" : ", same cost as weighed A* \(agree)/\(weighed[.astar]!.costs.count)"))
-                if agree != weighed[.astar]!.costs.count { failed = true }
-            }
+            if !agreed { failed = true }
         }
 
         for size in Set(matrixSizes + baselineSizes).sorted() {
