@@ -124,68 +124,34 @@ import Testing
 
         var random = SplitMix64(seed: 17)
         let monday = try ClockTime(iso8601: "2025-01-13T07:40").wallSeconds
-        let b = graph.metadata.bounds
-        func point() -> Coordinate {
-            Coordinate(latitude: b.minLatitude + Double(random.next() % 10_000) / 10_000 * (b.maxLatitude - b.minLatitude),
-                       longitude: b.minLongitude + Double(random.next() % 10_000) / 10_000 * (b.maxLongitude - b.minLongitude))
-        }
         var router = Router(graph: graph)
         var routed = 0, changed = 0
         for _ in 0..<pairs {
-            guard let snaps = try? router.snapWaypoints([point(), point()]) else { continue }
+            guard let snaps = try? router.snapWaypoints([PricedOracle.point(graph, &random), PricedOracle.point(graph, &random)]) else { continue }
             let departure = Departure(local: LocalTime(wallSeconds: monday + Int64(random.next() % 3600)))
-            let sources = graph.sourceEndpoints(snaps[0]), targets = graph.targetEndpoints(snaps[1])
-            let oracle = ReferenceDijkstra.cost(in: graph, from: sources, to: targets, departure: departure)
-            router.departure = departure
-            let legs = SearchAlgorithm.allCases.map { router.routeLeg(from: snaps[0], to: snaps[1], algorithm: $0) }
-            router.departure = nil
-            for (algorithm, leg) in zip(SearchAlgorithm.allCases, legs) {
-                #expect(leg?.weight == oracle, "\(algorithm) at \(departure.local): \(String(describing: leg?.weight)) ≠ oracle \(String(describing: oracle))")
-                if let leg {
-                    #expect(abs(leg.stretches.reduce(0.0) { $0 + $1.weight * 1000 } - Double(leg.weight)) < 0.5, "pieces add up")
-                    #expect(abs(leg.stretches.reduce(0.0) { $0 + $1.duration } - leg.duration) < 0.001)
-                }
-            }
+            let (oracle, legs) = PricedOracle.legs(&router, from: snaps[0], to: snaps[1], departure: departure)
             // With weights by kind of road as well.
             var factors = WeightFactors()
             factors.weigh(.toll, by: 4)
             factors.weigh(.minorRoads, by: 1.3)
-            router.departure = departure
-            router.weightFactors = factors
-            let weighed = router.routeLeg(from: snaps[0], to: snaps[1], algorithm: .automatic)
-            router.departure = nil
-            router.weightFactors = nil
-            #expect(weighed?.weight == ReferenceDijkstra.cost(in: graph, from: sources, to: targets, departure: departure, factors: factors),
-                    "weighed at \(departure.local)")
+            _ = PricedOracle.legs(&router, from: snaps[0], to: snaps[1], departure: departure, factors: factors)
             let untimed = router.routeLeg(from: snaps[0], to: snaps[1], algorithm: .automatic)
-            #expect(untimed?.weight == ReferenceDijkstra.cost(in: graph, from: sources, to: targets), "no time: the metric")
+            #expect(untimed?.weight == ReferenceDijkstra.cost(in: graph, from: graph.sourceEndpoints(snaps[0]),
+                                                              to: graph.targetEndpoints(snaps[1])), "no time: the metric")
             if oracle != nil { routed += 1 }
             if untimed?.weight != legs[0]?.weight { changed += 1 }
         }
         #expect(routed > pairs / 2 && changed > routed / 3, "\(changed) of \(routed) legs changed by the week")
 
         let engine = try Engine(directory: graphs)
-        let points = (0..<tablePoints).map { _ in point() }
+        let points = (0..<tablePoints).map { _ in PricedOracle.point(graph, &random) }
         var compared = 0
         for minutes in [0, 20, 35] {
             var query = TableQuery(mode: .driving, points: points)
             query.unsnappedPointsAreNull = true  // a random point may be out at sea
             let departure = monday + Int64(minutes * 60)
             query.departure = ClockTime(wallSeconds: departure)
-            let table = try engine.table(query)
-            let cells = try table.rows(0..<points.count)
-            let at = Departure(local: LocalTime(wallSeconds: departure))
-            for i in points.indices {
-                for j in points.indices where i != j {
-                    // A point off the core (a one-way trap) is also searched from a second snap on it.
-                    guard let source = table.sources[i], let target = table.destinations[j],
-                          graph.isInCore(edge: source.edge) && graph.isInCore(edge: target.edge) else { continue }
-                    compared += 1
-                    let oracle = ReferenceDijkstra.cost(in: graph, from: graph.sourceEndpoints(source),
-                                                        to: graph.targetEndpoints(target), departure: at)
-                    #expect(cells[i][j].map { UInt64($0.weight) } == oracle, "cell \(i),\(j) at +\(minutes) min")
-                }
-            }
+            compared += try PricedOracle.table(engine, graph, query, departure: Departure(local: LocalTime(wallSeconds: departure)))
         }
         #expect(compared >= tablePoints * tablePoints, "\(compared) cells compared")
     }

@@ -108,26 +108,11 @@ import Testing
         #expect(factors.read("toll:5,unpaved:3,tunnel:2,motorway:1.5", kinds: WeightFactors.avoidable, defaultFactor: 10) == nil)
         #expect(factors.read("major_roads:1.7", kinds: WeightFactors.preferable, defaultFactor: 1.5) == nil)
         var random = SplitMix64(seed: 23)
-        let b = graph.metadata.bounds
-        func point() -> Coordinate {
-            Coordinate(latitude: b.minLatitude + Double(random.next() % 10_000) / 10_000 * (b.maxLatitude - b.minLatitude),
-                       longitude: b.minLongitude + Double(random.next() % 10_000) / 10_000 * (b.maxLongitude - b.minLongitude))
-        }
         var router = Router(graph: graph)
         var routed = 0, changed = 0
         for _ in 0..<120 {
-            guard let snaps = try? router.snapWaypoints([point(), point()]) else { continue }
-            let sources = graph.sourceEndpoints(snaps[0]), targets = graph.targetEndpoints(snaps[1])
-            let oracle = ReferenceDijkstra.cost(in: graph, from: sources, to: targets, factors: factors)
-            router.weightFactors = factors
-            let legs = SearchAlgorithm.allCases.map { router.routeLeg(from: snaps[0], to: snaps[1], algorithm: $0) }
-            router.weightFactors = nil
-            for (algorithm, leg) in zip(SearchAlgorithm.allCases, legs) {
-                #expect(leg?.weight == oracle, "\(algorithm): \(String(describing: leg?.weight)) ≠ oracle \(String(describing: oracle))")
-                if let leg {
-                    #expect(abs(leg.stretches.reduce(0.0) { $0 + $1.weight * 1000 } - Double(leg.weight)) < 0.5, "pieces add up")
-                }
-            }
+            guard let snaps = try? router.snapWaypoints([PricedOracle.point(graph, &random), PricedOracle.point(graph, &random)]) else { continue }
+            let (oracle, legs) = PricedOracle.legs(&router, from: snaps[0], to: snaps[1], factors: factors)
             let plain = router.routeLeg(from: snaps[0], to: snaps[1], algorithm: .automatic)
             if oracle != nil { routed += 1 }
             if let plain, let weighed = legs[0], Set(plain.stretches.map(\.arc)) != Set(weighed.stretches.map(\.arc)) { changed += 1 }
@@ -135,24 +120,10 @@ import Testing
         #expect(routed > 60 && changed > 5, "\(changed) of \(routed) legs changed by the weights")
 
         let engine = try Engine(directory: graphs)
-        let points = (0..<10).map { _ in point() }
-        var query = TableQuery(mode: .driving, points: points)
+        var query = TableQuery(mode: .driving, points: (0..<10).map { _ in PricedOracle.point(graph, &random) })
         query.unsnappedPointsAreNull = true
         query.weightFactors = factors
-        let table = try engine.table(query)
-        let cells = try table.rows(0..<points.count)
-        var compared = 0
-        for i in points.indices {
-            for j in points.indices where i != j {
-                // A point off the core (a one-way trap) is also searched from a second snap on it.
-                guard let source = table.sources[i], let target = table.destinations[j],
-                      graph.isInCore(edge: source.edge) && graph.isInCore(edge: target.edge) else { continue }
-                compared += 1
-                let oracle = ReferenceDijkstra.cost(in: graph, from: graph.sourceEndpoints(source), to: graph.targetEndpoints(target),
-                                                    factors: factors)
-                #expect(cells[i][j].map { UInt64($0.weight) } == oracle, "cell \(i),\(j)")
-            }
-        }
+        let compared = try PricedOracle.table(engine, graph, query)
         #expect(compared >= 40, "\(compared) cells compared")
     }
 }
