@@ -149,10 +149,9 @@ public enum GraphCustomizer {
             arrays.cchUpStart = topology.upStart; arrays.cchUpHead = topology.upHead
             arrays.segmentWeight = metric.segmentWeight; arrays.segmentDuration = metric.segmentDuration
             arrays.historyStart = week.start; arrays.historySlots = week.runs
-            if let bounds {
-                arrays.boundUpStart = bounds.upStart; arrays.boundUpEdges = bounds.up
-                arrays.boundDownStart = bounds.downStart; arrays.boundDownEdges = bounds.down
-            }
+            // Always set: the copy holds the last metric's week bounds, which a week nowhere faster must not keep.
+            arrays.boundUpStart = bounds?.upStart ?? []; arrays.boundUpEdges = bounds?.up ?? []
+            arrays.boundDownStart = bounds?.downStart ?? []; arrays.boundDownEdges = bounds?.down ?? []
 
             var metadata = graph.metadata
             // The A* bound holds at every time: the least of each arc's weights over the week.

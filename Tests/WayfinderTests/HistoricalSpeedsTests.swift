@@ -154,5 +154,10 @@ import Testing
             compared += try PricedOracle.table(engine, graph, query, departure: Departure(local: LocalTime(wallSeconds: departure)))
         }
         #expect(compared >= tablePoints * tablePoints, "\(compared) cells compared")
+
+        // A customization without the week drops it, bounds included, and the graph loads.
+        _ = try GraphCustomizer.customize(directory: graphs, mode: .driving, speedFiles: [], turnFiles: [])
+        let plain = try RoadGraph(contentsOf: try graphFile(graphs, .driving))
+        #expect(!plain.hasHistory && !plain.hasWeekBounds)
     }
 }
