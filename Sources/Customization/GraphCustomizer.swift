@@ -124,8 +124,9 @@ public enum GraphCustomizer {
             report.hierarchy = statistics
             // Where the week makes some arc cheaper than the metric, A* at a time needs bounds below both: the same
             // order customized once more, with each arc's least weight.
+            let least = weekLeast(graph, metric, week)
             var bounds: HierarchyArrays?
-            if let least = weekLeast(graph, metric, week) {
+            if let least {
                 bounds = HierarchyCustomization.customize(topology, customizationInput(graph, least),
                                                           excludable: ArcClasses.excludable.rawValue).0
             }
@@ -155,15 +156,7 @@ public enum GraphCustomizer {
 
             var metadata = graph.metadata
             // The A* bound holds at every time: the least of each arc's weights over the week.
-            var leastWeights = metric.arcWeight
-            if !week.start.isEmpty {
-                for a in 0..<graph.arcCount {
-                    for k in Int(week.start[a])..<Int(week.start[a + 1]) where week.runs[k].weight != HistorySlot.current {
-                        leastWeights[a] = min(leastWeights[a], week.runs[k].weight)
-                    }
-                }
-            }
-            metadata.maxSpeed = fastestSpeed(graph, leastWeights, atLeast: graph.metadata.maxSpeed)
+            metadata.maxSpeed = fastestSpeed(graph, (least ?? metric).arcWeight, atLeast: graph.metadata.maxSpeed)
             metadata.metric = metricName ?? defaultName(speedFiles: speedFiles, turnFiles: turnFiles + historyFiles)
             report.metric = metadata.metric
             try file.finish(&arrays, metadata: metadata)

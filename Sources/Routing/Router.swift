@@ -319,8 +319,10 @@ public struct Router {
         return assembleLeg(result, source: source, target: target, departure: departure)
     }
 
-    /// A search at a departure time or at weight factors, by A* guided by the hierarchy (`HierarchyPotential`,
-    /// scaled to hold at every time), or by `fallback` where the hierarchy cannot guide.
+    /// A search at a departure time or at weight factors, by A* guided by the hierarchy (`HierarchyPotential`): its
+    /// own bounds, or the week's least weights where historical speeds are faster than the metric somewhere
+    /// (`RoadGraph.hasWeekBounds`); by `fallback` where the hierarchy cannot guide. Weight factors are at least 1,
+    /// so they leave the bounds as they are.
     private mutating func guidedSearch(_ sources: [SearchEndpoint], _ targets: [SearchEndpoint], _ departure: Departure?,
                                        fallback: GreatCircleHeuristic) -> SearchResult? {
         if departure != nil && graph.hasWeekBounds {
@@ -337,15 +339,7 @@ public struct Router {
                                        departure: departure, factors: weightFactors)
         }
         potential.prepare(targets: targets)
-        return guidedSearch(sources, targets, departure, potential)
-    }
-
-    /// A search with a prepared potential of the metric: a bound at every time where historical speeds are
-    /// nowhere faster than the metric (`RoadGraph.hasWeekBounds`). Weight factors are at least 1, so they leave
-    /// the bound as it is.
-    private mutating func guidedSearch(_ sources: [SearchEndpoint], _ targets: [SearchEndpoint], _ departure: Departure?,
-                                       _ potential: HierarchyPotential) -> SearchResult? {
-        search.shortestPath(in: graph, from: sources, to: targets, heuristic: potential, excluding: excluding,
+        return search.shortestPath(in: graph, from: sources, to: targets, heuristic: potential, excluding: excluding,
                                    departure: departure, factors: weightFactors)
     }
 
@@ -361,7 +355,8 @@ public struct Router {
         let targets = graph.targetEndpoints(target)
         potential.prepare(targets: targets)
         return sources.map { source in
-            guidedSearch(graph.sourceEndpoints(source), targets, departure, potential)
+            search.shortestPath(in: graph, from: graph.sourceEndpoints(source), to: targets, heuristic: potential,
+                                excluding: excluding, departure: departure, factors: weightFactors)
                 .map { assembleLeg($0, source: source, target: target, departure: departure) }
         }
     }
