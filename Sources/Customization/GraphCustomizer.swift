@@ -123,12 +123,12 @@ public enum GraphCustomizer {
             }
             report.hierarchy = statistics
             // Where the week makes some arc cheaper than the metric, A* at a time needs bounds below both: the same
-            // order customized once more, with each arc's least weight.
+            // order customized once more, with each arc's least weight. Without exclusion sets: a bound that ignores
+            // an exclusion is still a bound, and one set is half the work of Porto's four.
             let least = weekLeast(graph, metric, week)
             var bounds: HierarchyArrays?
             if let least {
-                bounds = HierarchyCustomization.customize(topology, customizationInput(graph, least),
-                                                          excludable: ArcClasses.excludable.rawValue).0
+                bounds = HierarchyCustomization.customize(topology, customizationInput(graph, least), excludable: 0).0
             }
             unchanged.wait()
             var arrays = copy.arrays
