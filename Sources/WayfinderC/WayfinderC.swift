@@ -109,8 +109,9 @@ public func wf_request(_ engine: UnsafeMutableRawPointer?, _ target: UnsafePoint
 
 /// A route as the CLI's `route --format json` answers it. `request` is JSON:
 /// `{"points": [[lat, lon] | "name", …], "mode": "driving", "steps": true, "language": "en", "units": "metric",
-///   "compat": "wayfinder", "alternatives": 0, "avoid": ["toll"], "radius": 5000, "depart_at": "2026-12-07T08:00"}`
-///   (only `points` required; `arrive_by` instead of `depart_at` arrives by the time).
+///   "compat": "wayfinder", "alternatives": 0, "avoid": ["toll"], "radius": 5000, "depart_at": "2026-12-07T08:00",
+///   "weights": {"unpaved": 10, "minor_roads": 1.5}}` (only `points` required; `arrive_by` instead of `depart_at`
+///   arrives by the time; `avoid` forbids roads, `weights` makes them weigh more: `RouteOptions.weights`).
 /// Returns 0 with OSRM's route JSON in `out`, or the error's HTTP status with OSRM's error body.
 @_cdecl("wf_route")
 public func wf_route(_ engine: UnsafeMutableRawPointer?, _ request: UnsafePointer<CChar>?,
@@ -207,7 +208,7 @@ private struct RouteRequest {
             throw WayfinderError(code: "InvalidQuery", message: "the request is not a JSON object")
         }
         let known: Set<String> = ["points", "mode", "steps", "language", "units", "compat", "alternatives", "avoid", "radius",
-                                  "depart_at", "arrive_by"]
+                                  "depart_at", "arrive_by", "weights"]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw WayfinderError(code: "InvalidOptions", message: "unknown option '\(unknown)'")
         }
@@ -263,6 +264,18 @@ private struct RouteRequest {
                 throw WayfinderError(code: "InvalidValue", message: "avoid takes toll, motorway and ferry")
             }
             options.avoiding = Set(classes)
+        }
+        if let weights = object["weights"] {
+            guard let table = weights as? [String: Any] else {
+                throw WayfinderError(code: "InvalidValue", message: "weights must be an object of kinds of road and numbers")
+            }
+            for (name, value) in table {
+                guard let kind = RoadKind(rawValue: name), let factor = JSONMember.number(value) else {
+                    throw WayfinderError(code: "InvalidValue", message: "weights takes "
+                        + RoadKind.allCases.map(\.rawValue).joined(separator: ", ") + ", each with a number")
+                }
+                options.weights[kind] = factor
+            }
         }
         if let radius = object["radius"] {
             guard let metres = JSONMember.number(radius), metres > 0 else {

@@ -114,6 +114,23 @@ public enum RoadClass: String, Sendable, CaseIterable, Hashable {
     case ferry
 }
 
+/// Kinds of road a route may weigh more in its choice (`RouteOptions.weights`), as the HTTP API's `avoid=` and
+/// `prefer=` do.
+public enum RoadKind: String, Sendable, CaseIterable, Hashable {
+    /// Roads with a toll.
+    case toll
+    /// Motorways.
+    case motorway
+    /// Ferries.
+    case ferry
+    /// Tunnels.
+    case tunnel
+    /// Roads that are not paved (`surface`, `tracktype`).
+    case unpaved
+    /// Roads other than motorways, trunk, primary and secondary roads: weighing them prefers the major ones.
+    case minorRoads = "minor_roads"
+}
+
 /// What a route request asks for besides its waypoints.
 public struct RouteOptions: Sendable {
     /// The mode, whose graph the route runs on.
@@ -135,11 +152,15 @@ public struct RouteOptions: Sendable {
     /// When the route leaves or must arrive: the extract's conditional restrictions and closures then hold at the
     /// time each road is reached. Nil: they are ignored, as OSRM ignores them.
     public var time: RouteTime?
+    /// How many times its time each kind of road weighs in the route choice, from 1 to 100: `[.unpaved: 10]` keeps
+    /// off unpaved roads where another way comes near, `[.minorRoads: 1.5]` prefers major roads. Durations stay
+    /// the roads' own; `avoiding` forbids roads instead.
+    public var weights: [RoadKind: Double]
 
     /// Options with every choice at its default: driving, steps in English, metric, Wayfinder's rules.
     public init(mode: Mode = .driving, steps: Bool = true, language: String = "en", units: DistanceUnits = .metric,
                 compatibility: Compatibility = .wayfinder, alternatives: Int = 0, avoiding: Set<RoadClass> = [],
-                snapRadius: Double? = nil, time: RouteTime? = nil) {
+                snapRadius: Double? = nil, time: RouteTime? = nil, weights: [RoadKind: Double] = [:]) {
         self.mode = mode
         self.steps = steps
         self.language = language
@@ -149,6 +170,7 @@ public struct RouteOptions: Sendable {
         self.avoiding = avoiding
         self.snapRadius = snapRadius
         self.time = time
+        self.weights = weights
     }
 }
 

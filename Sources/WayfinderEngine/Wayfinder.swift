@@ -116,7 +116,19 @@ public final class Wayfinder: Sendable {
         case .departing(let text)?: query.time = .departure(try ClockTime(iso8601: text))
         case .arriving(let text)?: query.time = .arrival(try ClockTime(iso8601: text))
         }
+        query.weightFactors = try weightFactors(options.weights)
         return query
+    }
+
+    func weightFactors(_ weights: [RoadKind: Double]) throws -> WeightFactors? {
+        var factors = WeightFactors()
+        for (kind, factor) in weights.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            guard factor.isFinite, factor >= 1, factor <= WeightFactors.largestFactor, let known = WeightFactors.Kind(rawValue: kind.rawValue) else {
+                throw EngineError(.invalidValue, "the weight of \(kind.rawValue) roads must be a number from 1 to \(Int(WeightFactors.largestFactor))")
+            }
+            factors.weigh(known, by: factor)
+        }
+        return factors.isEmpty ? nil : factors
     }
 
     func exclusion(_ classes: Set<RoadClass>) throws -> ArcClasses {

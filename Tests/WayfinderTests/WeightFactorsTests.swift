@@ -5,6 +5,7 @@ import HTTPAPI
 import RoadGraph
 import Routing
 import Testing
+import WayfinderEngine
 
 /// Per-request weights by kind of road (`avoid=`, `prefer=`): each sends a route round the roads it weighs, leaves
 /// durations as they are, agrees with the Dijkstra oracle at the same weights, and refuses bad values.
@@ -92,6 +93,19 @@ import Testing
                                             "\(map.position("a").latitude),\(map.position("a").longitude)",
                                             "\(map.position("d").latitude),\(map.position("d").longitude)"])
         #expect(run.status == 1 && run.stderr.contains("--avoid"), "\(run.stderr)")
+    }
+
+    /// The Swift library takes the same weights (`RouteOptions.weights`), and refuses a factor below 1.
+    @Test func libraryWeighsRoads() throws {
+        let map = Self.street(direct: ["highway": "primary", "toll": "yes"], detour: ["highway": "primary"])
+        _ = try map.build()
+        let wayfinder = try Wayfinder(directory: map.graphDirectory, modes: [.driving])
+        func location(_ c: Coordinate) -> Waypoint { .location(Location(latitude: c.latitude, longitude: c.longitude)) }
+        let ends = [location(map.position(between: "a", "b", at: 0.5)), location(map.position(between: "c", "d", at: 0.5))]
+        let plain = try wayfinder.route(ends).best
+        let weighed = try wayfinder.route(ends, options: RouteOptions(weights: [.toll: 10])).best
+        #expect(weighed.distance > plain.distance + 100, "the detour: \(weighed.distance) m against \(plain.distance) m")
+        #expect(throws: WayfinderError.self) { try wayfinder.route(ends, options: RouteOptions(weights: [.toll: 0.5])) }
     }
 
     /// Helsinki with every kind weighed: every leg by the hierarchy's guide, A* and Dijkstra costs what the oracle

@@ -52,14 +52,17 @@ def check_routes(engine: wayfinder.Engine, binary: str, graph: str, points: list
         a, b = rng.sample(points, 2)
         mode = ["driving", "walking"][k % 2]
         language = ["en", "zh"][(k // 2) % 2]
-        requests.append(([a, b], mode, language))
-    requests.append((["Kamppi", "Senaatintori"], "walking", "en"))
-    for chosen, mode, language in requests:
+        # Two of them with weights by kind of road, as the CLI's --avoid and --prefer give them.
+        weights = {"unpaved": 3.0, "minor_roads": 1.2} if k in (0, 4) else None
+        requests.append(([a, b], mode, language, weights))
+    requests.append((["Kamppi", "Senaatintori"], "walking", "en", None))
+    for chosen, mode, language, weights in requests:
         texts = [p if isinstance(p, str) else f"{p[0]!r},{p[1]!r}" for p in chosen]
+        weighing = ["--avoid", "unpaved:3", "--prefer", "major_roads:1.2"] if weights else []
         status, out, err = cli(binary, ["route", "--graph", graph, "--format", "json", "--mode", mode,
-                                        "--language", language] + texts)
+                                        "--language", language] + weighing + texts)
         try:
-            mine = engine.route(chosen, mode=mode, language=language)
+            mine = engine.route(chosen, mode=mode, language=language, weights=weights)
         except wayfinder.WayfinderError as error:
             if status == 0 or error.code != json.loads(out)["code"]:
                 fail(f"route {texts} {mode}: the package raised {error}, the CLI exited {status}")
@@ -88,6 +91,8 @@ def check_errors(engine: wayfinder.Engine, rng: random.Random) -> str:
         lambda: engine.route([good, good], language=None),
         lambda: engine.route([good, good], alternatives=9),
         lambda: engine.route([good, good], avoid=["stairs"]),
+        lambda: engine.route([good, good], weights={"stairs": 2}),
+        lambda: engine.route([good, good], weights={"unpaved": 0.5}),
         lambda: engine.route([good, good], radius=-1),
         lambda: engine.route([good, good], units="cubits"),
         lambda: engine.route([good, "no such place anywhere"]),

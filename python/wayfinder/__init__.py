@@ -19,7 +19,7 @@ import math
 import os
 import threading
 import urllib.parse
-from typing import Iterable, NamedTuple, Sequence
+from typing import Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -191,16 +191,20 @@ class Engine:
     def route(self, points: Iterable, mode: str = "driving", steps: bool = True, language: str = "en",
               units: str = "metric", compat: str = "wayfinder", alternatives: int = 0,
               avoid: Sequence[str] = (), radius: float | None = None, depart_at: str | None = None,
-              arrive_by: str | None = None) -> dict:
+              arrive_by: str | None = None, weights: Mapping[str, float] | None = None) -> dict:
         """The fastest route through `points` in order: OSRM v5 JSON as a dict, as `wayfinder route --format json`
         prints it. A point is (latitude, longitude) or a place name. `depart_at` or `arrive_by` ("2026-12-07T08:00",
         the extract's local time, or with Z or an offset) apply the extract's conditional restrictions and closures
-        at the time each road is reached; the answer's `depart_at` says when the route leaves."""
-        times = {key: value for key, value in (("depart_at", depart_at), ("arrive_by", arrive_by)) if value is not None}
+        at the time each road is reached; the answer's `depart_at` says when the route leaves. `avoid` forbids roads
+        (toll, motorway, ferry); `weights` makes kinds of road weigh more in the choice, from 1 to 100 times
+        ({"unpaved": 10, "minor_roads": 1.5}: toll, motorway, ferry, tunnel, unpaved, minor_roads)."""
+        extra = {key: value for key, value in (("depart_at", depart_at), ("arrive_by", arrive_by)) if value is not None}
+        if weights is not None:
+            extra["weights"] = dict(weights)
         try:
             text = json.dumps(self._route_request(points, mode=mode, steps=steps, language=language, units=units,
                                                   compat=compat, alternatives=alternatives, avoid=list(avoid),
-                                                  radius=radius, **times), allow_nan=False)
+                                                  radius=radius, **extra), allow_nan=False)
         except (TypeError, ValueError) as error:
             raise WayfinderError("InvalidValue", f"the route's arguments cannot be sent: {error}") from None
         return _loads(self._call(_lib.wf_route, _text(text, "the request")))
