@@ -191,6 +191,12 @@ public final class Wayfinder: Sendable {
             query.directions = try routeQuery([], options).directions
             query.excluding = try exclusion(options.avoiding)
             query.snapRadius = options.snapRadius
+            query.weightFactors = try weightFactors(options.weights)
+            switch options.time {
+            case nil: break
+            case .departing(let text)?: query.departure = try ClockTime(iso8601: text)
+            case .arriving?: throw EngineError(.invalidValue, "a trip leaves at a time (departing); it cannot arrive by one")
+            }
             return try engine.trip(query)
         }
         // Waypoints in parts the mode cannot link make one trip per part (OSRM's answer): one trip can't hold them.
@@ -210,6 +216,10 @@ public final class Wayfinder: Sendable {
         // A fix's search radius comes from its accuracy, not from a snapping radius.
         guard options.snapRadius == nil else {
             throw WayfinderError(code: "InvalidValue", message: "snapRadius does not apply to matching: a fix is searched by its accuracy")
+        }
+        // A trace says where the car went and when: neither a departure time nor weights choose its roads.
+        guard options.time == nil && options.weights.isEmpty else {
+            throw WayfinderError(code: "InvalidValue", message: "time and weights do not apply to matching: the trace decides the roads")
         }
         let points = try Location.checked(trace)
         let answer = try calling {

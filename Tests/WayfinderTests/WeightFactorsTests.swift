@@ -106,6 +106,12 @@ import WayfinderEngine
         let weighed = try wayfinder.route(ends, options: RouteOptions(weights: [.toll: 10])).best
         #expect(weighed.distance > plain.distance + 100, "the detour: \(weighed.distance) m against \(plain.distance) m")
         #expect(throws: WayfinderError.self) { try wayfinder.route(ends, options: RouteOptions(weights: [.toll: 0.5])) }
+        // A trip takes them too; a match, where the trace decides the roads, refuses them rather than ignore them.
+        let trip = try wayfinder.trip(ends, roundTrip: true, options: RouteOptions(weights: [.toll: 10]))
+        let plainTrip = try wayfinder.trip(ends, roundTrip: true)
+        #expect(trip.route.distance > plainTrip.route.distance + 100, "\(trip.route.distance) m against \(plainTrip.route.distance) m")
+        let trace = [map.position("a"), map.position("d")].map { Location(latitude: $0.latitude, longitude: $0.longitude) }
+        #expect(throws: WayfinderError.self) { try wayfinder.match(trace, options: RouteOptions(weights: [.toll: 10])) }
     }
 
     /// Helsinki with every kind weighed: every leg by the hierarchy's guide, A* and Dijkstra costs what the oracle
