@@ -3,11 +3,6 @@ public enum WeekSlots {
     public static let count = 672
     public static let seconds: Int64 = 900
 
-    /// The slot a local wall-clock time falls in.
-    public static func slot(of time: LocalTime) -> Int {
-        Int(secondOfWeek(time) / seconds)
-    }
-
     /// Seconds since the Monday 00:00 before (or at) a local wall-clock time.
     public static func secondOfWeek(_ time: LocalTime) -> Int64 {
         let second = time.wallSeconds - (time.wallSeconds >= 0 ? time.wallSeconds / 60 : (time.wallSeconds - 59) / 60) * 60
