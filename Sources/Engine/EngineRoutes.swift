@@ -158,8 +158,6 @@ extension Engine {
         return RouteAnswer(graph: answer.graph, best: best, alternatives: answer.alternatives, departure: answer.departure)
     }
 
-    /// Only the excludable classes may be avoided, and a walker has none of them but ferries (as OSRM, whose foot
-    /// profile has no exclusion at all, Wayfinder lets walkers avoid ferries).
     /// Weight factors the graph can apply: `unpaved` needs a graph that knows its surfaces.
     static func checkFactors(_ factors: WeightFactors?, graph: RoadGraph) throws {
         if factors?.weighs(.unpaved) == true && !graph.knowsSurfaces {
@@ -167,6 +165,8 @@ extension Engine {
         }
     }
 
+    /// Only the excludable classes may be avoided, and a walker has none of them but ferries (as OSRM, whose foot
+    /// profile has no exclusion at all, Wayfinder lets walkers avoid ferries).
     static func checkExclusion(_ classes: ArcClasses, mode: TravelMode) throws {
         guard classes.isSubset(of: .excludable) else {
             throw EngineError(.invalidValue, "only toll, motorway and ferry can be excluded")
