@@ -443,15 +443,10 @@ public struct OSRMRequest {
 
     /// `avoid=unpaved,toll:4` and `prefer=major_roads:1.5`: weights by kind of road (PROFILES.md, section 15).
     func weightFactors() throws -> WeightFactors? {
-        var factors = WeightFactors()
-        for (key, kinds, factor) in [("avoid", WeightFactors.avoidable, WeightFactors.avoidFactor),
-                                     ("prefer", WeightFactors.preferable, WeightFactors.preferFactor)] {
-            guard let text = options[key] else { continue }
-            if let problem = factors.read(text, kinds: kinds, defaultFactor: factor) {
-                throw EngineError(.invalidValue, "\(key): \(problem)")
-            }
+        switch WeightFactors.reading(avoid: options["avoid"], prefer: options["prefer"]) {
+        case .success(let factors): return factors
+        case .failure(let problem): throw EngineError(.invalidValue, "\(problem.option.rawValue): \(problem.message)")
         }
-        return factors.isEmpty ? nil : factors
     }
 
     /// `exclude=toll,motorway`: the classes of road to avoid.

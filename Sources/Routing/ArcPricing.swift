@@ -78,6 +78,26 @@ public struct WeightFactors: Sendable, Equatable {
         return nil
     }
 
+    /// The weights an `avoid=` and a `prefer=` value give (nil where neither is), or the first problem with them,
+    /// with the option it is in.
+    public static func reading(avoid: String?, prefer: String?) -> Result<WeightFactors?, Problem> {
+        var factors = WeightFactors()
+        for (option, text, kinds, factor) in [(Option.avoid, avoid, avoidable, avoidFactor), (.prefer, prefer, preferable, preferFactor)] {
+            guard let text else { continue }
+            if let problem = factors.read(text, kinds: kinds, defaultFactor: factor) { return .failure(Problem(option: option, message: problem)) }
+        }
+        return .success(factors.isEmpty ? nil : factors)
+    }
+
+    /// Which of the two options a problem is in.
+    public enum Option: String, Sendable { case avoid, prefer }
+
+    /// What is wrong with an `avoid=` or `prefer=` value.
+    public struct Problem: Error, Sendable {
+        public var option: Option
+        public var message: String
+    }
+
     /// `avoid=`'s kinds and the factor an avoided road gets without one.
     public static let avoidable: [String: Kind] = [
         "toll": .toll, "motorway": .motorway, "ferry": .ferry, "tunnel": .tunnel, "unpaved": .unpaved,

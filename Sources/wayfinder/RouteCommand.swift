@@ -134,13 +134,10 @@ enum RouteCommand {
 
     /// `--avoid unpaved,toll:4` and `--prefer major_roads:1.5`: weights by kind of road.
     static func weightFactors(_ args: Arguments) throws -> WeightFactors? {
-        var factors = WeightFactors()
-        for (option, kinds, factor) in [("--avoid", WeightFactors.avoidable, WeightFactors.avoidFactor),
-                                        ("--prefer", WeightFactors.preferable, WeightFactors.preferFactor)] {
-            guard let text = args[option] else { continue }
-            if let problem = factors.read(text, kinds: kinds, defaultFactor: factor) { throw CommandError.usage("\(option): \(problem)") }
+        switch WeightFactors.reading(avoid: args["--avoid"], prefer: args["--prefer"]) {
+        case .success(let factors): return factors
+        case .failure(let problem): throw CommandError.usage("--\(problem.option.rawValue): \(problem.message)")
         }
-        return factors.isEmpty ? nil : factors
     }
 
     /// `--exclude toll,motorway,ferry`: the classes of road to avoid.
