@@ -49,14 +49,11 @@ public struct WeightFactors: Sendable, Equatable {
 
     /// The factor of arc `a`, in 1/1024ths (links count as the roads they join: their class is the road's).
     func multiplier(ofArc a: UInt32, in graph: RoadGraph) -> UInt64 {
-        let e = Int(graph.arcEdge[Int(a)] >> 1)
-        var m = UInt64(classFactor(graph.arcClasses[Int(a)])) * UInt64(roadFactor(graph.edgeClass[e])) / 1024
-        if graph.isUnpaved(edge: e) { m = m * UInt64(unpavedFactor) / 1024 }
+        let e = Int(graph.arcEdge[Int(a)] >> 1), road = Int(graph.edgeClass[e])
+        var m = UInt64(byClasses[Int(graph.arcClasses[Int(a)])]) * UInt64(road < byRoad.count ? byRoad[road] : 1024) / 1024
+        if graph.isUnpaved(edge: e) { m = m * UInt64(unpaved) / 1024 }
         return m
     }
-    func classFactor(_ raw: UInt8) -> UInt32 { byClasses[Int(raw)] }
-    func roadFactor(_ raw: UInt8) -> UInt32 { raw < 32 ? byRoad[Int(raw)] : 1024 }
-    var unpavedFactor: UInt32 { unpaved }
 
     /// Reads `kind[:factor][,kind[:factor]…]` (an `avoid=` or `prefer=` value), each kind one of `kinds`, the factor
     /// `defaultFactor` where none is given. Nil (with the reason) for anything else.
