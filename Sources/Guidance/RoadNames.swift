@@ -29,50 +29,9 @@ public enum RoadNames {
     ]
 
     /// The rules names are compared by while one request's guidance runs: with `.osrm`, names are the same only
-    /// as OSRM compares them (`osrmSame`) and refs as written. Task-local, because the comparisons are static and
+    /// as OSRM compares them (`OSRMNames.same`) and refs as written. Task-local, because the comparisons are static and
     /// run deep inside the turn analysis.
     @TaskLocal static var compatibility = Compatibility.wayfinder
-
-    /// The compass words of OSRM's car profile (`suffix_list`), lowercased as OSRM keeps them.
-    static let osrmCompass: Set<String> = ["n", "ne", "nw", "s", "se", "sw", "e", "w", "north", "south", "west",
-                                           "east", "nor", "sou", "we", "ea"]
-
-    /// OSRM's name test: equal, one the start of the other, or differing only in compass words (`osrmSuffixChange`).
-    static func osrmSame(_ a: String, _ b: String) -> Bool {
-        a == b || a.hasPrefix(b) || b.hasPrefix(a) || osrmSuffixChange(a, b)
-    }
-
-    /// OSRM's suffix test, on the names' bytes: take their longest common substring out of both, and what is left
-    /// before and after it in each (spaces trimmed, lowercased) must be nothing or a compass word. Two equal names
-    /// pass (nothing is left), and so do "42 N" and "42 S", "West 42" and "East 42".
-    static func osrmSuffixChange(_ a: String, _ b: String) -> Bool {
-        if a == b { return true }  // the whole name is the common part: nothing is left
-        let x = Array(a.utf8), y = Array(b.utf8)
-        func fits(_ part: ArraySlice<UInt8>) -> Bool {
-            let trimmed = part.drop { $0 == 0x20 }.reversed().drop { $0 == 0x20 }.reversed()
-            if trimmed.isEmpty { return true }
-            let lowered = trimmed.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
-            return osrmCompass.contains(String(decoding: lowered, as: UTF8.self))
-        }
-        guard !x.isEmpty, !y.isEmpty else { return fits(x[...]) && fits(y[...]) }
-        // The longest common substring, the first of its length along `x` (as OSRM's table finds it).
-        var previous = [Int](repeating: 0, count: y.count), current = previous
-        var best = 0, end = 0
-        for i in x.indices {
-            for j in y.indices {
-                current[j] = x[i] == y[j] ? (j == 0 ? 1 : previous[j - 1] + 1) : 0
-                if current[j] > best { best = current[j]; end = i + 1 }
-            }
-            swap(&previous, &current)
-        }
-        guard best > 0 else { return fits(x[...]) && fits(y[...]) }
-        let common = x[(end - best)..<end]
-        func firstIndex(of part: ArraySlice<UInt8>, in bytes: [UInt8]) -> Int {
-            (0...(bytes.count - part.count)).first { bytes[$0..<($0 + part.count)].elementsEqual(part) }!
-        }
-        let i = firstIndex(of: common, in: x), j = firstIndex(of: common, in: y)
-        return fits(x[..<i]) && fits(x[(i + best)...]) && fits(y[..<j]) && fits(y[(j + best)...])
-    }
 
     /// The words of a name that identify the road.
     static func key(_ name: String) -> [String] {
@@ -146,7 +105,7 @@ public enum RoadNames {
     static func same(_ a: RoadLabel, _ b: RoadLabel) -> Bool {
         if a.name == b.name { return true }
         if a.name.isEmpty || b.name.isEmpty { return false }
-        if compatibility == .osrm { return osrmSame(a.name, b.name) }
+        if compatibility == .osrm { return OSRMNames.same(a.name, b.name) }
         return sameKeys(a.nameKey, b.nameKey, stripped: a.strippedKeys, b.strippedKeys)
     }
 
@@ -166,7 +125,7 @@ public enum RoadNames {
         let refRemoved = !from.ref.isEmpty && to.ref.isEmpty
         // A named street whose ref changes (a road renumbered along the way) is still that street, to a driver and
         // to OSRM, whose suffix test passes whatever the refs (and for two names that differ in compass words only).
-        let sameNamedStreet = osrm ? osrmSuffixChange(from.name, to.name) : !from.name.isEmpty && sameNames
+        let sameNamedStreet = osrm ? OSRMNames.suffixChange(from.name, to.name) : !from.name.isEmpty && sameNames
         let obvious = (namesEmpty && refsEmpty) || (namesEqual && refContained) || (namesEqual && refsEmpty)
             || (refContained && nameRemoved) || (namesEqual && refRemoved) || sameNamedStreet
         let needs = (from.name.isEmpty && !from.ref.isEmpty && !to.name.isEmpty && to.ref.isEmpty)
