@@ -131,7 +131,7 @@ private struct EdgeEndReader: @unchecked Sendable {
             guard range.count == 2,
                   let next = graph.vertexEdges[range].first(where: { Int($0 >> 1) != current }) else { break }
             let nextEdge = Int(next >> 1), nextFromLast = next & 1 == 1
-            guard nextEdge != edge, sameRoad(current, leftAtStart: !currentFromLast, nextEdge, enteredAtStart: !nextFromLast)
+            guard nextEdge != edge, sameRoad(current, leftAtStart: !currentFromLast, nextEdge, enteredAtStart: !nextFromLast, lanesPart: false)
             else { break }
             let more = points(ofEdge: nextEdge, fromLast: nextFromLast)
             for k in 1..<more.count { walked += Geo.osrmRulerDistance(more[k - 1], more[k]) }
