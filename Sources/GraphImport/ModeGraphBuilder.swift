@@ -13,6 +13,8 @@ public struct ModeGraphStatistics: Sendable {
     public var mainNetworkArcs = 0
     /// Edges over the same nodes as another (a road mapped twice), whose directions the other kept.
     public var duplicateEdges = 0
+    /// Pairs of carriageways read as one road at a junction (`mergeDividedRoadBearings`).
+    public var mergedCarriageways = 0
     /// Conditional restrictions applied as timed rules, road directions closed at times, and conditional tags
     /// that could not be applied (listed in the graph: `wayfinder info`).
     public var timedRestrictions = 0, timedClosures = 0, conditionNotes = 0
@@ -105,6 +107,8 @@ struct ModeGraphBuilder {
         buildVertexEdges()
         arrays.computeEdgeEnds(classesPart: profile.hasClasses)
         readOSRMEdges()
+        mergedAway = arrays.mergeDividedRoadBearings(joining: joinedThrough, strings: stringList)
+        statistics.mergedCarriageways = mergedAway.count { $0 }
         addManeuverOverrides(maneuvers)
         addTimedClosures()
         var transitions = buildTransitions(viaNodeRules: restrictions.filter { $0.isViaNode })
@@ -788,6 +792,8 @@ struct ModeGraphBuilder {
     /// Per vertex: OSRM joins the two pieces of road there into one edge (see `readOSRMEdges`, which leaves out
     /// the vertices OSRM keeps), so that a bike turns nowhere.
     private var joinedThrough: [Bool] = []
+    /// Per edge end: OSRM leaves it out of its junction's roads (`mergeDividedRoadBearings`).
+    private var mergedAway: [Bool] = []
 
     /// An OSM node on a walk along the road (`osrmChains`): a vertex, or shape point `index` inside edge `edge`.
     private struct ChainPoint { var id: Int64; var vertex: UInt32; var edge: Int; var index: Int }
@@ -962,7 +968,10 @@ struct ModeGraphBuilder {
         for a in 0..<arrays.arcHead.count {
             let arriving = bearing(ofArc: UInt32(a), atTail: false)
             let head = arrays.arcHead[a]
-            let roadsHere = Int(arrays.vertexEdgeStart[Int(head) + 1] - arrays.vertexEdgeStart[Int(head)])
+            let ends = arrays.vertexEdges[Int(arrays.vertexEdgeStart[Int(head)])..<Int(arrays.vertexEdgeStart[Int(head) + 1])]
+            // OSRM's roads at the junction leave out a merged pair's arriving carriageway: arriving on it, the pair's
+            // other carriageway is the way back.
+            let roadsHere = ends.count { !mergedAway[Int($0)] }
             let baseA = arrays.arcEdge[Int(arrays.arcBase[a])]
             let edgeA = Int(baseA >> 1)
             let here = obstacles[osmNode(ofVertex: head)] ?? []
@@ -970,8 +979,13 @@ struct ModeGraphBuilder {
                 let b = t.targets[i]
                 let baseB = arrays.arcEdge[Int(arrays.arcBase[Int(b)])]
                 let edgeB = Int(baseB >> 1)
-                let isUturn = baseA >> 1 == baseB >> 1 && baseA != baseB
                 let angle = TravelProfile.turnAngle(arriving: arriving, leaving: bearing(ofArc: b, atTail: true))
+                // OSRM's U-turn is an angle of exactly 0 on its circle (180 here): back along the same road, or onto
+                // the other carriageway of a merged pair, which has the same bearing. On foot, only with OSRM's
+                // import rules: a walker's turns at a vertex must cost alike for the hierarchy over vertices
+                // (PROFILES.md).
+                let acrossMedian = abs(angle) == 180 && (profile.mode != .walking || profile.compatibility == .osrm)
+                let isUturn = (baseA >> 1 == baseB >> 1 && baseA != baseB) || acrossMedian
                 let modes: EdgeFlags = [.ferry, .train]
                 let modeChanges = EdgeFlags(rawValue: arrays.edgeFlags[edgeA]).intersection(modes)
                     != EdgeFlags(rawValue: arrays.edgeFlags[edgeB]).intersection(modes)

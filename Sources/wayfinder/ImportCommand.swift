@@ -67,6 +67,7 @@ enum ImportCommand {
                     + "\(m.restrictionsViaWay) via way"
                     + (m.maneuverRelations > 0 ? "; maneuver relations: \(m.maneuverOverrides) of \(m.maneuverRelations) on its roads" : "")
                     + (m.duplicateEdges > 0 ? "; \(m.duplicateEdges) edges mapped twice, dropped" : "")
+                    + (m.mergedCarriageways > 0 ? "; \(m.mergedCarriageways) carriageway pairs read as one road" : "")
                     + (m.timedRestrictions + m.timedClosures + m.conditionNotes > 0
                         ? "; conditional: \(m.timedRestrictions) restrictions, \(m.timedClosures) closed directions, "
                             + "\(m.conditionNotes) not applied (wayfinder info lists them)" : ""))

