@@ -29,13 +29,14 @@ extension GuidanceLeg {
 }
 
 extension GuidanceJunction {
-    /// A dual carriageway seen as one road (OSRM's mergeable roads): two oneway roads side by side, one coming in
-    /// and one going out, of one name and class and less than 95° apart, become one road at their mean bearing.
+    /// A dual carriageway seen as one road (OSRM's mergeable roads): two roads, one only coming in and one going
+    /// out, of one name and class, that the import read as one road (`mergeDividedRoadBearings` gave them one
+    /// bearing, their mean), become one road.
     mutating func mergeDividedRoads(approach: inout Int, labels: LegLabels) {
         guard roads.count >= 3 else { return }
         var merged = true
-        // Most junctions have no oneway pair: nothing to merge, nothing to sort.
-        guard roads.count(where: { $0.oneway && !$0.onRing }) >= 2 else { return }
+        // Most junctions have no road that only arrives: nothing to merge, nothing to sort.
+        guard roads.contains(where: { $0.incomingOnly && !$0.onRing }) else { return }
         while merged {
             merged = false
             // The order on the stack, not in an array per junction with a oneway pair.
@@ -44,11 +45,11 @@ extension GuidanceJunction {
                 for k in order.indices {
                     let i = order[k], j = order[(k + 1) % order.count]
                     // Read in place: copies of the two roads would retain their labels for every pair looked at.
-                    guard roads[i].oneway && roads[j].oneway, roads[i].incomingOnly != roads[j].incomingOnly,
+                    guard roads[i].incomingOnly != roads[j].incomingOnly,
                           !roads[i].onRing, !roads[j].onRing, roads[i].roadClass == roads[j].roadClass,
                           roads[i].isLink == roads[j].isLink, roads[i].mode == roads[j].mode,
                           labels.identical(roads[i].label, roads[j].label),
-                          Geo.deviation(roads[i].bearing, roads[j].bearing) < 95 else { continue }
+                          roads[i].bearing == roads[j].bearing else { continue }
                     let a = roads[i], b = roads[j]
                     let (outgoing, incoming) = a.incomingOnly ? (j, i) : (i, j)
                     // The route's own roads stay: only a road it neither arrived nor left on is dropped (arriving on

@@ -18,7 +18,8 @@ import Glibc
 /// never used.
 public enum GraphFormat {
     public static let magic: [UInt8] = Array("WAYFGRPH".utf8)
-    public static let version: UInt32 = 15
+    /// 16: edge ends hold divided roads' merged bearings (`mergeDividedRoadBearings`), which guidance relies on.
+    public static let version: UInt32 = 16
     static let headerSize = 512
     static let sectionEntrySize = 32
     /// Where the header's own checksum sits (it covers the header, with these bytes zero, and the section table).
