@@ -76,6 +76,8 @@ public enum StepMode: String, Sendable {
 public struct JunctionRoad: Sendable {
     /// Bearing leaving the junction along the road, as perceived some metres along it (degrees).
     public var bearing: Double
+    /// Bearing towards the point 2 m along the road (OSRM's initial bearing; `EdgeEnd.initialBearing`).
+    public var initialBearing: Double
     /// OSRM's turn angle from the approach: 0 back, 180 straight on, below 180 to the right.
     public var angle: Double
     /// Whether the route's approach may turn onto it.

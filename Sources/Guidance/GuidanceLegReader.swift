@@ -239,7 +239,7 @@ struct GuidanceLegReader {
                 entryAllowed = allowed.contains { graph.arcBase[Int(graph.transitionTargets[$0])] == leaving }
             }
             roads.append(JunctionRoad(
-                bearing: end.bearing, angle: 0, entryAllowed: entryAllowed,
+                bearing: end.bearing, initialBearing: end.initialBearing, angle: 0, entryAllowed: entryAllowed,
                 label: label(edge), roadClass: roadClass, isLink: isLink,
                 classes: leaving != noIndex ? graph.classes(ofArc: leaving) : (arriving != noIndex ? graph.classes(ofArc: arriving) : []),
                 roundabout: flags.contains(.roundabout), circular: flags.contains(.circular), incomingOnly: leaving == noIndex,

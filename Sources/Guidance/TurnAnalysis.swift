@@ -330,18 +330,30 @@ struct TurnAnalysis {
         return true
     }
 
-    /// A real turn is distinct when every other road is at least twice as far from straight on.
+    /// A real turn is distinct when every other road is at least twice as far from straight on: as perceived, or,
+    /// where the approach bends at once, as the first 2 m of each road point (OSRM's initial bearings).
     func isDistinctWideTurn(_ c: Int) -> Bool {
         let candidate = roads[c]
         let cd = dev(candidate.angle, 180)
+        let bends = dev(via.initialBearing, via.bearing) > 25
+        let arriving = Geo.remainder360(via.initialBearing + 180)
         for i in 1..<size where i != c {
             let r = roads[i]
             if direction(i) != .straight && roadHasLowerClass(via, candidate, r) { continue }
             if dev(r.angle, 180) > 2 * cd { continue }
+            if bends {
+                let candidateInitial = dev(Self.osrmAngle(arriving, candidate.initialBearing), 180)
+                let roadInitial = dev(Self.osrmAngle(arriving, r.initialBearing), 180)
+                let roadToCandidate = Self.osrmAngle(Geo.remainder360(r.initialBearing + 180), candidate.initialBearing)
+                if dev(roadToCandidate, 180) > 20 && roadInitial > 2 * candidateInitial { continue }
+            }
             return false
         }
         return true
     }
+
+    /// OSRM's angle between two bearings on its turn circle: 180 straight on, 0 back.
+    static func osrmAngle(_ entry: Double, _ exit: Double) -> Double { fmod(entry - exit + 540, 360) }
 
     // MARK: Defaults and the general turn handler
 

@@ -23,7 +23,8 @@ extension GraphArrays {
             for entry in vertexEdges[Int(vertexEdgeStart[v])..<Int(vertexEdgeStart[v + 1])] { endVertex[Int(entry)] = UInt32(v) }
         }
         let reader = DividedRoadReader(graph: self, endVertex: endVertex, joining: joining, strings: strings)
-        var bearings = edgeEnds.map(\.bearing)
+        // NaN where a junction leaves the bearing as imported.
+        var bearings = [Double](repeating: .nan, count: edgeEnds.count)
         bearings.withUnsafeMutableBufferPointer { out in
             mergedAway.withUnsafeMutableBufferPointer { away in
                 // Each edge end is listed at one vertex, and every junction reads the bearings as imported: ranges
@@ -33,7 +34,11 @@ extension GraphArrays {
                 }
             }
         }
-        for i in edgeEnds.indices { edgeEnds[i].bearing = bearings[i] }
+        // OSRM sets a turned road's initial bearing to its perceived one.
+        for i in edgeEnds.indices where !bearings[i].isNaN {
+            edgeEnds[i].bearing = bearings[i]
+            edgeEnds[i].initialBearing = bearings[i]
+        }
         return mergedAway
     }
 }
@@ -595,12 +600,13 @@ private struct DividedRoadReader: @unchecked Sendable {
         return false
     }
 
-    /// The bearings OSRM gives the roads at v (`getIntersectionGeometries`), written into `out`.
+    /// The bearings OSRM gives the roads at v (`getIntersectionGeometries`), written into `out` for the roads it
+    /// merges or turns.
     func adjust(atVertex v: Int, into out: UnsafeMutableBufferPointer<Double>, mergedAway: UnsafeMutableBufferPointer<Bool>) {
         var roads = sortedRoads(at: v)
         let n = roads.count
         guard n >= 2 else { return }
-        var merged = [Bool](repeating: false, count: n)
+        var merged = [Bool](repeating: false, count: n), turned = merged
         if n >= 3 && hasCandidatePair(at: v) {
             for index in 0..<n where isPairMergeable(at: v, roads, index) {
                 let next = (index + 1) % n
@@ -626,15 +632,17 @@ private struct DividedRoadReader: @unchecked Sendable {
                 if usable {
                     let offset = Self.deviation(bearing, there[current].bearing)
                     roads[index].bearing = fmod(roads[index].bearing + 360 - offset, 360)
+                    turned[index] = true
                 }
             } else if isPairMergeable(at: w, there, current) {
                 let (usable, bearing) = mergedBearing(there, current, next, neighbour: true)
                 if usable {
                     let offset = Self.deviation(bearing, there[current].bearing)
                     roads[index].bearing = fmod(roads[index].bearing + offset, 360)
+                    turned[index] = true
                 }
             }
         }
-        for road in roads { out[road.entry] = road.bearing }
+        for (index, road) in roads.enumerated() where merged[index] || turned[index] { out[road.entry] = road.bearing }
     }
 }

@@ -9,6 +9,9 @@ import Foundation
 public struct EdgeEnd: Sendable, Equatable {
     /// Degrees, 0..<360: the bearing a driver at the junction perceives (`PerceivedBearing`).
     public var bearing: Double
+    /// Degrees, 0..<360: the bearing towards the point 2 m along the road (OSRM's initial bearing), which guidance
+    /// reads where a road bends at once; a merged carriageway's is its merged bearing.
+    public var initialBearing: Double
     /// Straight-line metres from the vertex to the edge's far end.
     public var reach: Double
     /// Metres along the shape from this end, the segments summed in that order from zero: to the bit what a
@@ -38,7 +41,7 @@ extension GraphArrays {
     /// profile has classes, the foot profile none.
     public mutating func computeEdgeEnds(classesPart: Bool) {
         let vertices = vertexLatitudes.count
-        var ends = [EdgeEnd](repeating: EdgeEnd(bearing: 0, reach: 0, shapeLength: 0), count: 2 * edgeLength.count)
+        var ends = [EdgeEnd](repeating: EdgeEnd(bearing: 0, initialBearing: 0, reach: 0, shapeLength: 0), count: 2 * edgeLength.count)
         // The vertex at each edge end, from the lists of edges at each vertex (two nodes may share a position).
         var endVertex = [UInt32](repeating: noIndex, count: 2 * edgeLength.count)
         for v in 0..<vertices {
@@ -176,6 +179,7 @@ private struct EdgeEndReader: @unchecked Sendable {
                 onRing: flags.contains(.roundabout) || flags.contains(.circular), roadsHere: range.count,
                 lanesHere: lanesHere, isLoop: line.count > 2 && line[0] == line[line.count - 1])
             out[Int(entry)] = EdgeEnd(bearing: PerceivedBearing.bearing(along: along, road: road),
+                                      initialBearing: PerceivedBearing.initialBearing(along: along),
                                       reach: Geo.distance(origin, line[line.count - 1], cosLatitudeA: originCos),
                                       shapeLength: length)
         }

@@ -46,6 +46,15 @@ public struct PerceivedBearing {
         return Geo.osrmRulerBearing(from: points[0], to: representativePoint(points, road))
     }
 
+    /// Degrees, 0..<360, from the junction (`line[0]`) towards the point 2 m along the line: OSRM's initial bearing.
+    public static func initialBearing(along line: [Coordinate]) -> Double {
+        var points: [Coordinate] = []
+        points.reserveCapacity(line.count)
+        for p in line.lazy.map(micro) where points.last != p { points.append(p) }
+        guard points.count >= 2 else { return 0 }
+        return Geo.osrmRulerBearing(from: points[0], to: point(points, atLength: 2))
+    }
+
     static func representativePoint(_ c: [Coordinate], _ road: Road) -> Coordinate {
         let node = c[0]
         if road.roadsHere <= 2 {

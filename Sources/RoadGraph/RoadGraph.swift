@@ -611,7 +611,7 @@ public struct RoadGraph: @unchecked Sendable {
         try requireTable(vertexEdgeStart, vertices, vertexEdges.count, "vertex edges")
         try require(vertexEdges.allSatisfy { Int($0 >> 1) < edges }, "vertex edge indices")
         try require(edgeEnds.count == 2 * edges && edgeEnds.allSatisfy {
-            $0.bearing >= 0 && $0.bearing < 360 && $0.reach.isFinite && $0.reach >= 0 && $0.shapeLength.isFinite && $0.shapeLength >= 0
+            $0.bearing >= 0 && $0.bearing < 360 && $0.initialBearing >= 0 && $0.initialBearing < 360 && $0.reach.isFinite && $0.reach >= 0 && $0.shapeLength.isFinite && $0.shapeLength >= 0
         }, "edge ends")
         try requireTable(gridCellStart, cells, gridSegments.count, "grid")
         let maneuvers = maneuverStart.count - 1

@@ -147,6 +147,7 @@ import Testing
                 let turned = sharesBearing(v, (edge, atEnd)) || (end.shapeLength <= 30 && mergedAt.contains(far))
                 if (here.count <= 2 || degree[far] != 2) && !turned {
                     #expect(end.bearing == PerceivedBearing.bearing(along: points, road: road))
+                    #expect(end.initialBearing == PerceivedBearing.initialBearing(along: points))
                     bearingsChecked += 1
                 }
                 #expect(end.reach == Geo.distance(origin, points[points.count - 1]))
