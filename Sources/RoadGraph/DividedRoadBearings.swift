@@ -158,26 +158,26 @@ private struct DividedRoadReader: @unchecked Sendable {
     func flags(_ entry: Int) -> EdgeFlags { EdgeFlags(rawValue: graph.edgeFlags[entry >> 1]) }
 
     /// The roads at the junction a road arrives at, with their angles to it, the way back first and the rest by
-    /// angle (OSRM's connected roads, bearings read close to the junction).
-    func connectedRoads(arrivingBy road: Road) -> [Turn] {
-        let w = road.target
-        let arriving = Geo.remainder360(closeBearing(self.road(from: road.farEntry)) + 180)
+    /// angle (OSRM's connected roads). Bearings are read close to the junction, or as perceived (`perceived`: as
+    /// OSRM reads the next junction of a slip road).
+    func connectedRoads(arrivingBy road: Road, perceived usePerceived: Bool = false) -> [Turn] {
+        func bearing(_ entry: Int, _ along: Road) -> Double { usePerceived ? perceived(entry) : closeBearing(along) }
+        let arriving = Geo.remainder360(bearing(road.farEntry, usePerceived ? road : self.road(from: road.farEntry)) + 180)
         var back: Turn?
         var turns: [Turn] = []
         let from = Int(endVertex[road.entry])
-        for entry in entries(at: w) {
+        for entry in entries(at: road.target) {
             let next = self.road(from: Int(entry))
-            let bearing = closeBearing(next)
-            var angle = fmod(((arriving - bearing + 540) * 1e8).rounded() / 1e8, 360)
+            let leaving = bearing(Int(entry), next)
+            let angle = fmod(((arriving - leaving + 540) * 1e8).rounded() / 1e8, 360)
             if Int(entry) == road.farEntry {
-                angle = 0
-                back = Turn(road: next, angle: angle, bearing: bearing)
+                back = Turn(road: next, angle: 0, bearing: leaving)
                 continue
             }
             // Other roads back to where it came from: OSRM keeps one way back only.
             if next.target == from { continue }
             if !isReversed(Int(entry)) || abs(angle) >= Double.ulpOfOne {
-                turns.append(Turn(road: next, angle: angle, bearing: bearing))
+                turns.append(Turn(road: next, angle: angle, bearing: leaving))
             }
         }
         turns.sort { $0.angle < $1.angle }
@@ -363,7 +363,7 @@ private struct DividedRoadReader: @unchecked Sendable {
     /// The road only links to a road of its name that goes straight on through the next junction (a slip road).
     func isLinkRoad(_ road: Road) -> Bool {
         let next = skipDegreeTwo(road)
-        let view = connectedRoadsPerceived(arrivingBy: next)
+        let view = connectedRoads(arrivingBy: next, perceived: true)
         let name = fields(road.entry)
         // OSRM's filter: roads without a name, or of another, are out.
         func excluded(_ t: Turn) -> Bool {
@@ -379,30 +379,6 @@ private struct DividedRoadReader: @unchecked Sendable {
         return Self.deviation(opposite.angle, along.angle) >= 180 - Self.fuzzyAngle
             && isReversed(along.road.entry) == isReversed(opposite.road.entry)
             && supportsMerge(along.road.entry, opposite.road.entry)
-    }
-
-    /// `connectedRoads` with the bearings as perceived (OSRM reads the next junction of a link road so).
-    func connectedRoadsPerceived(arrivingBy road: Road) -> [Turn] {
-        let arriving = Geo.remainder360(perceived(road.farEntry) + 180)
-        var back: Turn?
-        var turns: [Turn] = []
-        let from = Int(endVertex[road.entry])
-        for entry in entries(at: road.target) {
-            let next = self.road(from: Int(entry))
-            let bearing = perceived(Int(entry))
-            let angle = fmod(((arriving - bearing + 540) * 1e8).rounded() / 1e8, 360)
-            if Int(entry) == road.farEntry {
-                back = Turn(road: next, angle: 0, bearing: bearing)
-                continue
-            }
-            if next.target == from { continue }
-            if !isReversed(Int(entry)) || abs(angle) >= Double.ulpOfOne {
-                turns.append(Turn(road: next, angle: angle, bearing: bearing))
-            }
-        }
-        turns.sort { $0.angle < $1.angle }
-        if let back { turns.insert(back, at: 0) }
-        return turns
     }
 
     /// The road splits just before a junction into two that a short road joins: a narrow triangle.
