@@ -385,21 +385,20 @@ private struct DividedRoadReader: @unchecked Sendable {
     func isNarrowTriangle(at v: Int, _ left: Road, _ leftBearing: Double, _ right: Road, _ rightBearing: Double) -> Bool {
         let select = straightmost(name: nameKey(left.entry), initialBearing: leftBearing, stopOnAmbiguousTurns: false)
         let leftFinder = JunctionFinder(limit: 5), rightFinder = JunctionFinder(limit: 5)
-        find(leftFinder, from: left, select: select)
-        guard leftFinder.via != nil else { return false }
-        if let turn = Self.closest(leftFinder.view, to: 90), Self.deviation(turn.angle, 90) > Self.narrowTurn,
-           let straight = Self.closest(leftFinder.view, to: 180) {
-            find(leftFinder, from: straight.road, select: select)
+        // The next junction along one side; past it once more where no road there turns towards the other side
+        // (a small side street).
+        func corner(along road: Road, towards side: Double, _ finder: JunctionFinder) -> Int? {
+            find(finder, from: road, select: select)
+            guard finder.via != nil else { return nil }
+            if let turn = Self.closest(finder.view, to: side), Self.deviation(turn.angle, side) > Self.narrowTurn,
+               let straight = Self.closest(finder.view, to: 180) {
+                find(finder, from: straight.road, select: select)
+            }
+            return finder.via!.target
         }
-        let leftCorner = leftFinder.via!.target
+        guard let leftCorner = corner(along: left, towards: 90, leftFinder) else { return false }
         if Geo.osrmRulerDistance(vertexPoint(v), vertexPoint(leftCorner)) > 80 { return false }
-        find(rightFinder, from: right, select: select)
-        guard rightFinder.via != nil else { return false }
-        if let turn = Self.closest(rightFinder.view, to: 270), Self.deviation(turn.angle, 270) > Self.narrowTurn,
-           let straight = Self.closest(rightFinder.view, to: 180) {
-            find(rightFinder, from: straight.road, select: select)
-        }
-        let rightCorner = rightFinder.via!.target
+        guard let rightCorner = corner(along: right, towards: 270, rightFinder) else { return false }
         guard let connector = Self.closest(leftFinder.view, to: 90), Self.deviation(connector.angle, 90) <= Self.narrowTurn else {
             return false
         }
