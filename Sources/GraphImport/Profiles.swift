@@ -124,8 +124,7 @@ public struct TravelProfile: Sendable {
     /// leaving it: 180° less the angle on its turn circle, held to 1e-8 degrees as OSRM holds it (so a right angle
     /// drawn on a grid is exactly 90°). Positive to the right, in (−180, 180].
     public static func turnAngle(arriving: Double, leaving: Double) -> Double {
-        let circle = fmod(arriving - leaving + 540, 360)
-        return 180 - fmod((circle * 1e8).rounded() / 1e8, 360)
+        180 - Geo.osrmTurnAngle(arriving, leaving)
     }
 
     // MARK: Tables (OSRM v6 car.lua and foot.lua)

@@ -342,18 +342,15 @@ struct TurnAnalysis {
             if direction(i) != .straight && roadHasLowerClass(via, candidate, r) { continue }
             if dev(r.angle, 180) > 2 * cd { continue }
             if bends {
-                let candidateInitial = dev(Self.osrmAngle(arriving, candidate.initialBearing), 180)
-                let roadInitial = dev(Self.osrmAngle(arriving, r.initialBearing), 180)
-                let roadToCandidate = Self.osrmAngle(Geo.remainder360(r.initialBearing + 180), candidate.initialBearing)
+                let candidateInitial = dev(Geo.osrmAngleBetween(arriving, candidate.initialBearing), 180)
+                let roadInitial = dev(Geo.osrmAngleBetween(arriving, r.initialBearing), 180)
+                let roadToCandidate = Geo.osrmAngleBetween(Geo.remainder360(r.initialBearing + 180), candidate.initialBearing)
                 if dev(roadToCandidate, 180) > 20 && roadInitial > 2 * candidateInitial { continue }
             }
             return false
         }
         return true
     }
-
-    /// OSRM's angle between two bearings on its turn circle: 180 straight on, 0 back.
-    static func osrmAngle(_ entry: Double, _ exit: Double) -> Double { fmod(entry - exit + 540, 360) }
 
     // MARK: Defaults and the general turn handler
 

@@ -169,7 +169,7 @@ private struct DividedRoadReader: @unchecked Sendable {
         for entry in entries(at: road.target) {
             let next = self.road(from: Int(entry))
             let leaving = bearing(Int(entry), next)
-            let angle = fmod(((arriving - leaving + 540) * 1e8).rounded() / 1e8, 360)
+            let angle = Geo.osrmTurnAngle(arriving, leaving)
             if Int(entry) == road.farEntry {
                 back = Turn(road: next, angle: 0, bearing: leaving)
                 continue
@@ -185,13 +185,8 @@ private struct DividedRoadReader: @unchecked Sendable {
         return turns
     }
 
-    static func deviation(_ a: Double, _ b: Double) -> Double {
-        let d = abs(a - b)
-        return min(360 - d, d)
-    }
-
     static func closest(_ turns: [Turn], to angle: Double) -> Turn? {
-        turns.min { deviation($0.angle, angle) < deviation($1.angle, angle) }
+        turns.min { Geo.deviation($0.angle, angle) < Geo.deviation($1.angle, angle) }
     }
 
     // MARK: Walking along a road
@@ -219,20 +214,20 @@ private struct DividedRoadReader: @unchecked Sendable {
             let count = view.count { nameKey($0.road.entry) == name }
             if count > 2 { return nil }
             func score(_ t: Turn) -> Double {
-                (nameKey(t.road.entry) == name ? 0 : 180) + Self.deviation(t.angle, 180)
+                (nameKey(t.road.entry) == name ? 0 : 180) + Geo.deviation(t.angle, 180)
             }
             guard let best = view.dropFirst().min(by: { score($0) < score($1) }) else { return nil }
             let closest = Self.closest(view, to: 180)
             let validAngle = (view.count == 2 || closest?.road.entry == best.road.entry)
-                && Self.deviation(best.angle, 180) < Self.narrowTurn
-                && Self.deviation(initialBearing, best.bearing) < Self.narrowTurn
+                && Geo.deviation(best.angle, 180) < Self.narrowTurn
+                && Geo.deviation(initialBearing, best.bearing) < Self.narrowTurn
             if validAngle { return best.road }
-            let onlyChoice = nameKey(best.road.entry) == name && Self.deviation(best.angle, 180) < 100
-            if stopOnAmbiguousTurns && Self.deviation(180, best.angle) > Self.groupAngle {
+            let onlyChoice = nameKey(best.road.entry) == name && Geo.deviation(best.angle, 180) < 100
+            if stopOnAmbiguousTurns && Geo.deviation(180, best.angle) > Self.groupAngle {
                 let reverse = best.angle >= 180 ? best.angle - 180 : best.angle + 180
                 if let opposite = Self.closest(view, to: reverse),
-                   Self.deviation(best.angle, opposite.angle) > 180 - Self.fuzzyAngle { return nil }
-                if let straight = closest, Self.deviation(straight.angle, 180) < Self.fuzzyAngle { return nil }
+                   Geo.deviation(best.angle, opposite.angle) > 180 - Self.fuzzyAngle { return nil }
+                if let straight = closest, Geo.deviation(straight.angle, 180) < Self.fuzzyAngle { return nil }
             }
             return onlyChoice ? best.road : nil
         }
@@ -305,7 +300,7 @@ private struct DividedRoadReader: @unchecked Sendable {
 
     /// OSRM's `IsDistinctFrom`: far apart, or not of one name.
     func isDistinct(_ a: (entry: Int, bearing: Double), _ b: (entry: Int, bearing: Double)) -> Bool {
-        Self.deviation(a.bearing, b.bearing) > Self.mergeableAngle || !OSRMNames.identical(fields(a.entry), fields(b.entry))
+        Geo.deviation(a.bearing, b.bearing) > Self.mergeableAngle || !OSRMNames.identical(fields(a.entry), fields(b.entry))
     }
 
     /// OSRM's `EdgeDataSupportsMerge`: no roundabout, one mode, one name, one class.
@@ -328,7 +323,7 @@ private struct DividedRoadReader: @unchecked Sendable {
 
     /// OSRM's `CanMergeRoad` for two neighbouring roads at junction v.
     func canMerge(at v: Int, _ lhs: (entry: Int, bearing: Double), _ rhs: (entry: Int, bearing: Double)) -> Bool {
-        guard Self.deviation(lhs.bearing, rhs.bearing) <= Self.mergeableAngle else { return false }
+        guard Geo.deviation(lhs.bearing, rhs.bearing) <= Self.mergeableAngle else { return false }
         guard isReversed(lhs.entry) != isReversed(rhs.entry), supportsMerge(lhs.entry, rhs.entry) else { return false }
         let left = road(from: lhs.entry), right = road(from: rhs.entry)
         if left.target == v || right.target == v { return false }
@@ -371,12 +366,12 @@ private struct DividedRoadReader: @unchecked Sendable {
             if name.name.isEmpty || other.name.isEmpty { return true }
             return OSRMNames.requiresAnnouncement(from: name, to: other) || OSRMNames.requiresAnnouncement(from: other, to: name)
         }
-        guard let along = view.min(by: { (excluded($0) ? 1 : 0, Self.deviation($0.angle, 180)) < (excluded($1) ? 1 : 0, Self.deviation($1.angle, 180)) }),
+        guard let along = view.min(by: { (excluded($0) ? 1 : 0, Geo.deviation($0.angle, 180)) < (excluded($1) ? 1 : 0, Geo.deviation($1.angle, 180)) }),
               !excluded(along) else { return false }
         let opposite = Self.closest(view, to: along.angle + 180 > 360 ? along.angle - 180 : along.angle + 180)!
         if opposite.road.target == Int(endVertex[next.entry]) { return false }
-        if Self.deviation(Self.deviation(along.angle, 180), Self.deviation(opposite.angle, 0)) < Self.fuzzyAngle { return false }
-        return Self.deviation(opposite.angle, along.angle) >= 180 - Self.fuzzyAngle
+        if Geo.deviation(Geo.deviation(along.angle, 180), Geo.deviation(opposite.angle, 0)) < Self.fuzzyAngle { return false }
+        return Geo.deviation(opposite.angle, along.angle) >= 180 - Self.fuzzyAngle
             && isReversed(along.road.entry) == isReversed(opposite.road.entry)
             && supportsMerge(along.road.entry, opposite.road.entry)
     }
@@ -390,7 +385,7 @@ private struct DividedRoadReader: @unchecked Sendable {
         func corner(along road: Road, towards side: Double, _ finder: JunctionFinder) -> Int? {
             find(finder, from: road, select: select)
             guard finder.via != nil else { return nil }
-            if let turn = Self.closest(finder.view, to: side), Self.deviation(turn.angle, side) > Self.narrowTurn,
+            if let turn = Self.closest(finder.view, to: side), Geo.deviation(turn.angle, side) > Self.narrowTurn,
                let straight = Self.closest(finder.view, to: 180) {
                 find(finder, from: straight.road, select: select)
             }
@@ -399,7 +394,7 @@ private struct DividedRoadReader: @unchecked Sendable {
         guard let leftCorner = corner(along: left, towards: 90, leftFinder) else { return false }
         if Geo.osrmRulerDistance(vertexPoint(v), vertexPoint(leftCorner)) > 80 { return false }
         guard let rightCorner = corner(along: right, towards: 270, rightFinder) else { return false }
-        guard let connector = Self.closest(leftFinder.view, to: 90), Self.deviation(connector.angle, 90) <= Self.narrowTurn else {
+        guard let connector = Self.closest(leftFinder.view, to: 90), Geo.deviation(connector.angle, 90) <= Self.narrowTurn else {
             return false
         }
         let width = Double(max(lanes(left.entry), 1) + max(lanes(right.entry), 1)) * Self.laneWidth
@@ -411,7 +406,7 @@ private struct DividedRoadReader: @unchecked Sendable {
 
     /// The two roads run side by side, close and parallel, for a while.
     func haveSameDirection(at v: Int, _ left: Road, _ leftBearing: Double, _ right: Road, _ rightBearing: Double) -> Bool {
-        guard Self.deviation(leftBearing, rightBearing) <= Self.mergeableAngle else { return false }
+        guard Geo.deviation(leftBearing, rightBearing) <= Self.mergeableAngle else { return false }
         func along(_ road: Road) -> (Double, [Coordinate]) {
             points(along: road, limit: 120,
                    select: straightmost(name: nameKey(road.entry), initialBearing: leftBearing, stopOnAmbiguousTurns: true))
@@ -525,8 +520,6 @@ private struct DividedRoadReader: @unchecked Sendable {
         return fmod(180 * atan2(x, y) / .pi + 360, 360)
     }
 
-    static func angleBetween(_ entry: Double, _ exit: Double) -> Double { fmod(entry - exit + 540, 360) }
-
     static func reverse(_ bearing: Double) -> Double { bearing >= 180 ? bearing - 180 : bearing + 180 }
 
     /// OSRM's merged bearing of the pair `i`, `j` at a junction (`findMergedBearing`): whether it may turn a
@@ -535,14 +528,14 @@ private struct DividedRoadReader: @unchecked Sendable {
         let lhs = roads[i], rhs = roads[j]
         let entry = isReversed(lhs.entry) ? rhs : lhs
         let reversedEntry = Self.reverse(entry.bearing)
-        let closestOpposite = roads.min { Self.deviation($0.bearing, reversedEntry) < Self.deviation($1.bearing, reversedEntry) }!
+        let closestOpposite = roads.min { Geo.deviation($0.bearing, reversedEntry) < Geo.deviation($1.bearing, reversedEntry) }!
         let opposite = Self.reverse(closestOpposite.bearing)
         let merged = Self.bisector(rhs.bearing, lhs.bearing)
-        if Self.deviation(Self.angleBetween(opposite, entry.bearing), 180) < 3 { return (false, entry.bearing) }
+        if Geo.deviation(Geo.osrmAngleBetween(opposite, entry.bearing), 180) < 3 { return (false, entry.bearing) }
         if neighbour {
-            let new = Self.deviation(Self.angleBetween(opposite, merged), 180)
-            if Self.deviation(Self.angleBetween(opposite, lhs.bearing), 180) < new
-                || Self.deviation(Self.angleBetween(opposite, rhs.bearing), 180) < new { return (false, opposite) }
+            let new = Geo.deviation(Geo.osrmAngleBetween(opposite, merged), 180)
+            if Geo.deviation(Geo.osrmAngleBetween(opposite, lhs.bearing), 180) < new
+                || Geo.deviation(Geo.osrmAngleBetween(opposite, rhs.bearing), 180) < new { return (false, opposite) }
         }
         return (true, merged)
     }
@@ -605,14 +598,14 @@ private struct DividedRoadReader: @unchecked Sendable {
             if isPairMergeable(at: w, there, previous) {
                 let (usable, bearing) = mergedBearing(there, previous, current, neighbour: true)
                 if usable {
-                    let offset = Self.deviation(bearing, there[current].bearing)
+                    let offset = Geo.deviation(bearing, there[current].bearing)
                     roads[index].bearing = fmod(roads[index].bearing + 360 - offset, 360)
                     turned[index] = true
                 }
             } else if isPairMergeable(at: w, there, current) {
                 let (usable, bearing) = mergedBearing(there, current, next, neighbour: true)
                 if usable {
-                    let offset = Self.deviation(bearing, there[current].bearing)
+                    let offset = Geo.deviation(bearing, there[current].bearing)
                     roads[index].bearing = fmod(roads[index].bearing + offset, 360)
                     turned[index] = true
                 }

@@ -220,6 +220,17 @@ public enum Geo {
             : bearing(from: start, to: previous, cosLatitudeA: startCos)
     }
 
+    /// OSRM's angle between the bearing of travel arriving at a junction and the bearing of a road leaving it, on
+    /// its turn circle: 180 straight on, 90 to the right, 0 back.
+    @inlinable public static func osrmAngleBetween(_ arriving: Double, _ leaving: Double) -> Double {
+        fmod(arriving - leaving + 540, 360)
+    }
+
+    /// `osrmAngleBetween` held to 1e-8 degrees, as OSRM holds a turn's angle.
+    @inlinable public static func osrmTurnAngle(_ arriving: Double, _ leaving: Double) -> Double {
+        fmod((osrmAngleBetween(arriving, leaving) * 1e8).rounded() / 1e8, 360)
+    }
+
     /// The smallest difference between two bearings or angles, 0...180.
     public static func deviation(_ a: Double, _ b: Double) -> Double {
         let d = remainder360(abs(a - b))
