@@ -131,10 +131,13 @@ private struct DividedRoadReader: @unchecked Sendable {
     }
 
     /// What OSRM's string id stands for: the same name, ref, pronunciation and exits.
-    func nameKey(_ entry: Int) -> [UInt32] {
+    struct NameKey: Equatable { var label, ref, pronunciation, exits: UInt32 }
+
+    func nameKey(_ entry: Int) -> NameKey {
         let e = entry >> 1
-        return [graph.edgeLabel[e], graph.edgeRef[e], graph.edgePronunciation.isEmpty ? 0 : graph.edgePronunciation[e],
-                graph.edgeExits.isEmpty ? 0 : graph.edgeExits[e]]
+        return NameKey(label: graph.edgeLabel[e], ref: graph.edgeRef[e],
+                       pronunciation: graph.edgePronunciation.isEmpty ? 0 : graph.edgePronunciation[e],
+                       exits: graph.edgeExits.isEmpty ? 0 : graph.edgeExits[e])
     }
 
     func string(_ id: UInt32) -> String { Int(id) < strings.count ? strings[Int(id)] : "" }
@@ -192,14 +195,14 @@ private struct DividedRoadReader: @unchecked Sendable {
     // MARK: Walking along a road
 
     /// Follows a road from a junction, choosing at each junction with `select`, until `update` (fed each road
-    /// travelled) says it has enough (OSRM's graph walker).
-    func traverse(from road: Road, update: (Road) -> Void, terminate: () -> Bool, select: ([Turn]) -> Road?) {
+    /// travelled and the junction it leads to) says it has enough (OSRM's graph walker).
+    func traverse(from road: Road, update: (Road, [Turn]) -> Void, terminate: () -> Bool, select: ([Turn]) -> Road?) {
         let stop = Int(endVertex[road.entry])
         var current = road
         for _ in 0..<1000 {
-            update(current)
-            if current.target == stop { return }
             let view = connectedRoads(arrivingBy: current)
+            update(current, view)
+            if current.target == stop { return }
             if view.count <= 1 { return }
             guard let next = select(view) else { return }
             if terminate() { return }
@@ -208,7 +211,7 @@ private struct DividedRoadReader: @unchecked Sendable {
     }
 
     /// OSRM's straightmost road of the name it starts on, or the only one of that name close to straight.
-    func straightmost(name: [UInt32], initialBearing: Double, stopOnAmbiguousTurns: Bool) -> ([Turn]) -> Road? {
+    func straightmost(name: NameKey, initialBearing: Double, stopOnAmbiguousTurns: Bool) -> ([Turn]) -> Road? {
         { view in
             guard view.count > 1 else { return nil }
             let count = view.count { nameKey($0.road.entry) == name }
@@ -243,10 +246,10 @@ private struct DividedRoadReader: @unchecked Sendable {
     }
 
     func find(_ finder: JunctionFinder, from road: Road, select: ([Turn]) -> Road?) {
-        traverse(from: road, update: { r in
+        traverse(from: road, update: { r, view in
             finder.hops += 1
             finder.via = r
-            finder.view = self.connectedRoads(arrivingBy: r)
+            finder.view = view
         }, terminate: {
             if finder.view.count > 2 || finder.hops == finder.limit {
                 finder.hops = 0
@@ -261,7 +264,7 @@ private struct DividedRoadReader: @unchecked Sendable {
     func points(along road: Road, limit: Double, select: ([Turn]) -> Road?) -> (Double, [Coordinate]) {
         var walked = 0.0
         var points: [Coordinate] = []
-        traverse(from: road, update: { r in
+        traverse(from: road, update: { r, _ in
             var line = r.line
             if r.length + walked > limit { line = Self.trim(line, to: limit - walked) }
             points += line
@@ -586,7 +589,8 @@ private struct DividedRoadReader: @unchecked Sendable {
                 mergedAway[isReversed(roads[index].entry) ? roads[index].entry : roads[next].entry] = true
             }
         }
-        for index in 0..<n where !merged[index] {
+        // The edge alone is as long as the road it starts, or shorter: most are too long to walk at all.
+        for index in 0..<n where !merged[index] && graph.edgeEnds[roads[index].entry].shapeLength <= 30 {
             let road = self.road(from: roads[index].entry)
             guard road.length <= 30 else { continue }
             let w = road.target
