@@ -178,8 +178,8 @@ private struct EdgeEndReader: @unchecked Sendable {
                 roadClass: RoadClass(rawValue: graph.edgeClass[edge]) ?? .other, isLink: flags.contains(.link),
                 onRing: flags.contains(.roundabout) || flags.contains(.circular), roadsHere: range.count,
                 lanesHere: lanesHere, isLoop: line.count > 2 && line[0] == line[line.count - 1])
-            out[Int(entry)] = EdgeEnd(bearing: PerceivedBearing.bearing(along: along, road: road),
-                                      initialBearing: PerceivedBearing.initialBearing(along: along),
+            let bearings = PerceivedBearing.bearings(along: along, road: road)
+            out[Int(entry)] = EdgeEnd(bearing: bearings.perceived, initialBearing: bearings.initial,
                                       reach: Geo.distance(origin, line[line.count - 1], cosLatitudeA: originCos),
                                       shapeLength: length)
         }

@@ -36,23 +36,30 @@ public struct PerceivedBearing {
     static let laneWidth = 3.25
 
     /// Degrees, 0..<360, from the junction (`line[0]`) along the road's line to the next junction.
-    public static func bearing(along line: [Coordinate], road: Road) -> Double {
-        // OSRM holds coordinates in millionths of a degree; over the 2 m it reads round a ring, that alone moves a
-        // bearing by degrees.
-        var points: [Coordinate] = []
-        points.reserveCapacity(line.count)
-        for p in line.lazy.map(micro) where points.last != p { points.append(p) }
-        guard points.count >= 2 else { return 0 }
-        return Geo.osrmRulerBearing(from: points[0], to: representativePoint(points, road))
-    }
+    public static func bearing(along line: [Coordinate], road: Road) -> Double { bearings(along: line, road: road).perceived }
 
     /// Degrees, 0..<360, from the junction (`line[0]`) towards the point 2 m along the line: OSRM's initial bearing.
     public static func initialBearing(along line: [Coordinate]) -> Double {
+        let points = microLine(line)
+        guard points.count >= 2 else { return 0 }
+        return Geo.osrmRulerBearing(from: points[0], to: point(points, atLength: 2))
+    }
+
+    /// `bearing` and `initialBearing` at once, the line read once.
+    public static func bearings(along line: [Coordinate], road: Road) -> (perceived: Double, initial: Double) {
+        let points = microLine(line)
+        guard points.count >= 2 else { return (0, 0) }
+        return (Geo.osrmRulerBearing(from: points[0], to: representativePoint(points, road)),
+                Geo.osrmRulerBearing(from: points[0], to: point(points, atLength: 2)))
+    }
+
+    /// The line in millionths of a degree, no point repeated. OSRM holds coordinates so; over the 2 m it reads
+    /// round a ring, that alone moves a bearing by degrees.
+    static func microLine(_ line: [Coordinate]) -> [Coordinate] {
         var points: [Coordinate] = []
         points.reserveCapacity(line.count)
         for p in line.lazy.map(micro) where points.last != p { points.append(p) }
-        guard points.count >= 2 else { return 0 }
-        return Geo.osrmRulerBearing(from: points[0], to: point(points, atLength: 2))
+        return points
     }
 
     static func representativePoint(_ c: [Coordinate], _ road: Road) -> Coordinate {
