@@ -50,16 +50,13 @@ extension GuidanceJunction {
                           roads[i].isLink == roads[j].isLink, roads[i].mode == roads[j].mode,
                           labels.identical(roads[i].label, roads[j].label),
                           roads[i].bearing == roads[j].bearing else { continue }
-                    let a = roads[i], b = roads[j]
-                    let (outgoing, incoming) = a.incomingOnly ? (j, i) : (i, j)
+                    let (outgoing, incoming) = roads[i].incomingOnly ? (j, i) : (i, j)
                     // The route's own roads stay: only a road it neither arrived nor left on is dropped (arriving on
                     // one carriageway and leaving on the other is a U-turn, and keeps both).
                     guard incoming != taken, !(incoming == approach && outgoing == taken) else { continue }
-                    let mean = Self.meanBearing(a.bearing, b.bearing)
-                    roads[outgoing].bearing = mean
+                    // The import gave both their mean bearing already.
                     if incoming == approach {
-                        // Arriving on one carriageway: the road behind is the pair, at their mean bearing.
-                        roads[incoming].bearing = mean
+                        // Arriving on one carriageway: the road behind is the pair.
                         roads[incoming].entryAllowed = roads[outgoing].entryAllowed || roads[incoming].entryAllowed
                         roads.remove(at: outgoing)
                         if taken > outgoing { taken -= 1 }
@@ -74,10 +71,5 @@ extension GuidanceJunction {
                 }
             }
         }
-    }
-
-    static func meanBearing(_ a: Double, _ b: Double) -> Double {
-        let x = sin(a * Double.pi / 180) + sin(b * Double.pi / 180), y = cos(a * Double.pi / 180) + cos(b * Double.pi / 180)
-        return Geo.remainder360(atan2(x, y) * 180 / Double.pi + 360)
     }
 }
