@@ -160,7 +160,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let graph = try RoadGraph(contentsOf: path)
         // The last entry of the transition table, a hierarchy node number, a hierarchy node's arc and a shortcut's
-        // half, pointing where they must not; an edge end's bearing that is no angle.
+        // half, pointing where they must not; an edge end's bearings that are no angles.
         let shortcut = try #require(graph.chUpShortcuts.firstIndex { $0.middle != noIndex })
         let targets: [(String, Int)] = [
             ("transitions", graph.transitionStart.baseAddress!.advanced(by: graph.arcCount).withMemoryRebound(to: UInt8.self, capacity: 4) { $0 } - graph.file.base.assumingMemoryBound(to: UInt8.self)),
@@ -170,6 +170,9 @@ import Testing
             ("halves", graph.file.base.distance(to: UnsafeRawPointer(graph.chUpShortcuts.baseAddress! + shortcut) + 4)),
             // The high half of the first edge end's bearing: not a number.
             ("edge ends", graph.file.base.distance(to: UnsafeRawPointer(graph.edgeEnds.baseAddress!) + 4)),
+            // The same of its initial bearing.
+            ("initial bearings", graph.file.base.distance(to: UnsafeRawPointer(graph.edgeEnds.baseAddress!)
+                + MemoryLayout<EdgeEnd>.offset(of: \.initialBearing)! + 4)),
             // The first delay inside a road piece, at a shape point past the last.
             ("interior delays", graph.file.base.distance(to: UnsafeRawPointer(try #require(graph.interiorDelays.baseAddress)))),
         ]
