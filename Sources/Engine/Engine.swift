@@ -128,7 +128,7 @@ public final class GraphSet: @unchecked Sendable {
                 for mode in modes {
                     let path = generation.graphPath(for: mode)
                     guard FileManager.default.fileExists(atPath: path) else {
-                        throw GraphDirectoryError.noGraph(directory.path)
+                        throw GraphDirectoryError.noModeGraph(directory.path, mode)
                     }
                     graphs[mode] = try RoadGraph(contentsOf: path, privateCopy: privateCopies)
                 }

@@ -108,6 +108,8 @@ public struct GraphGeneration: Sendable, Equatable {
 
 public enum GraphDirectoryError: Error, CustomStringConvertible, Equatable {
     case noGraph(String)
+    /// The directory holds a graph, but none of this mode.
+    case noModeGraph(String, TravelMode)
     case foreignFiles(String, [String])
     case notADirectory(String)
     case busy(String)
@@ -116,6 +118,8 @@ public enum GraphDirectoryError: Error, CustomStringConvertible, Equatable {
     public var description: String {
         switch self {
         case .noGraph(let path): return "no graph in \(path): run 'wayfinder import <file.osm.pbf> --output \(path)' first"
+        case .noModeGraph(let path, let mode):
+            return "\(path) has no \(mode.rawValue) graph: import it with --modes naming \(mode.rawValue)"
         case .foreignFiles(let path, let names):
             let shown = names.sorted().prefix(5).joined(separator: ", ") + (names.count > 5 ? ", …" : "")
             return "refusing to write the graph into \(path): it holds files that Wayfinder did not write (\(shown)); "

@@ -34,7 +34,7 @@ public struct WayfinderError: Error, Sendable, Equatable, CustomStringConvertibl
         case let error as WayfinderError: return error
         case let error as EngineError: return WayfinderError(error)
         case let error as RoutingError: return WayfinderError(code: error.code, message: error.description)
-        case GraphDirectoryError.noGraph, GraphDirectoryError.notADirectory, GraphFileError.cannotOpen:
+        case GraphDirectoryError.noGraph, GraphDirectoryError.noModeGraph, GraphDirectoryError.notADirectory, GraphFileError.cannotOpen:
             return WayfinderError(code: "NotFound", message: "\(error)", status: 404)
         case IsochroneError.tooBig(let points):
             return WayfinderError(code: "TooBig", message: "the isochrone needs \(points) points; ask for a coarser resolution")

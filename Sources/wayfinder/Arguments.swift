@@ -139,6 +139,14 @@ extension EngineLimits {
 
 /// The engine over `--graph <dir>`, with the graphs of `modes` (nil: every mode imported) loaded (and verified) now
 /// and the place index on first use; every failure becomes a one-line message.
+/// The engine's graph of `mode`, or a clear error where the directory was imported without that mode.
+func modeGraph(_ engine: Engine, _ mode: TravelMode, _ args: Arguments) throws -> RoadGraph {
+    guard let graph = engine.current.graphs[mode] else {
+        throw CommandError.badInput("\(GraphDirectoryError.noModeGraph(args["--graph"] ?? "the graph directory", mode))")
+    }
+    return graph
+}
+
 func openEngine(_ args: Arguments, modes: [TravelMode]? = nil, limits: EngineLimits? = nil,
                 privateCopies: Bool = false) throws -> Engine {
     guard let directory = args["--graph"] else {

@@ -36,7 +36,7 @@ enum BenchCommand {
         let baselineSizes = try sizes(args["--matrix-baseline"])
         let loadStart = DispatchTime.now()
         let engine = try openEngine(args, modes: [mode])
-        let graph = engine.current.graphs[mode]!
+        let graph = try modeGraph(engine, mode, args)
         let loadMs = milliseconds(since: loadStart)
         guard let largest = graph.componentSize.indices.max(by: { graph.componentSize[$0] < graph.componentSize[$1] }) else {
             throw CommandError.badInput("the \(mode.rawValue) graph is empty")

@@ -41,7 +41,7 @@ enum BenchHTTPCommand {
         // In process, the engine is opened as `serve` opens it (every mode, the server's limits) and answers too.
         let inProcess = args.has("--in-process")
         let engine = inProcess ? try openEngine(args, limits: EngineLimits.server.configured(by: args)) : try openEngine(args, modes: [mode])
-        let graph = engine.current.graphs[mode]!
+        let graph = try modeGraph(engine, mode, args)
         let bounds = graph.metadata.bounds
         guard bounds != .empty else { throw CommandError.badInput("the \(mode.rawValue) graph is empty") }
 

@@ -30,9 +30,7 @@ enum GuideBenchCommand {
         let language = args["--language"] ?? "en"
         // Every mode imported: a drive to a destination the car cannot reach walks the rest, as users get it.
         let engine = try openEngine(args)
-        guard let graph = engine.current.graphs[mode] else {
-            throw CommandError.badInput("\(args["--graph"]!) has no \(mode.rawValue) graph (import --modes)")
-        }
+        let graph = try modeGraph(engine, mode, args)
         let bounds = graph.metadata.bounds
         guard !bounds.isEmpty else { throw CommandError.badInput("the \(mode.rawValue) graph is empty") }
         var random = SplitMix64(seed: UInt64(seed))

@@ -46,7 +46,7 @@ enum NavigateBench {
             return m
         } ?? 10
         let engine = try openEngine(args, modes: [mode])
-        let graph = engine.current.graphs[mode]!
+        let graph = try modeGraph(engine, mode, args)
         let bounds = graph.metadata.bounds
         guard !bounds.isEmpty else { throw CommandError.badInput("the \(mode.rawValue) graph is empty") }
         var random = SplitMix64(seed: UInt64(seed))

@@ -305,6 +305,21 @@ import Testing
         #expect(r.stdout.components(separatedBy: "same cost 20/20").count == 3, "A* and CH agree with Dijkstra")
     }
 
+    /// A benchmark asked for a mode the directory was imported without says so and exits 2; in process,
+    /// bench-http opened every mode there was and trapped on the missing one.
+    @Test func benchmarksRefuseAModeTheGraphLacks() throws {
+        let map = TestMap("""
+            a   b   c
+            """)
+        map.way("abc", ["highway": "residential", "name": "Katu"])
+        _ = try map.build(modes: [.driving, .walking])
+        for command in [["bench-http", "--in-process", "--pairs", "2", "--rounds", "1"], ["bench", "--queries", "2"],
+                        ["guidebench", "--pairs", "2"]] {
+            let r = try Self.run(command + ["--graph", map.graphDirectory, "--mode", "cycling"])
+            #expect(r.status == 2 && r.stderr.contains("has no cycling graph"), "\(command[0]): \(r.status) \(r.stderr)")
+        }
+    }
+
     /// The HTTP benchmark starts its own server and reads every answer through its client (a wrong length or a
     /// misread head would stall or fail it): all three variants report, and no answer is unexpected.
     @Test func benchHTTPReadsEveryAnswer() throws {
