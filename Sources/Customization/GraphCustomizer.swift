@@ -90,14 +90,13 @@ public enum GraphCustomizer {
         let writer = try GraphDirectoryWriter(output: path)
         do {
             let file = try GraphFileWriter(path: writer.stagingPath + "/" + GraphFormat.fileName(for: mode))
-            // The sections no metric changes (geometry, names: most of the file) are written on the other core
-            // while the hierarchy is assembled (the customization's one-thread part).
-            let copy = ArraysBox()
+            // The sections no metric changes (geometry, names: most of the file) are copied from the current file
+            // on the other core while the hierarchy is assembled, and flushed to disk there.
             let unchanged = DispatchGroup()
             let writeUnchanged = {
                 DispatchQueue.global().async(group: unchanged) {
-                    copy.arrays = GraphArrays(copying: graph)
-                    file.writeAllButRouting(&copy.arrays)
+                    file.writeAllButRouting(customizing: graph)
+                    file.flushWritten()
                 }
             }
             var started = false
@@ -131,8 +130,7 @@ public enum GraphCustomizer {
                 bounds = HierarchyCustomization.customize(topology, customizationInput(graph, least), excludable: 0).0
             }
             unchanged.wait()
-            var arrays = copy.arrays
-            copy.arrays = GraphArrays()
+            var arrays = GraphArrays()
             arrays.importArcWeight = imported.arcWeight
             arrays.importArcDuration = imported.arcDuration
             arrays.importTransitionStart = imported.transitionStart
@@ -150,7 +148,7 @@ public enum GraphCustomizer {
             arrays.cchUpStart = topology.upStart; arrays.cchUpHead = topology.upHead
             arrays.segmentWeight = metric.segmentWeight; arrays.segmentDuration = metric.segmentDuration
             arrays.historyStart = week.start; arrays.historySlots = week.runs
-            // Always set: the copy holds the last metric's week bounds, which a week nowhere faster must not keep.
+            // Without bounds, empty sections: a week nowhere faster keeps no old bounds.
             arrays.boundUpStart = bounds?.upStart ?? []; arrays.boundUpEdges = bounds?.up ?? []
             arrays.boundDownStart = bounds?.downStart ?? []; arrays.boundDownEdges = bounds?.down ?? []
 
@@ -159,7 +157,7 @@ public enum GraphCustomizer {
             metadata.maxSpeed = fastestSpeed(graph, (least ?? metric).arcWeight, atLeast: graph.metadata.maxSpeed)
             metadata.metric = metricName ?? defaultName(speedFiles: speedFiles, turnFiles: turnFiles + historyFiles)
             report.metric = metadata.metric
-            try file.finish(&arrays, metadata: metadata)
+            try file.finish(&arrays, metadata: metadata, customizing: graph)
             // The rest of the generation is the same files: linked, so the new generation costs no copy.
             for other in TravelMode.allCases where other != mode {
                 try link(generation.graphPath(for: other), into: writer.stagingPath)
@@ -173,11 +171,6 @@ public enum GraphCustomizer {
         }
         report.seconds = Date().timeIntervalSince(started)
         return report
-    }
-
-    /// The arrays the writing thread fills and the customizing one takes over.
-    private final class ArraysBox: @unchecked Sendable {  // handed over through a DispatchGroup's wait
-        var arrays = GraphArrays()
     }
 
     /// The metric with each arc's least weight over the week, where some run is cheaper than the metric (else nil).

@@ -200,6 +200,20 @@ public final class MappedFile: @unchecked Sendable {
     func load<T>(_ offset: Int, as type: T.Type) -> T { base.loadUnaligned(fromByteOffset: offset, as: T.self) }
 }
 
+extension MappedFile {
+    /// The section table of a graph file this maps (checked when a graph was loaded from it), by section id.
+    var sectionTable: [UInt32: SectionEntry] {
+        let count = min(Int(load(16, as: UInt32.self)), GraphFormat.maxSections)
+        let bytes = UnsafeRawBufferPointer(start: base, count: size)
+        var table: [UInt32: SectionEntry] = [:]
+        for i in 0..<count where GraphFormat.headerSize + (i + 1) * GraphFormat.sectionEntrySize <= size {
+            let entry = SectionEntry(file: bytes, at: GraphFormat.headerSize + i * GraphFormat.sectionEntrySize)
+            table[entry.id] = entry
+        }
+        return table
+    }
+}
+
 struct GraphFileSections {
     let file: MappedFile
     var table: [UInt32: SectionEntry] = [:]
@@ -403,19 +417,53 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
         if fseek(out, position, SEEK_SET) != 0 { failed = true }
     }
 
+    /// What a customization gives anew (`GraphArrays` it fills): a metric's costs, turns and hierarchies. The rest of
+    /// a customized graph is its source's.
+    private static let customized: Set<SectionID> = [
+        .arcWeight, .arcDuration, .transitionStart, .transitionTargets, .transitionWeight, .importArcWeight,
+        .importArcDuration, .importTransitionStart, .importTransitionTargets, .importTransitionWeight, .chNode, .chOriginal,
+        .chUpStart, .chUpEdges, .chUpLength, .chUpDuration, .chDownStart, .chDownEdges, .chDownLength, .chDownDuration,
+        .chUpShortcuts, .chDownShortcuts, .cchUpStart, .cchUpHead, .segmentWeight, .segmentDuration, .historyStart,
+        .historySlots, .boundUpStart, .boundUpEdges, .boundDownStart, .boundDownEdges,
+    ]
+
     /// Writes every section but those a contraction is built from (and a metric's own), and empties them in `arrays`.
     public func writeAllButRouting(_ arrays: inout GraphArrays) {
-        for section in Self.sections where !Self.routing.contains(section.id) && !section.id.isHierarchy
-            && !Self.metric.contains(section.id) {
+        for section in Self.sections where Self.isWrittenEarly(section.id) {
             write(section, arrays)
             section.release(in: &arrays)
         }
     }
 
+    /// The same sections, for a customization of `source`: copied as they are from its file, with the checksums
+    /// its load checked. Nothing is copied in memory (a gigabyte on a large graph) and no checksum is computed.
+    public func writeAllButRouting(customizing source: RoadGraph) {
+        let table = source.file.sectionTable
+        for section in Self.sections where Self.isWrittenEarly(section.id) { copy(section, from: source.file, table) }
+    }
+
+    private static func isWrittenEarly(_ id: SectionID) -> Bool {
+        !routing.contains(id) && !id.isHierarchy && !metric.contains(id)
+    }
+
+    /// Flushes what is written so far to disk, so that the commit's flush waits only for the rest (a customization
+    /// calls it on the core that wrote the unchanged sections while the other still works).
+    public func flushWritten() {
+        guard let out, fflush(out) == 0 else { failed = true; return }
+        if fsync(fileno(out)) != 0 { failed = true }
+    }
+
     /// Writes the sections not written yet, then the header and table; closes the file. `arrays` is emptied.
-    public func finish(_ arrays: inout GraphArrays, metadata: GraphMetadata) throws {
+    /// `customizing`: the graph a customization gives new costs: `arrays` holds only what it gives anew, and the
+    /// other sections are copied from that graph's file.
+    public func finish(_ arrays: inout GraphArrays, metadata: GraphMetadata, customizing source: RoadGraph? = nil) throws {
         let written = Set(table.map(\.id))
+        let sourceTable = source?.file.sectionTable
         for section in Self.sections where !written.contains(section.id) {
+            if let source, let sourceTable, !Self.customized.contains(section.id) {
+                copy(section, from: source.file, sourceTable)
+                continue
+            }
             write(section, arrays)
             section.release(in: &arrays)
         }
@@ -486,6 +534,21 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
             emit(bytes)
             position = offset + bytes.count
         }
+    }
+
+    /// Appends a section as `file` holds it (validated when it was loaded), or empty where the file lacks it.
+    private func copy(_ section: any GraphSection, from file: MappedFile, _ sourceTable: [UInt32: SectionEntry]) {
+        guard let entry = sourceTable[section.id.rawValue], let range = entry.byteRange(fileSize: file.size) else {
+            return write(section, GraphArrays())
+        }
+        let align = GraphFormat.sectionAlignment
+        let offset = (position + align - 1) / align * align
+        let zeros = [UInt8](repeating: 0, count: offset - position)
+        zeros.withUnsafeBytes { emit($0) }
+        let bytes = UnsafeRawBufferPointer(start: file.base + range.lowerBound, count: range.count)
+        table.append((section.id, entry.elementSize, offset, entry.count, entry.checksum))
+        emit(bytes)
+        position = offset + bytes.count
     }
 
     private func emit(_ bytes: UnsafeRawBufferPointer) {
