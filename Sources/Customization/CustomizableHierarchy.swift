@@ -112,6 +112,8 @@ public struct CustomizationStatistics: Sendable {
     public var exclusionSets = 0
     /// Hierarchy edges written: per topology edge and direction, one per exclusion set that needs its own.
     public var hierarchyEdges = 0
+    /// Whether the elimination tree split in two, each lane group's triangles then running on both cores.
+    public var splitInTwo = false
     public var seconds = 0.0
 }
 
@@ -126,9 +128,11 @@ public enum HierarchyCustomization {
     /// No path: below half of `UInt32.max`, so that two of them add up without overflow and stay unreachable.
     static let unreachable = UInt32.max / 2
 
-    /// `whenLanesAreDone` is called once both cores are free again (the hierarchy's assembly is one thread's work),
-    /// for the caller to start work of its own beside it.
+    /// `whenLanesAreDone` is called once the triangles are done, for the caller to start work of its own beside the
+    /// hierarchy's assembly. `splitting: false` keeps the order from being split in two (the same hierarchy, on
+    /// fewer cores: for comparison).
     public static func customize(_ topology: HierarchyTopology, _ input: CustomizationInput, excludable: UInt8,
+                                 splitting: Bool = true,
                                  whenLanesAreDone: () -> Void = {}) -> (HierarchyArrays, CustomizationStatistics) {
         let started = Date()
         var statistics = CustomizationStatistics()
@@ -140,10 +144,17 @@ public enum HierarchyCustomization {
         let sets = (0...UInt8(255)).filter { $0 & ~present == 0 }
         statistics.exclusionSets = sets.count
         let hierarchy: HierarchyArrays
-        switch sets.count {
-        // All sets go through the triangles at once, one lane each, in two groups (one per core) from three sets on.
-        case 1...4: (hierarchy, statistics.triangles) = customize(topology, input, sets: sets, lanes: SIMD2<UInt32>.self, whenLanesAreDone)
-        default: (hierarchy, statistics.triangles) = customize(topology, input, sets: sets, lanes: SIMD4<UInt32>.self, whenLanesAreDone)
+        // All sets go through the triangles at once, one lane each. Where the order splits in two, a group of up
+        // to eight lanes at a time, with both cores on each group; else groups of two or four, a core each.
+        let split = splitting ? EliminationSplit(topology) : nil
+        statistics.splitInTwo = split != nil
+        switch (sets.count, split != nil) {
+        case (1...2, _), (3...4, false):
+            (hierarchy, statistics.triangles) = customize(topology, input, sets: sets, lanes: SIMD2<UInt32>.self, split, whenLanesAreDone)
+        case (3...4, true), (5..., false):
+            (hierarchy, statistics.triangles) = customize(topology, input, sets: sets, lanes: SIMD4<UInt32>.self, split, whenLanesAreDone)
+        default:
+            (hierarchy, statistics.triangles) = customize(topology, input, sets: sets, lanes: SIMD8<UInt32>.self, split, whenLanesAreDone)
         }
         statistics.hierarchyEdges = hierarchy.up.count + hierarchy.down.count
         statistics.seconds = Date().timeIntervalSince(started)
@@ -151,140 +162,76 @@ public enum HierarchyCustomization {
     }
 
     static func customize<V: SIMD>(_ t: HierarchyTopology, _ input: CustomizationInput, sets: [UInt8], lanes: V.Type,
-                                   _ whenLanesAreDone: () -> Void) -> (HierarchyArrays, Int) where V.Scalar == UInt32 {
-        let m = t.edgeCount
+                                   _ split: EliminationSplit?, _ whenLanesAreDone: () -> Void) -> (HierarchyArrays, Int)
+    where V.Scalar == UInt32 {
         let nodeClasses = t.node.map { input.nodeClasses.isEmpty ? 0 : input.nodeClasses[Int($0)] }
-        // Lanes in groups of V's width, each group on a core of its own.
         let width = V.scalarCount
         let groups = (sets.count + width - 1) / width
-        let results = (0..<groups).map { _ in Locked<LaneGroup<V>?>(nil) }
-        DispatchQueue.concurrentPerform(iterations: groups) { g in
-            let lanes = Array(sets[(g * width)..<min(sets.count, (g + 1) * width)])
-            results[g].mutate { $0 = LaneGroup<V>(t, input, sets: lanes, nodeClasses: nodeClasses) }
+        func group(_ g: Int) -> LaneGroup<V> {
+            LaneGroup<V>(t, input, sets: Array(sets[(g * width)..<min(sets.count, (g + 1) * width)]), nodeClasses: nodeClasses,
+                         split: split)
         }
-        let lanes = results.map { $0.value! }
+        let lanes: [LaneGroup<V>]
+        if split != nil {
+            lanes = (0..<groups).map(group)
+        } else {
+            let results = (0..<groups).map { _ in Locked<LaneGroup<V>?>(nil) }
+            DispatchQueue.concurrentPerform(iterations: groups) { g in results[g].mutate { $0 = group(g) } }
+            lanes = results.map { $0.value! }
+        }
         whenLanesAreDone()
-        let triangles = lanes[0].triangles
-        // Plain arrays per field: reading through the groups would copy a group (a retain and release of each of
-        // its arrays) per read.
-        let up = lanes.map(\.up), down = lanes.map(\.down), upExact = lanes.map(\.upExact), downExact = lanes.map(\.downExact)
-        let upVia = lanes.map(\.upVia), downVia = lanes.map(\.downVia)
-
-        // The hierarchy, node by node: per edge and direction, one hierarchy edge per set unless another set's is
-        // as cheap with no more classes. A shortcut's halves have lower low ends, so theirs are written already:
-        // its duration, length and classes come from them.
-        var h = HierarchyArrays()
-        h.node = t.number
-        h.original = t.node
-        h.upStart = [0]; h.downStart = [0]
-        // Per edge and set (`k * sets.count + lane`), the hierarchy edge that set uses (noIndex: none).
-        var upIndex = [UInt32](repeating: noIndex, count: m * sets.count), downIndex = upIndex
-        var kept: [(weight: UInt32, classes: UInt8, index: UInt32)] = []
-        var lowOf = [UInt32](repeating: 0, count: m)
-        for x in 0..<t.nodeCount { for k in Int(t.upStart[x])..<Int(t.upStart[x + 1]) { lowOf[k] = UInt32(x) } }
-        for list in [0, 1] {
-            let reserve = m * 3 / 4  // about what tightening keeps
-            if list == 0 { h.up.reserveCapacity(reserve); h.upDuration.reserveCapacity(reserve); h.upLength.reserveCapacity(reserve)
-                           h.upShortcuts.reserveCapacity(reserve)
-            } else { h.down.reserveCapacity(reserve); h.downDuration.reserveCapacity(reserve); h.downLength.reserveCapacity(reserve)
-                     h.downShortcuts.reserveCapacity(reserve) }
-        }
-        for x in 0..<t.nodeCount {
-            for k in Int(t.upStart[x])..<Int(t.upStart[x + 1]) {
-                let y = t.upHead[k]
-                for direction in 0..<2 {
-                    let upward = direction == 0
-                    kept.removeAll(keepingCapacity: true)
-                    // The unrestricted set's edge, which any other set may use where it is as cheap there and has
-                    // none of the classes that set leaves out (most edges of most sets).
-                    var first: (weight: UInt32, index: UInt32)?
-                    for lane in sets.indices {
-                        let (g, l) = lane.quotientAndRemainder(dividingBy: width)
-                        let w = upward ? up[g][k][l] : down[g][k][l]
-                        guard w < unreachable, w == (upward ? upExact[g][k][l] : downExact[g][k][l]) else { continue }
-                        if let first, first.weight == w,
-                           (upward ? h.up[Int(first.index)].mask : h.down[Int(first.index)].mask) & sets[lane] == 0 {
-                            if upward { upIndex[k * sets.count + lane] = first.index } else { downIndex[k * sets.count + lane] = first.index }
-                            continue
-                        }
-                        let via = upward ? upVia[g][k][l] : downVia[g][k][l]
-                        var halves = HierarchyShortcut.original
-                        var duration: UInt32, length: Float, classes: UInt8
-                        if via & LaneGroup<V>.baseFlag != 0 {
-                            let e = input.edges[Int(via & ~LaneGroup<V>.baseFlag)]
-                            (duration, length, classes) = (e.duration, e.length, e.classes)
-                        } else {
-                            // Upward x → z → y: down along `via` (x → z), then up along z–y; downward y → z → x:
-                            // down along z–y, then up along `via`. Halves are tight, so both were kept.
-                            let z = lowOf[Int(via)]
-                            let onward = t.edge(z, y)!
-                            let (first, second) = upward ? (Int(via), onward) : (onward, Int(via))
-                            let f = Int(downIndex[first * sets.count + lane]), s = Int(upIndex[second * sets.count + lane])
-                            halves = HierarchyShortcut(middle: z, first: UInt32(f), second: UInt32(s))
-                            duration = h.downDuration[f] &+ h.upDuration[s]
-                            length = h.downLength[f] + h.upLength[s]
-                            classes = h.down[f].mask | h.up[s].mask | nodeClasses[Int(z)]
-                        }
-                        if let same = kept.first(where: { $0.weight <= w && $0.classes & ~classes == 0 }) {
-                            if upward { upIndex[k * sets.count + lane] = same.index } else { downIndex[k * sets.count + lane] = same.index }
-                            continue
-                        }
-                        let index = UInt32(upward ? h.up.count : h.down.count)
-                        kept.append((w, classes, index))
-                        if lane == 0 { first = (w, index) }
-                        if upward { upIndex[k * sets.count + lane] = index } else { downIndex[k * sets.count + lane] = index }
-                        let edge = HierarchyEdge(node: y, weight: w, mask: classes)
-                        if upward {
-                            h.up.append(edge); h.upDuration.append(duration); h.upLength.append(length); h.upShortcuts.append(halves)
-                        } else {
-                            h.down.append(edge); h.downDuration.append(duration); h.downLength.append(length)
-                            h.downShortcuts.append(halves)
-                        }
-                    }
-                }
-            }
-            h.upStart.append(UInt32(h.up.count))
-            h.downStart.append(UInt32(h.down.count))
-        }
-        return (h, triangles)
+        return (HierarchyAssembly.assemble(t, input, sets: sets, lanes: lanes, nodeClasses: nodeClasses, split: split),
+                lanes[0].triangles)
     }
 }
 
 /// One group of lanes (exclusion sets) through base edges, relaxation and tightening.
 struct LaneGroup<V: SIMD> where V.Scalar == UInt32 {
-    /// Per topology edge, upward (low → high) and downward (high → low): the weight through lower nodes, where it
-    /// came from (`via`: the edge from the triangle's lowest node to the edge's low end, or `baseFlag` with the base
-    /// edge, the cheapest allowed in that set: one array for both, not two), and the
-    /// true distance (`exact`).
-    var up: [V], down: [V], upVia: [V], downVia: [V], upExact: [V], downExact: [V]
+    /// Per topology edge, upward (low → high) and downward (high → low): the true distance between its ends, and
+    /// where the weight through lower nodes came from (`via`: the edge from the triangle's lowest node to the edge's
+    /// low end, or `baseFlag` with the base edge, the cheapest allowed in that set: one array for both, not two),
+    /// with `TriangleKernel.loweredFlag` where the true distance is less (the edge is on no shortest path).
+    var up: [V], down: [V], upVia: [V], downVia: [V]
     var triangles = 0
 
-    /// Marks a base edge's index in `via` (triangle edges are below 2³¹).
+    /// Marks a base edge's index in `via` (triangle and base edges are below 2³⁰).
     static var baseFlag: UInt32 { 1 << 31 }
 
-    init(_ t: HierarchyTopology, _ input: CustomizationInput, sets: [UInt8], nodeClasses: [UInt8]) {
+    init(_ t: HierarchyTopology, _ input: CustomizationInput, sets: [UInt8], nodeClasses: [UInt8], split: EliminationSplit?) {
         let m = t.edgeCount, unreachable = HierarchyCustomization.unreachable
-        up = [V](repeating: V(repeating: unreachable), count: m)
-        down = up
-        upVia = [V](repeating: V(repeating: noIndex), count: m)
-        downVia = upVia
-        // Lanes past the sets stay unreachable.
-        for (i, e) in input.edges.enumerated() where e.from != e.to {
-            let (x, y) = (t.number[Int(e.from)], t.number[Int(e.to)])
-            guard let k = t.edge(min(x, y), max(x, y)) else { continue }
-            let classes = e.classes | nodeClasses[Int(x)] | nodeClasses[Int(y)]
-            for (lane, excluded) in sets.enumerated() where classes & excluded == 0 {
+        // Four arrays, filled on both cores (most of the time is the pages' first touch).
+        let filled = (0..<4).map { _ in Locked<[V]>([]) }
+        DispatchQueue.concurrentPerform(iterations: 4) { a in
+            let array = [V](repeating: V(repeating: a < 2 ? unreachable : noIndex), count: m)
+            filled[a].mutate { $0 = array }
+        }
+        var (up, down, upVia, downVia) = (filled[0].value, filled[1].value, filled[2].value, filled[3].value)
+        for f in filled { f.mutate { $0 = [] } }
+        // Per lane, the classes its set leaves out; lanes past the sets leave out everything and stay unreachable.
+        var excluded = V(repeating: UInt32.max)
+        for (lane, set) in sets.enumerated() { excluded[lane] = UInt32(set) }
+        up.withUnsafeMutableBufferPointer { up in down.withUnsafeMutableBufferPointer { down in
+        upVia.withUnsafeMutableBufferPointer { upVia in downVia.withUnsafeMutableBufferPointer { downVia in
+            for (i, e) in input.edges.enumerated() where e.from != e.to {
+                let (x, y) = (t.number[Int(e.from)], t.number[Int(e.to)])
+                guard let k = t.edge(min(x, y), max(x, y)) else { continue }
+                let classes = UInt32(e.classes | nodeClasses[Int(x)] | nodeClasses[Int(y)])
+                let allowed = (excluded & V(repeating: classes)) .== V(repeating: 0)
+                let weight = V(repeating: e.weight), via = V(repeating: LaneGroup.baseFlag | UInt32(i))
                 if x < y {
-                    if e.weight < up[k][lane] { up[k][lane] = e.weight; upVia[k][lane] = Self.baseFlag | UInt32(i) }
-                } else if e.weight < down[k][lane] {
-                    down[k][lane] = e.weight; downVia[k][lane] = Self.baseFlag | UInt32(i)
+                    let better = allowed .& (weight .< up[k])
+                    up[k].replace(with: weight, where: better); upVia[k].replace(with: via, where: better)
+                } else {
+                    let better = allowed .& (weight .< down[k])
+                    down[k].replace(with: weight, where: better); downVia[k].replace(with: via, where: better)
                 }
             }
-        }
-        triangles = TriangleKernel.relax(start: t.upStart, head: t.upHead, up: &up, down: &down, upVia: &upVia, downVia: &downVia)
+        }}}}
+        triangles = TriangleKernel.relax(start: t.upStart, head: t.upHead, up: &up, down: &down, upVia: &upVia, downVia: &downVia,
+                                           split: split)
         // Edges on no shortest path are left out of the hierarchy: the searches then meet after far fewer nodes.
-        upExact = up
-        downExact = down
-        TriangleKernel.tighten(start: t.upStart, head: t.upHead, up: &upExact, down: &downExact)
+        TriangleKernel.tighten(start: t.upStart, head: t.upHead, up: &up, down: &down, upVia: &upVia, downVia: &downVia,
+                               split: split)
+        (self.up, self.down, self.upVia, self.downVia) = (up, down, upVia, downVia)
     }
 }

@@ -36,7 +36,7 @@ public enum GraphCustomizer {
             case .damagedHierarchy(let path):
                 return "the customizable hierarchy in \(path) is damaged: re-run wayfinder import"
             case .badName(let why): return why
-            case .tooLarge(let edges): return "the graph is too large to customize (\(edges) edges; at most 2^31)"
+            case .tooLarge(let edges): return "the graph is too large to customize (\(edges) edges; at most 2^30)"
             case .noMode(let mode, let path): return "the graph in \(path) has no \(mode.rawValue) mode"
             case .noTurnCosts(let mode):
                 return "the \(mode.rawValue) graph has no turn costs of its own (every turn at a junction costs the same): "
@@ -112,8 +112,8 @@ public enum GraphCustomizer {
                 topology = try HierarchyTopology(nodeCount: input.nodeCount, edges: structure(graph, metric))
                 report.orderSeconds = Date().timeIntervalSince(ordering)
             }
-            // Edge indices share 32 bits with a flag (see `LaneGroup`).
-            guard max(topology.edgeCount, input.edges.count) < 1 << 31 else {
+            // Edge indices share 32 bits with two flags (see `LaneGroup`).
+            guard max(topology.edgeCount, input.edges.count) < 1 << 30 else {
                 throw Failure.tooLarge(max(topology.edgeCount, input.edges.count))
             }
             let (hierarchy, statistics) = HierarchyCustomization.customize(topology, input, excludable: ArcClasses.excludable.rawValue) {

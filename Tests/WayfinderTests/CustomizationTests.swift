@@ -224,6 +224,42 @@ import Testing
         try Self.checkExtract(OracleTests.sharedData.appendingPathComponent("r5-porto_portugal.osm.pbf").path, pairs: 100)
     }
 
+    /// Split in two over the elimination tree (both cores on each group of lanes), the customization gives the
+    /// hierarchy one core per group gives, edge for edge: a 150 × 150 grid with random weights, one-way streets and
+    /// classes, with four and with eight exclusion sets (lanes four and eight wide, against two and four).
+    @Test func splitCustomizationMatchesOneCorePerGroup() throws {
+        var random = SplitMix64(seed: 7)
+        let side = 150
+        for excludable: UInt8 in [0b11, 0b111] {
+            var edges: [CustomizationInput.Edge] = []
+            for r in 0..<side {
+                for c in 0..<side {
+                    for (r2, c2) in [(r, c + 1), (r + 1, c)] where r2 < side && c2 < side {
+                        let (a, b) = (UInt32(r * side + c), UInt32(r2 * side + c2))
+                        for (from, to) in [(a, b), (b, a)] where random.next() % 10 != 0 {
+                            let weight = UInt32(100 + random.next() % 5_000)
+                            let classes = random.next() % 6 == 0 ? UInt8(1 << (random.next() % 3)) & excludable : 0
+                            edges.append(.init(from: from, to: to, weight: weight, duration: weight / 2 + 7,
+                                               length: Float(weight) / 10, classes: classes))
+                        }
+                    }
+                }
+            }
+            let input = CustomizationInput(nodeCount: side * side, edges: edges, nodeClasses: [])
+            let topology = try HierarchyTopology(nodeCount: side * side, edges: edges.map { ($0.from, $0.to) })
+            let (split, statistics) = HierarchyCustomization.customize(topology, input, excludable: excludable)
+            let (whole, alone) = HierarchyCustomization.customize(topology, input, excludable: excludable, splitting: false)
+            #expect(statistics.splitInTwo && !alone.splitInTwo)
+            #expect(statistics.exclusionSets == (excludable == 0b11 ? 4 : 8) && statistics.triangles == alone.triangles)
+            #expect(split.up.count > topology.edgeCount / 4, "a hierarchy of some size: \(split.up.count)")
+            #expect(split.node == whole.node && split.original == whole.original)
+            #expect(split.upStart == whole.upStart && split.up == whole.up && split.upShortcuts == whole.upShortcuts)
+            #expect(split.upDuration == whole.upDuration && split.upLength == whole.upLength)
+            #expect(split.downStart == whole.downStart && split.down == whole.down && split.downShortcuts == whole.downShortcuts)
+            #expect(split.downDuration == whole.downDuration && split.downLength == whole.downLength)
+        }
+    }
+
     /// Bad rows are reported by line, with exit code 2, and the graph stays as it was; a walking graph refuses turn
     /// penalties; unknown nodes are counted.
     @Test func badFilesChangeNothing() throws {
