@@ -148,6 +148,7 @@ public struct TrafficMetric {
         var speeds: [Segment: SegmentSpeed] = [:]
         speeds.reserveCapacity(rows.count)
         for row in rows { speeds[Segment(from: row.from, to: row.to)] = row }
+        let named = NodeFilter(rows.lazy.map(\.from))
         var used = Set<Segment>()
         if closed.isEmpty { closed = Array(repeating: false, count: graph.arcCount) }
         for a in 0..<graph.arcCount {
@@ -157,6 +158,7 @@ public struct TrafficMetric {
             var changes: [(index: Int, row: SegmentSpeed)] = []
             for k in 0..<(last - first) {
                 let (p, q) = reversed ? (last - k, last - k - 1) : (first + k, first + k + 1)
+                guard named.mayContain(graph.shapeNodeIDs[p]) else { continue }
                 let key = Segment(from: graph.shapeNodeIDs[p], to: graph.shapeNodeIDs[q])
                 if let row = speeds[key] { changes.append((k, row)); used.insert(key) }
             }
@@ -198,6 +200,7 @@ public struct TrafficMetric {
         struct Turn: Hashable { var from: Int64, via: Int64, to: Int64 }
         var penalties: [Turn: TurnPenalty] = [:]
         for row in rows { penalties[Turn(from: row.from, via: row.via, to: row.to)] = row }
+        let named = NodeFilter(rows.lazy.map(\.via))
         var used = Set<Turn>()
         guard graph.hasNodeIDs else { unusedTurnRows = penalties.count; return }
         // The OSM nodes at an arc's ends: the last two it passes, and the first two.
@@ -211,6 +214,7 @@ public struct TrafficMetric {
         let joined = Self.verticesJoiningOneRoad(graph)
         for a in 0..<graph.arcCount where !joined[Int(graph.arcHead[a])] {
             let into = nodes(a)
+            guard named.mayContain(into.last) else { continue }
             for i in Int(transitionStart[a])..<Int(transitionStart[a + 1]) {
                 let onto = nodes(Int(transitionTargets[i]))
                 let key = Turn(from: into.beforeLast, via: into.last, to: onto.second)
@@ -239,5 +243,30 @@ public struct TrafficMetric {
         arrays.edgeForwardArc = Array(graph.edgeForwardArc); arrays.edgeBackwardArc = Array(graph.edgeBackwardArc)
         arrays.arcClasses = Array(graph.arcClasses)
         return arrays.verticesJoiningOneRoad(classesPart: graph.mode != .walking)
+    }
+}
+
+/// A set of OSM node ids that answers "surely not" in one bit test: most of a graph's segments and turns are in no
+/// traffic file, and a hashed lookup of each (two or three ids) was most of the time spent applying one.
+struct NodeFilter {
+    private var bits: [UInt64]
+    private let mask: Int
+
+    init<S: Sequence>(_ ids: S) where S.Element == Int64 {
+        let count = ids.underestimatedCount
+        var size = 1 << 16
+        while size < 16 * count { size <<= 1 }
+        bits = [UInt64](repeating: 0, count: size / 64)
+        mask = size - 1
+        for id in ids { let b = Self.slot(id, mask); bits[b >> 6] |= 1 << UInt64(b & 63) }
+    }
+
+    func mayContain(_ id: Int64) -> Bool {
+        let b = Self.slot(id, mask)
+        return bits[b >> 6] & (1 << UInt64(b & 63)) != 0
+    }
+
+    private static func slot(_ id: Int64, _ mask: Int) -> Int {
+        Int(truncatingIfNeeded: (UInt64(bitPattern: id) &* 0x9E37_79B9_7F4A_7C15) >> 20) & mask
     }
 }
