@@ -21,6 +21,8 @@ public struct SearchHeap {
     @inlinable public var minKey: Int64? { entries.first?.key }
 
     public mutating func removeAll() { entries.removeAll(keepingCapacity: true) }
+    /// The items queued, in no order.
+    public var items: [UInt32] { entries.map(\.item) }
 
     @inlinable @inline(__always)
     public mutating func push(_ key: Int64, _ item: UInt32) {

@@ -10,6 +10,9 @@ public struct HierarchySearch {
     private var duplicatesOf: MappedFile?
     /// For the rare legs the upward searches cannot answer; its arrays are allocated on first use, then kept.
     private var plain = PathSearch()
+    /// A customized hierarchy's search: the nodes on the starts' paths up the elimination tree, marked and listed.
+    private var onTree = SearchStamps()
+    private var tree: [UInt32] = []
 
     struct Side {
         var distance: [Int64] = []
@@ -27,13 +30,13 @@ public struct HierarchySearch {
 
         func reached(_ a: Int) -> Bool { labelled.contains(a) }
 
-        mutating func offer(_ a: UInt32, _ d: Int64, parent p: UInt32) {
+        mutating func offer(_ a: UInt32, _ d: Int64, parent p: UInt32, queued: Bool = true) {
             let i = Int(a)
             if labelled.contains(i) && distance[i] <= d { return }
             labelled.insert(i)
             distance[i] = d
             parent[i] = p
-            heap.push(d, a)
+            if queued { heap.push(d, a) }
         }
     }
 
@@ -106,7 +109,12 @@ public struct HierarchySearch {
         // from the source arc straight onto the target arc.
         func valid(_ i: Int) -> Bool { overVertices || forward.parent[i] != noIndex || backward.parent[i] != noIndex }
         var settled = 0
-        while true {
+        let customized = !overVertices && graph.cchUpStart.count == n + 1
+        if customized {
+            settled = treeSearch(graph, excluded: excluded, lowestBackwardStart: lowestBackwardStart, best: &best,
+                                 meeting: &meeting, allowed: allowed)
+        }
+        while !customized {
             // Backward labels start below zero (by at most the target arc's weight), so the forward search may stop
             // only once even the lowest backward label could not complete a better path.
             let f = forward.heap.minKey, b = backward.heap.minKey
@@ -177,6 +185,54 @@ public struct HierarchySearch {
             return SearchResult(cost: UInt32(best), path: arcs, in: graph, settled: settled)
         }
         return SearchResult(cost: UInt32(best), path: nodes, in: graph, settled: settled)
+    }
+
+    /// The search on a customized hierarchy (a nested-dissection order): every up edge leads to an ancestor in the
+    /// elimination tree, so both searches reach only the nodes on their starts' paths up the tree, and taking
+    /// those in order settles each before its edges are relaxed, with no queue (Dibbelt, Strasser and Wagner's
+    /// elimination tree query). Over arcs only. Returns the nodes settled (at least one).
+    private mutating func treeSearch(_ graph: RoadGraph, excluded: UInt8, lowestBackwardStart: Int64, best: inout Int64,
+                                     meeting: inout UInt32, allowed: (UInt32) -> Bool) -> Int {
+        onTree.reset(count: graph.hierarchyNodeCount)
+        tree.removeAll(keepingCapacity: true)
+        // The starts are the queued labels: each one's path up, to where a path taken already joins.
+        for start in forward.heap.items + backward.heap.items {
+            var v = start
+            while v != noIndex && !onTree.contains(Int(v)) {
+                onTree.insert(Int(v))
+                tree.append(v)
+                let up = Int(graph.cchUpStart[Int(v)])
+                v = up < Int(graph.cchUpStart[Int(v) + 1]) ? graph.cchUpHead[up] : noIndex
+            }
+        }
+        forward.heap.removeAll()
+        backward.heap.removeAll()
+        tree.sort()
+        for v in tree {
+            let i = Int(v)
+            let f = forward.reached(i) ? forward.distance[i] : nil, b = backward.reached(i) ? backward.distance[i] : nil
+            // Meeting where both labels are starting ones is travel within one arc (see `shortestPath`).
+            if let f, let b, f + b < best, forward.parent[i] != noIndex || backward.parent[i] != noIndex {
+                best = f + b
+                meeting = v
+            }
+            // Labels that cannot complete a better path are not taken on (backward ones start below zero).
+            if let f, f + lowestBackwardStart < best {
+                for k in Int(graph.chUpStart[i])..<Int(graph.chUpStart[i + 1]) {
+                    let e = graph.chUpEdges[k]
+                    guard e.mask & excluded == 0, allowed(e.node) else { continue }
+                    forward.offer(e.node, f + Int64(e.weight), parent: v, queued: false)
+                }
+            }
+            if let b, b < best {
+                for k in Int(graph.chDownStart[i])..<Int(graph.chDownStart[i + 1]) {
+                    let e = graph.chDownEdges[k]
+                    guard e.mask & excluded == 0, allowed(e.node) else { continue }
+                    backward.offer(e.node, b + Int64(e.weight), parent: v, queued: false)
+                }
+            }
+        }
+        return max(1, tree.count)
     }
 
     /// A path of vertices as arcs, from the source arc whose start label the path began with to the target arc
