@@ -213,6 +213,9 @@ struct UpwardSearch {
     private var labelled = SearchStamps()
     private var atStart: [Bool]
     private var heap = SearchHeap()
+    /// On a customized hierarchy, the nodes on the starts' paths up the elimination tree, marked and listed.
+    private var onTree = SearchStamps()
+    private var tree: [UInt32] = []
 
     init(count: Int) {
         distance = Array(repeating: 0, count: count)
@@ -248,7 +251,27 @@ struct UpwardSearch {
         // Stall-on-demand: a node reached more cheaply from above than by this search's own label is not on a
         // shortest path from the start, so neither its label nor its edges are worth using.
         let otherStart = upward ? graph.chDownStart : graph.chUpStart, otherEdges = upward ? graph.chDownEdges : graph.chUpEdges
-        while let (d, arc) = heap.pop() {
+        // A customized hierarchy (a nested-dissection order): every up edge leads to an ancestor in the elimination
+        // tree, so the search reaches only the nodes on its starts' paths up the tree, and taking those in order
+        // settles each before its edges are relaxed, with no queue (as `HierarchySearch` does).
+        let walksTree = graph.cchUpStart.count == distance.count + 1
+        if walksTree {
+            onTree.reset(count: distance.count)
+            tree.removeAll(keepingCapacity: true)
+            for start in heap.items {
+                var v = start
+                while v != noIndex && !onTree.contains(Int(v)) {
+                    onTree.insert(Int(v))
+                    tree.append(v)
+                    let up = Int(graph.cchUpStart[Int(v)])
+                    v = up < Int(graph.cchUpStart[Int(v) + 1]) ? graph.cchUpHead[up] : noIndex
+                }
+            }
+            heap.removeAll()
+            tree.sort()
+        }
+        var next = 0
+        while let (d, arc) = walksTree ? nextOnTree(&next) : heap.pop() {
             let i = Int(arc)
             if d != distance[i] { continue }
             var stalled = false
@@ -270,8 +293,18 @@ struct UpwardSearch {
                 duration[x] = duration[i] + Int64(edgeDuration[k])
                 length[x] = length[i] + Double(edgeLength[k])
                 atStart[x] = false
-                heap.push(nd, e.node)
+                if !walksTree { heap.push(nd, e.node) }
             }
         }
+    }
+
+    /// The next labelled node of the tree, in order.
+    private func nextOnTree(_ next: inout Int) -> (Int64, UInt32)? {
+        while next < tree.count {
+            let v = tree[next]
+            next += 1
+            if labelled.contains(Int(v)) { return (distance[Int(v)], v) }
+        }
+        return nil
     }
 }
