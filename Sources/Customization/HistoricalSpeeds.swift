@@ -107,14 +107,15 @@ public struct HistoricalMetric {
             guard !named.isEmpty, let segments = metric.segments(ofArc: a, in: graph, ownSegments: true) else { continue }
             let least = leastWeight(a)
             var week: [HistorySlot] = []
-            var previous: [Double]? = nil
             for slot in 0..<WeekSlots.count {
-                let speeds = named.map { $0.speeds[slot] }
-                if let previous, zip(previous, speeds).allSatisfy({ $0 == $1 || ($0.isNaN && $1.isNaN) }) { continue }
-                previous = speeds
+                // A slot whose speeds are those of the slot before costs what it did (compared in place: an array
+                // of them per slot was most of the time on a large week).
+                if slot > 0, named.allSatisfy({ $0.speeds[slot] == $0.speeds[slot - 1]
+                                                || ($0.speeds[slot].isNaN && $0.speeds[slot - 1].isNaN) }) { continue }
                 let changes = named.indices.compactMap { j -> (index: Int, row: SegmentSpeed)? in
-                    speeds[j].isNaN ? nil
-                        : (named[j].index, SegmentSpeed(from: named[j].from, to: named[j].to, speed: speeds[j], weight: .time))
+                    named[j].speeds[slot].isNaN ? nil
+                        : (named[j].index, SegmentSpeed(from: named[j].from, to: named[j].to, speed: named[j].speeds[slot],
+                                                        weight: .time))
                 }
                 var run = HistorySlot(slot: UInt16(slot), weight: HistorySlot.current, duration: 0)
                 if !changes.isEmpty {
