@@ -796,14 +796,38 @@ struct ModeGraphBuilder {
     private var mergedAway: [Bool] = []
 
     /// An OSM node on a walk along the road (`osrmChains`): a vertex, or shape point `index` inside edge `edge`.
-    private struct ChainPoint { var id: Int64; var vertex: UInt32; var edge: Int; var index: Int }
+    private struct ChainPoint { var id: Int64; var vertex: UInt32; var edge: Int32; var index: Int32 }
 
     /// The road from one junction to the next: its OSM nodes end to end, and the segments between them
     /// (`segments[i]` joins `points[i]` and `points[i + 1]`: its edge, its index in the edge's shape, and whether
     /// the walk follows the shape's order).
     private struct OSRMChain {
         var points: [ChainPoint] = []
-        var segments: [(edge: Int, k: Int, along: Bool)] = []
+        var segments: [(edge: Int32, k: Int32, along: Bool)] = []
+    }
+
+    /// Every chain's points and segments end to end in two arrays: two arrays per chain were most of the memory
+    /// an 8.7M-node import's walking build peaked at.
+    private struct OSRMChains {
+        var points: [ChainPoint] = [], pointStart = [0]
+        var segments: [(edge: Int32, k: Int32, along: Bool)] = [], segmentStart = [0]
+
+        var count: Int { pointStart.count - 1 }
+
+        mutating func append(_ chain: OSRMChain) {
+            points += chain.points
+            pointStart.append(points.count)
+            segments += chain.segments
+            segmentStart.append(segments.count)
+        }
+
+        /// Chain `c`, as a copy of its own.
+        func chain(_ c: Int) -> OSRMChain {
+            OSRMChain(points: Array(points[pointStart[c]..<pointStart[c + 1]]),
+                      segments: Array(segments[segmentStart[c]..<segmentStart[c + 1]]))
+        }
+
+        func point(_ c: Int, _ i: Int) -> ChainPoint { points[pointStart[c] + i] }
     }
 
     /// The roads between junctions, as OSRM joins them into edges:
@@ -812,7 +836,7 @@ struct ModeGraphBuilder {
     /// - It never joins them into an edge beside another between the same two nodes (a footway alongside a street,
     ///   from one junction to the next): the part whose last node would close it keeps that node (`kept`: the
     ///   chain and the point's place in it).
-    private func osrmChains() -> (chains: [OSRMChain], kept: [(chain: Int, point: Int)]) {
+    private func osrmChains() -> (chains: OSRMChains, kept: [(chain: Int, point: Int)]) {
         let vertexCount = arrays.vertexLatitudes.count
         func nodeID(ofVertex v: UInt32) -> Int64 { osm.nodeIDs[Int(vertexNode[Int(v)])] }
         let signals = Set(obstacles.compactMap { node, list in list.contains { $0.kind == .signals } ? osm.nodeIDs[Int(node)] : nil })
@@ -822,7 +846,8 @@ struct ModeGraphBuilder {
             joint[v] = joinedThrough[v] && !blocked[Int(vertexNode[v])] && !signals.contains(nodeID(ofVertex: UInt32(v)))
         }
         struct Ends: Hashable { var low: Int64, high: Int64 }
-        var chains: [OSRMChain] = []
+        var chains = OSRMChains()
+        var walk = OSRMChain()
         var byEnds: [Ends: [(chain: Int, last: Int?, lastID: Int64, nodes: [Int64])]] = [:]
         var visited = [Bool](repeating: false, count: arrays.edgeLength.count)
         for v in 0..<vertexCount where !joint[v] {
@@ -830,14 +855,18 @@ struct ModeGraphBuilder {
                 var e = Int(entry >> 1), fromLast = entry & 1 == 1
                 guard !visited[e] else { continue }
                 // The walk from this junction to the next, every OSM node on the way in order.
-                var walk = OSRMChain(points: [ChainPoint(id: nodeID(ofVertex: UInt32(v)), vertex: UInt32(v), edge: -1, index: -1)])
+                walk.points.removeAll(keepingCapacity: true)
+                walk.segments.removeAll(keepingCapacity: true)
+                walk.points.append(ChainPoint(id: nodeID(ofVertex: UInt32(v)), vertex: UInt32(v), edge: -1, index: -1))
                 while !visited[e] {
                     visited[e] = true
                     let shape = Int(arrays.edgeShapeStart[e])..<Int(arrays.edgeShapeStart[e + 1])
                     let inner = fromLast ? Array(shape.dropFirst().dropLast().reversed()) : Array(shape.dropFirst().dropLast())
-                    for k in inner { walk.points.append(ChainPoint(id: arrays.shapeNodeIDs[k], vertex: noIndex, edge: e, index: k)) }
+                    for k in inner {
+                        walk.points.append(ChainPoint(id: arrays.shapeNodeIDs[k], vertex: noIndex, edge: Int32(e), index: Int32(k)))
+                    }
                     let count = shape.count - 1
-                    for k in 0..<count { walk.segments.append((e, fromLast ? count - 1 - k : k, !fromLast)) }
+                    for k in 0..<count { walk.segments.append((Int32(e), Int32(fromLast ? count - 1 - k : k), !fromLast)) }
                     let w = fromLast ? edgeTail[e] : edgeHead[e]
                     walk.points.append(ChainPoint(id: nodeID(ofVertex: w), vertex: w, edge: -1, index: -1))
                     guard joint[Int(w)] else { break }
@@ -896,17 +925,19 @@ struct ModeGraphBuilder {
         var cuts = [Int: [Int]]()
         for (chain, point) in kept { cuts[chain, default: []].append(point) }
         var splitFromLast = [UInt8](repeating: 0, count: (arrays.shapeLatitudes.count - arrays.edgeLength.count + 7) / 8)
-        for (c, chain) in chains.enumerated() {
+        for c in 0..<chains.count {
+            let chain = chains.chain(c)
             let bounds = [0] + (cuts[c] ?? []).sorted() + [chain.points.count - 1]
             for (a, b) in zip(bounds, bounds.dropFirst()) where a < b {
                 // OSRM's edge runs the one way a oneway road goes, else from the lower id (a ring's two ends are one
                 // node: any way will do).
-                let (e, _, along) = chain.segments[a]
+                let (first, _, along) = chain.segments[a]
+                let e = Int(first)
                 let ahead = (along ? arrays.edgeForwardArc[e] : arrays.edgeBackwardArc[e]) != noIndex
                 let behind = (along ? arrays.edgeBackwardArc[e] : arrays.edgeForwardArc[e]) != noIndex
                 let forward = ahead != behind ? ahead : chain.points[a].id <= chain.points[b].id
                 for (e, k, along) in chain.segments[a..<b] where forward != along {
-                    let s = Int(arrays.edgeShapeStart[e]) - e + k
+                    let s = Int(arrays.edgeShapeStart[Int(e)]) - Int(e) + Int(k)
                     splitFromLast[s >> 3] |= 1 << UInt8(s & 7)
                 }
             }
@@ -916,9 +947,9 @@ struct ModeGraphBuilder {
         // A bend is paid where it is, as a delay at its node.
         var delays = Dictionary(arrays.interiorDelays.map { ($0.shapePoint, $0) }) { a, _ in a }
         for (chain, index) in kept {
-            let point = chains[chain].points[index]
+            let point = chains.point(chain, index)
             if point.vertex != noIndex { joinedThrough[Int(point.vertex)] = false; continue }
-            let (forward, backward) = chargeBend(ofEdge: point.edge, atShapePoint: point.index)
+            let (forward, backward) = chargeBend(ofEdge: Int(point.edge), atShapePoint: Int(point.index))
             let k = UInt32(point.index)
             delays[k, default: InteriorDelay(shapePoint: k, forward: 0, backward: 0)].forward += forward
             delays[k, default: InteriorDelay(shapePoint: k, forward: 0, backward: 0)].backward += backward
