@@ -213,9 +213,8 @@ struct UpwardSearch {
     private var labelled = SearchStamps()
     private var atStart: [Bool]
     private var heap = SearchHeap()
-    /// On a customized hierarchy, the nodes on the starts' paths up the elimination tree, marked and listed.
-    private var onTree = SearchStamps()
-    private var tree: [UInt32] = []
+    /// On a customized hierarchy, the nodes on the starts' paths up the elimination tree.
+    private var tree = EliminationTreePath()
 
     init(count: Int) {
         distance = Array(repeating: 0, count: count)
@@ -251,24 +250,11 @@ struct UpwardSearch {
         // Stall-on-demand: a node reached more cheaply from above than by this search's own label is not on a
         // shortest path from the start, so neither its label nor its edges are worth using.
         let otherStart = upward ? graph.chDownStart : graph.chUpStart, otherEdges = upward ? graph.chDownEdges : graph.chUpEdges
-        // A customized hierarchy (a nested-dissection order): every up edge leads to an ancestor in the elimination
-        // tree, so the search reaches only the nodes on its starts' paths up the tree, and taking those in order
-        // settles each before its edges are relaxed, with no queue (as `HierarchySearch` does).
-        let walksTree = graph.cchUpStart.count == distance.count + 1
+        // A customized hierarchy: its nodes up the elimination tree in order, with no queue (`EliminationTreePath`).
+        let walksTree = EliminationTreePath.applies(to: graph, nodeCount: distance.count)
         if walksTree {
-            onTree.reset(count: distance.count)
-            tree.removeAll(keepingCapacity: true)
-            for start in heap.items {
-                var v = start
-                while v != noIndex && !onTree.contains(Int(v)) {
-                    onTree.insert(Int(v))
-                    tree.append(v)
-                    let up = Int(graph.cchUpStart[Int(v)])
-                    v = up < Int(graph.cchUpStart[Int(v) + 1]) ? graph.cchUpHead[up] : noIndex
-                }
-            }
+            tree.collect(graph, from: heap.items, nodeCount: distance.count)
             heap.removeAll()
-            tree.sort()
         }
         var next = 0
         while let (d, arc) = walksTree ? nextOnTree(&next) : heap.pop() {
@@ -300,8 +286,8 @@ struct UpwardSearch {
 
     /// The next labelled node of the tree, in order.
     private func nextOnTree(_ next: inout Int) -> (Int64, UInt32)? {
-        while next < tree.count {
-            let v = tree[next]
+        while next < tree.nodes.count {
+            let v = tree.nodes[next]
             next += 1
             if labelled.contains(Int(v)) { return (distance[Int(v)], v) }
         }

@@ -10,9 +10,8 @@ public struct HierarchySearch {
     private var duplicatesOf: MappedFile?
     /// For the rare legs the upward searches cannot answer; its arrays are allocated on first use, then kept.
     private var plain = PathSearch()
-    /// A customized hierarchy's search: the nodes on the starts' paths up the elimination tree, marked and listed.
-    private var onTree = SearchStamps()
-    private var tree: [UInt32] = []
+    /// A customized hierarchy's search: the nodes on the starts' paths up the elimination tree.
+    private var tree = EliminationTreePath()
 
     struct Side {
         var distance: [Int64] = []
@@ -109,7 +108,7 @@ public struct HierarchySearch {
         // from the source arc straight onto the target arc.
         func valid(_ i: Int) -> Bool { overVertices || forward.parent[i] != noIndex || backward.parent[i] != noIndex }
         var settled = 0
-        let customized = !overVertices && graph.cchUpStart.count == n + 1
+        let customized = !overVertices && EliminationTreePath.applies(to: graph, nodeCount: n)
         if customized {
             settled = treeSearch(graph, excluded: excluded, lowestBackwardStart: lowestBackwardStart, best: &best,
                                  meeting: &meeting, allowed: allowed)
@@ -187,28 +186,15 @@ public struct HierarchySearch {
         return SearchResult(cost: UInt32(best), path: nodes, in: graph, settled: settled)
     }
 
-    /// The search on a customized hierarchy (a nested-dissection order): every up edge leads to an ancestor in the
-    /// elimination tree, so both searches reach only the nodes on their starts' paths up the tree, and taking
-    /// those in order settles each before its edges are relaxed, with no queue (Dibbelt, Strasser and Wagner's
-    /// elimination tree query). Over arcs only. Returns the nodes settled (at least one).
+    /// The search on a customized hierarchy (see `EliminationTreePath`), over arcs only. Returns the nodes settled
+    /// (at least one).
     private mutating func treeSearch(_ graph: RoadGraph, excluded: UInt8, lowestBackwardStart: Int64, best: inout Int64,
                                      meeting: inout UInt32, allowed: (UInt32) -> Bool) -> Int {
-        onTree.reset(count: graph.hierarchyNodeCount)
-        tree.removeAll(keepingCapacity: true)
-        // The starts are the queued labels: each one's path up, to where a path taken already joins.
-        for start in forward.heap.items + backward.heap.items {
-            var v = start
-            while v != noIndex && !onTree.contains(Int(v)) {
-                onTree.insert(Int(v))
-                tree.append(v)
-                let up = Int(graph.cchUpStart[Int(v)])
-                v = up < Int(graph.cchUpStart[Int(v) + 1]) ? graph.cchUpHead[up] : noIndex
-            }
-        }
+        // The starts are the queued labels.
+        tree.collect(graph, from: forward.heap.items + backward.heap.items, nodeCount: graph.hierarchyNodeCount)
         forward.heap.removeAll()
         backward.heap.removeAll()
-        tree.sort()
-        for v in tree {
+        for v in tree.nodes {
             let i = Int(v)
             let f = forward.reached(i) ? forward.distance[i] : nil, b = backward.reached(i) ? backward.distance[i] : nil
             // Meeting where both labels are starting ones is travel within one arc (see `shortestPath`).
@@ -232,7 +218,7 @@ public struct HierarchySearch {
                 }
             }
         }
-        return max(1, tree.count)
+        return max(1, tree.nodes.count)
     }
 
     /// A path of vertices as arcs, from the source arc whose start label the path began with to the target arc
