@@ -13,18 +13,9 @@ enum TriangleKernel {
     static func relax<V: SIMD>(start: [UInt32], head: [UInt32], up: inout [V], down: inout [V],
                                upVia: inout [V], downVia: inout [V], split: EliminationSplit?) -> Int
     where V.Scalar == UInt32 {
-        precondition(up.count == head.count && down.count == head.count && upVia.count == head.count
-                     && downVia.count == head.count)
-        precondition(start.last.map { Int($0) == head.count } ?? true)
         let nodes = max(0, start.count - 1)
         var triangles = 0
-        start.withUnsafeBufferPointer { start in
-        head.withUnsafeBufferPointer { head in
-        up.withUnsafeMutableBufferPointer { up in
-        down.withUnsafeMutableBufferPointer { down in
-        upVia.withUnsafeMutableBufferPointer { upVia in
-        downVia.withUnsafeMutableBufferPointer { downVia in
-            let edges = Edges(start: start, head: head, up: up, down: down, upVia: upVia, downVia: downVia)
+        withEdges(start: start, head: head, up: &up, down: &down, upVia: &upVia, downVia: &downVia) { edges in
             guard let split else {
                 triangles = edges.relax(0..<nodes, lows: 0..<UInt32(nodes))
                 return
@@ -41,7 +32,7 @@ enum TriangleKernel {
             triangles += inside[0].value + inside[1].value
             triangles += edges.relax(split.start..<split.end, lows: UInt32(split.end)..<UInt32(nodes))
             triangles += edges.relax(split.end..<nodes, lows: 0..<UInt32(nodes))
-        }}}}}}
+        }
         return triangles
     }
 
@@ -56,23 +47,31 @@ enum TriangleKernel {
     /// graph).
     static func tighten<V: SIMD>(start: [UInt32], head: [UInt32], up: inout [V], down: inout [V],
                                  upVia: inout [V], downVia: inout [V], split: EliminationSplit?) where V.Scalar == UInt32 {
-        precondition(up.count == head.count && down.count == head.count && upVia.count == head.count
-                     && downVia.count == head.count)
-        precondition(start.last.map { Int($0) == head.count } ?? true)
         let nodes = max(0, start.count - 1)
-        start.withUnsafeBufferPointer { start in
-        head.withUnsafeBufferPointer { head in
-        up.withUnsafeMutableBufferPointer { up in
-        down.withUnsafeMutableBufferPointer { down in
-        upVia.withUnsafeMutableBufferPointer { upVia in
-        downVia.withUnsafeMutableBufferPointer { downVia in
-            let edges = Edges(start: start, head: head, up: up, down: down, upVia: upVia, downVia: downVia)
+        withEdges(start: start, head: head, up: &up, down: &down, upVia: &upVia, downVia: &downVia) { edges in
             guard let split else { return edges.tighten(0..<nodes) }
             // A node writes its own edges and reads its ancestors': above the split first, then its ranges, each
             // of which has its ancestors in it or above it, then the nodes below it.
             edges.tighten(split.end..<nodes)
             DispatchQueue.concurrentPerform(iterations: 2) { i in edges.tighten(i == 0 ? split.left : split.right) }
             edges.tighten(0..<split.start)
+        }
+    }
+
+    /// The arrays as the loops read them, for the length of `body`.
+    private static func withEdges<V: SIMD, R>(start: [UInt32], head: [UInt32], up: inout [V], down: inout [V],
+                                              upVia: inout [V], downVia: inout [V], _ body: (Edges<V>) -> R) -> R
+    where V.Scalar == UInt32 {
+        precondition(up.count == head.count && down.count == head.count && upVia.count == head.count
+                     && downVia.count == head.count)
+        precondition(start.last.map { Int($0) == head.count } ?? true)
+        return start.withUnsafeBufferPointer { start in
+        head.withUnsafeBufferPointer { head in
+        up.withUnsafeMutableBufferPointer { up in
+        down.withUnsafeMutableBufferPointer { down in
+        upVia.withUnsafeMutableBufferPointer { upVia in
+        downVia.withUnsafeMutableBufferPointer { downVia in
+            body(Edges(start: start, head: head, up: up, down: down, upVia: upVia, downVia: downVia))
         }}}}}}
     }
 
@@ -80,11 +79,10 @@ enum TriangleKernel {
     private struct Edges<V: SIMD>: @unchecked Sendable where V.Scalar == UInt32 {
         let start, head: UnsafeBufferPointer<UInt32>
         let up, down: UnsafeMutableBufferPointer<V>
-        let upVia, downVia: UnsafeMutableBufferPointer<V>?
+        let upVia, downVia: UnsafeMutableBufferPointer<V>
 
         /// The lower triangles of the nodes z in `nodes` whose middle node x is in `lows`.
         func relax(_ nodes: Range<Int>, lows: Range<UInt32>) -> Int {
-            guard let upVia, let downVia else { return 0 }
             var triangles = 0
             for z in nodes {
                 var lo = Int(start[z]), end = Int(start[z + 1])
@@ -125,7 +123,6 @@ enum TriangleKernel {
 
         /// The upper and intermediate triangles of `nodes`, from the top down.
         func tighten(_ nodes: Range<Int>) {
-            guard let upVia, let downVia else { return }
             // A node's weights as relaxation left them, to mark what its triangles lower.
             var relaxedUp: [V] = [], relaxedDown: [V] = []
             let flag = V(repeating: TriangleKernel.loweredFlag), none = V(repeating: 0)
