@@ -178,18 +178,8 @@ import Testing
     /// Tables on the customized hierarchy (its searches walk the elimination tree), cell for cell against one
     /// plain search per source.
     static func checkTables(_ graph: RoadGraph, excluding: ArcClasses, seed: UInt64) {
-        let b = graph.metadata.bounds
-        var random = SplitMix64(seed: seed)
-        let points = (0..<30).map { _ in
-            Coordinate(latitude: b.minLatitude + Double(random.next() % 10_000) / 10_000 * (b.maxLatitude - b.minLatitude),
-                       longitude: b.minLongitude + Double(random.next() % 10_000) / 10_000 * (b.maxLongitude - b.minLongitude))
-        }
-        let snaps = graph.snapPoints(points, maxDistance: 5000,
-                                     filters: points.map { _ in WaypointFilter(excluding: excluding) }).compactMap { $0 }
-        let hierarchy = HierarchyMatrix(graph: graph, targets: snaps, excluding: excluding).rows(for: snaps, threads: 2)
-        let plain = TableSearch.rows(in: graph, sources: snaps, targets: snaps, threads: 2, excluding: excluding)
-        let cells = Array(zip(hierarchy.joined(), plain.joined()))
-        #expect(snaps.count >= 20 && cells.count { $0 != nil } > cells.count / 2, "a table of some size: \(snaps.count)")
+        let cells = OracleTests.tableCells(graph, excluding: excluding, seed: seed)
+        #expect(cells.count >= 400 && cells.count { $0.0 != nil } > cells.count / 2, "a table of some size: \(cells.count)")
         #expect(cells.allSatisfy { $0?.weight == $1?.weight }, "\(graph.mode) tables excluding \(excluding.names)")
     }
 

@@ -156,24 +156,28 @@ import Testing
             let result = try Self.checkRandomPairs(driving, count: 150, seed: 20 + UInt64(k), excluding: excluding)
             #expect(result.routed > 100, "\(excluding.names): \(result)")
             // Tables: the hierarchy's cells equal one Dijkstra per source, both avoiding the classes.
-            var router = Router(graph: driving)
-            router.excluding = excluding
-            let b = driving.metadata.bounds
-            var random = SplitMix64(seed: 40 + UInt64(k))
-            let points = (0..<30).map { _ in
-                Coordinate(latitude: b.minLatitude + Double(random.next() % 10_000) / 10_000 * (b.maxLatitude - b.minLatitude),
-                           longitude: b.minLongitude + Double(random.next() % 10_000) / 10_000 * (b.maxLongitude - b.minLongitude))
-            }
-            let snaps = driving.snapPoints(points, maxDistance: 5000,
-                                           filters: points.map { _ in WaypointFilter(excluding: excluding) }).compactMap { $0 }
-            let hierarchy = HierarchyMatrix(graph: driving, targets: snaps, excluding: excluding).rows(for: snaps, threads: 2)
-            let plain = TableSearch.rows(in: driving, sources: snaps, targets: snaps, threads: 2, excluding: excluding)
+            let cells = Self.tableCells(driving, excluding: excluding, seed: 40 + UInt64(k))
             // The weights are what both minimise; of two paths that weigh the same, each may take either, so
             // durations may part where weights tie (rarely: some roads weigh more than their time).
-            let cells = Array(zip(hierarchy.joined(), plain.joined()))
             #expect(cells.allSatisfy { $0?.weight == $1?.weight }, "\(excluding.names)")
             let sameDuration = cells.count { $0?.duration == $1?.duration }
             #expect(sameDuration * 100 >= cells.count * 99, "\(excluding.names): \(sameDuration) of \(cells.count) durations")
         }
+    }
+
+    /// A table of 30 random points (snapped avoiding `excluding`) from the hierarchy's buckets and from one plain
+    /// search per source, cell by cell.
+    static func tableCells(_ graph: RoadGraph, excluding: ArcClasses, seed: UInt64) -> [(TableCell?, TableCell?)] {
+        let b = graph.metadata.bounds
+        var random = SplitMix64(seed: seed)
+        let points = (0..<30).map { _ in
+            Coordinate(latitude: b.minLatitude + Double(random.next() % 10_000) / 10_000 * (b.maxLatitude - b.minLatitude),
+                       longitude: b.minLongitude + Double(random.next() % 10_000) / 10_000 * (b.maxLongitude - b.minLongitude))
+        }
+        let snaps = graph.snapPoints(points, maxDistance: 5000,
+                                     filters: points.map { _ in WaypointFilter(excluding: excluding) }).compactMap { $0 }
+        let hierarchy = HierarchyMatrix(graph: graph, targets: snaps, excluding: excluding).rows(for: snaps, threads: 2)
+        let plain = TableSearch.rows(in: graph, sources: snaps, targets: snaps, threads: 2, excluding: excluding)
+        return Array(zip(hierarchy.joined(), plain.joined()))
     }
 }
