@@ -2,7 +2,7 @@ import Contraction
 import Dispatch
 import RoadGraph
 
-/// The customization's one-thread part: the hierarchy written node by node from the lanes' weights. Per topology edge
+/// The customization's last part: the hierarchy written node by node from the lanes' weights. Per topology edge
 /// and direction it keeps one hierarchy edge per exclusion set unless another set's is as cheap with no more classes.
 /// A shortcut's halves have lower low ends, so theirs are written already: its duration, length and classes come
 /// from them. The lanes are read through pointers (checked indexing of nested arrays and the appends' uniqueness
@@ -71,11 +71,11 @@ enum HierarchyAssembly {
             let kernel = Kernel(upStart: upStart, upHead: upHead, baseEdges: baseEdges, nodeClasses: nodeClasses,
                                 slots: slots, sets: sets, columns: columns)
             guard let split else {
-                kernel.run(0..<t.nodeCount, &up, &down, base: (0, 0))
+                kernel.run(0..<t.nodeCount, &up, &down)
                 return
             }
             // Below the split, then its two ranges on a core each, then the rest, which may use both.
-            kernel.run(0..<split.start, &up, &down, base: (0, 0))
+            kernel.run(0..<split.start, &up, &down)
             // The left range goes on where the edges below it end; the right range's edges start at zero, as
             // the left's count is not known yet, and are moved there after.
             let rightEdges = Int(t.upStart[split.end] - t.upStart[split.middle]) * 3 / 4
@@ -83,16 +83,16 @@ enum HierarchyAssembly {
             (rightUp.start, rightDown.start) = ([], [])
             DispatchQueue.concurrentPerform(iterations: 2) { i in
                 if i == 0 {
-                    kernel.run(split.left, &up, &down, base: (0, 0))
+                    kernel.run(split.left, &up, &down)
                 } else {
-                    kernel.run(split.right, &rightUp, &rightDown, base: (0, 0))
+                    kernel.run(split.right, &rightUp, &rightDown)
                 }
             }
             let rightBase = (up: UInt32(up.edges.count), down: UInt32(down.edges.count))
             up.append(contentsOf: rightUp, movedBy: rightBase, own: rightBase.up)
             down.append(contentsOf: rightDown, movedBy: rightBase, own: rightBase.down)
             let right = Int(t.upStart[split.middle])..<Int(t.upStart[split.end])
-            kernel.run(split.end..<t.nodeCount, &up, &down, base: (0, 0), moving: (right, rightBase))
+            kernel.run(split.end..<t.nodeCount, &up, &down, moving: (right, rightBase))
         }}}}}
 
         var h = HierarchyArrays()
@@ -126,10 +126,10 @@ enum HierarchyAssembly {
             return lo
         }
 
-        /// Writes the hierarchy edges of `nodes` into `up` and `down`, whose first edges have the indices `base`
-        /// (all halves of these nodes' shortcuts are in them, or in `up` and `down` already when `base` is zero).
+        /// Appends the hierarchy edges of `nodes` to `up` and `down`, indexed by their places there: the halves of these
+        /// nodes' shortcuts are in them already (or in the edges `moving` names).
         /// `moving`: edges whose indices were written from zero, and where their range's edges begin.
-        func run(_ nodes: Range<Int>, _ up: inout Side, _ down: inout Side, base: (up: UInt32, down: UInt32),
+        func run(_ nodes: Range<Int>, _ up: inout Side, _ down: inout Side,
                  moving: (edges: Range<Int>, by: (up: UInt32, down: UInt32)) = (0..<0, (0, 0))) {
             let setCount = sets.count, stride = 1 + 2 * setCount, width = V.scalarCount
             let unreachable = HierarchyCustomization.unreachable
@@ -177,7 +177,7 @@ enum HierarchyAssembly {
                                 let f = slots[first * stride + 2 + 2 * lane] + (moving.edges.contains(first) ? moving.by.down : 0)
                                 let s = slots[second * stride + 1 + 2 * lane] + (moving.edges.contains(second) ? moving.by.up : 0)
                                 halves = HierarchyShortcut(middle: UInt32(z), first: f, second: s)
-                                let (a, b) = (down.costs[Int(f - base.down)], up.costs[Int(s - base.up)])
+                                let (a, b) = (down.costs[Int(f)], up.costs[Int(s)])
                                 cost = Cost(duration: a.duration &+ b.duration, length: a.length + b.length,
                                             classes: a.classes | b.classes | nodeClasses[z])
                             }
@@ -186,7 +186,7 @@ enum HierarchyAssembly {
                                 slots[slot] = keptIndex[i]
                                 return
                             }
-                            let index = upward ? base.up + UInt32(up.edges.count) : base.down + UInt32(down.edges.count)
+                            let index = UInt32(upward ? up.edges.count : down.edges.count)
                             keptWeight.append(w); keptClasses.append(classes); keptIndex.append(index)
                             if lane == 0 { (firstWeight, firstIndex, firstClasses) = (w, index, classes) }
                             slots[slot] = index
@@ -219,8 +219,8 @@ enum HierarchyAssembly {
                         }
                     }
                 }
-                up.start.append(base.up + UInt32(up.edges.count))
-                down.start.append(base.down + UInt32(down.edges.count))
+                up.start.append(UInt32(up.edges.count))
+                down.start.append(UInt32(down.edges.count))
             }
         }
     }
