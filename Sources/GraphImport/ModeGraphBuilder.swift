@@ -821,13 +821,13 @@ struct ModeGraphBuilder {
             segmentStart.append(segments.count)
         }
 
-        /// Chain `c`, as a copy of its own.
-        func chain(_ c: Int) -> OSRMChain {
-            OSRMChain(points: Array(points[pointStart[c]..<pointStart[c + 1]]),
-                      segments: Array(segments[segmentStart[c]..<segmentStart[c + 1]]))
-        }
-
+        func pointCount(_ c: Int) -> Int { pointStart[c + 1] - pointStart[c] }
         func point(_ c: Int, _ i: Int) -> ChainPoint { points[pointStart[c] + i] }
+        func segment(_ c: Int, _ i: Int) -> (edge: Int32, k: Int32, along: Bool) { segments[segmentStart[c] + i] }
+        /// Chain `c`'s segments `range` (0 is its first).
+        func segments(_ c: Int, _ range: Range<Int>) -> ArraySlice<(edge: Int32, k: Int32, along: Bool)> {
+            segments[(segmentStart[c] + range.lowerBound)..<(segmentStart[c] + range.upperBound)]
+        }
     }
 
     /// The roads between junctions, as OSRM joins them into edges:
@@ -926,17 +926,16 @@ struct ModeGraphBuilder {
         for (chain, point) in kept { cuts[chain, default: []].append(point) }
         var splitFromLast = [UInt8](repeating: 0, count: (arrays.shapeLatitudes.count - arrays.edgeLength.count + 7) / 8)
         for c in 0..<chains.count {
-            let chain = chains.chain(c)
-            let bounds = [0] + (cuts[c] ?? []).sorted() + [chain.points.count - 1]
+            let bounds = [0] + (cuts[c] ?? []).sorted() + [chains.pointCount(c) - 1]
             for (a, b) in zip(bounds, bounds.dropFirst()) where a < b {
                 // OSRM's edge runs the one way a oneway road goes, else from the lower id (a ring's two ends are one
                 // node: any way will do).
-                let (first, _, along) = chain.segments[a]
+                let (first, _, along) = chains.segment(c, a)
                 let e = Int(first)
                 let ahead = (along ? arrays.edgeForwardArc[e] : arrays.edgeBackwardArc[e]) != noIndex
                 let behind = (along ? arrays.edgeBackwardArc[e] : arrays.edgeForwardArc[e]) != noIndex
-                let forward = ahead != behind ? ahead : chain.points[a].id <= chain.points[b].id
-                for (e, k, along) in chain.segments[a..<b] where forward != along {
+                let forward = ahead != behind ? ahead : chains.point(c, a).id <= chains.point(c, b).id
+                for (e, k, along) in chains.segments(c, a..<b) where forward != along {
                     let s = Int(arrays.edgeShapeStart[Int(e)]) - Int(e) + Int(k)
                     splitFromLast[s >> 3] |= 1 << UInt8(s & 7)
                 }
