@@ -525,10 +525,7 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
 
     /// Appends a section at the next aligned offset.
     private func write(_ section: any GraphSection, _ arrays: GraphArrays) {
-        let align = GraphFormat.sectionAlignment
-        let offset = (position + align - 1) / align * align
-        let zeros = [UInt8](repeating: 0, count: offset - position)
-        zeros.withUnsafeBytes { emit($0) }
+        let offset = padToAlignment()
         section.withBytes(of: arrays) { bytes, size, count in
             table.append((section.id, size, offset, count, GraphFormat.checksum(bytes)))
             emit(bytes)
@@ -541,14 +538,20 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
         guard let entry = sourceTable[section.id.rawValue], let range = entry.byteRange(fileSize: file.size) else {
             return write(section, GraphArrays())
         }
-        let align = GraphFormat.sectionAlignment
-        let offset = (position + align - 1) / align * align
-        let zeros = [UInt8](repeating: 0, count: offset - position)
-        zeros.withUnsafeBytes { emit($0) }
+        let offset = padToAlignment()
         let bytes = UnsafeRawBufferPointer(start: file.base + range.lowerBound, count: range.count)
         table.append((section.id, entry.elementSize, offset, entry.count, entry.checksum))
         emit(bytes)
         position = offset + bytes.count
+    }
+
+    /// Writes zeros up to the next section's aligned offset, and returns it.
+    private func padToAlignment() -> Int {
+        let align = GraphFormat.sectionAlignment
+        let offset = (position + align - 1) / align * align
+        let zeros = [UInt8](repeating: 0, count: offset - position)
+        zeros.withUnsafeBytes { emit($0) }
+        return offset
     }
 
     private func emit(_ bytes: UnsafeRawBufferPointer) {
