@@ -5,8 +5,8 @@ import RoadGraph
 /// The customization's last part: the hierarchy written node by node from the lanes' weights. Per topology edge
 /// and direction it keeps one hierarchy edge per exclusion set unless another set's is as cheap with no more classes.
 /// A shortcut's halves have lower low ends, so theirs are written already: its duration, length and classes come
-/// from them. The lanes are read through pointers (checked indexing of nested arrays and the appends' uniqueness
-/// checks were most of its time); `assemble` is its safe entry point.
+/// from them. The lanes are read through pointers (checked indexing of nested arrays would cost more than the work
+/// itself); `assemble` is its safe entry point.
 enum HierarchyAssembly {
     /// One lane group's columns, per edge.
     struct Columns<V: SIMD> where V.Scalar == UInt32 {

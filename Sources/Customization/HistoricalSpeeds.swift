@@ -108,8 +108,8 @@ public struct HistoricalMetric {
             let least = leastWeight(a)
             var week: [HistorySlot] = []
             for slot in 0..<WeekSlots.count {
-                // A slot whose speeds are those of the slot before costs what it did (compared in place: an array
-                // of them per slot was most of the time on a large week).
+                // A slot whose speeds are those of the slot before costs what it did (compared in place: a week
+                // has 672 slots per arc, too many for an array each).
                 if slot > 0, named.allSatisfy({ $0.speeds[slot] == $0.speeds[slot - 1]
                                                 || ($0.speeds[slot].isNaN && $0.speeds[slot - 1].isNaN) }) { continue }
                 let changes = named.indices.compactMap { j -> (index: Int, row: SegmentSpeed)? in

@@ -247,7 +247,7 @@ public struct TrafficMetric {
 }
 
 /// A set of OSM node ids that answers "surely not" in one bit test: most of a graph's segments and turns are in no
-/// traffic file, and a hashed lookup of each (two or three ids) was most of the time spent applying one.
+/// traffic file, and the test spares them a hashed lookup of two or three ids each.
 struct NodeFilter {
     private var bits: [UInt64]
     private let mask: Int

@@ -806,8 +806,8 @@ struct ModeGraphBuilder {
         var segments: [(edge: Int32, k: Int32, along: Bool)] = []
     }
 
-    /// Every chain's points and segments end to end in two arrays: two arrays per chain were most of the memory
-    /// an 8.7M-node import's walking build peaked at.
+    /// Every chain's points and segments end to end in two arrays: a large extract has millions of chains, too many
+    /// for a pair of arrays each.
     private struct OSRMChains {
         var points: [ChainPoint] = [], pointStart = [0]
         var segments: [(edge: Int32, k: Int32, along: Bool)] = [], segmentStart = [0]
