@@ -629,8 +629,9 @@ public struct RoadGraph: @unchecked Sendable {
                     || chVertexCost.count == vertices && chArcTail.count == arcs && !chNode.isEmpty, "hierarchy over vertices")
         try require(chVertexCost.allSatisfy { $0 <= Self.maxTurnWeight || $0 == noIndex }
                     && chArcTail.allSatisfy { Int($0) < vertices }, "vertex costs")
-        if importArcWeight.isEmpty {
-            try require(importArcDuration.isEmpty && importTransitionStart.isEmpty && importTransitionTargets.isEmpty
+        // Told apart by the turns' table, which has an entry even for a graph without arcs.
+        if importTransitionStart.isEmpty {
+            try require(importArcWeight.isEmpty && importArcDuration.isEmpty && importTransitionTargets.isEmpty
                         && importTransitionWeight.isEmpty, "import metric")
         } else {
             try require(importArcDuration.count == arcs && importArcWeight.count == arcs, "import metric")

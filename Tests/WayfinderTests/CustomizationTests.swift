@@ -233,6 +233,22 @@ import Testing
         try Self.checkExtract(OracleTests.sharedData.appendingPathComponent("r5-porto_portugal.osm.pbf").path, pairs: 100)
     }
 
+    /// A graph without a road (an extract with none for the mode) customizes into a graph that loads and has
+    /// nothing to snap to; its empty import metric once made it unloadable.
+    @Test func graphWithoutRoadsCustomizes() throws {
+        let directory = try TemporaryDirectory()
+        let input = directory.path + "/empty.osm", graphs = directory.path + "/g"
+        try #"<?xml version="1.0"?><osm version="0.6"><node id="1" lat="1" lon="1"/></osm>"#
+            .write(toFile: input, atomically: true, encoding: .utf8)
+        _ = try GraphImporter.importGraphs(from: input, to: graphs, modes: [.driving])
+        _ = try GraphCustomizer.customize(directory: graphs, mode: .driving, speedFiles: [], turnFiles: [])
+        for mode in [TravelMode.driving] {
+            let graph = try RoadGraph(contentsOf: try graphFile(graphs, mode))
+            #expect(graph.arcCount == 0 && !graph.cchUpStart.isEmpty, "\(mode) customized")
+            #expect(graph.snap(Coordinate(latitude: 1, longitude: 1)) == nil)
+        }
+    }
+
     /// Split in two over the elimination tree (both cores on each group of lanes), the customization gives the
     /// hierarchy one core per group gives, edge for edge: a 150 × 150 grid with random weights, one-way streets and
     /// classes, with four and with eight exclusion sets (lanes four and eight wide, against two and four).
