@@ -42,7 +42,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "Geocoding", dependencies: ["CSQLite", "RoadGraph"],
                 resources: [.copy("Data")]),
-        .target(name: "GraphImport", dependencies: ["OSMReaderShim", "RoadGraph", "Contraction", "Geocoding"]),
+        .target(name: "GraphImport", dependencies: ["OSMReaderShim", "RoadGraph", "Contraction", "Customization", "Geocoding"]),
         .target(name: "Routing", dependencies: ["RoadGraph"]),
         .target(name: "Guidance", dependencies: ["Routing", "RoadGraph"], resources: [.copy("Phrases")]),
         .target(name: "Isochrones", dependencies: ["CDelaunay", "Routing", "RoadGraph"]),

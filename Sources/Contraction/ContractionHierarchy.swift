@@ -29,6 +29,11 @@ public struct ContractionStatistics: Sendable {
     public var seconds = 0.0
     /// Whether the nodes were vertices rather than arcs.
     public var overVertices = false
+    /// Whether the hierarchy was ordered by nested dissection and customized rather than contracted (`shortcuts`
+    /// then counts its edges, up and down, and `rounds` is zero).
+    public var customizable = false
+
+    public init() {}
 }
 
 /// Builds a hierarchy in rounds: each round takes the arcs whose priority is lower than every neighbour's (an

@@ -86,78 +86,11 @@ public enum GraphCustomizer {
         report.usedTurnRows = metric.usedTurnRows; report.unusedTurnRows = metric.unusedTurnRows
         report.changedArcs = metric.changedArcs; report.changedTurns = metric.changedTurns
 
-        let input = customizationInput(graph, metric)
         let writer = try GraphDirectoryWriter(output: path)
         do {
-            let file = try GraphFileWriter(path: writer.stagingPath + "/" + GraphFormat.fileName(for: mode))
-            // The sections no metric changes (geometry, names: most of the file) are copied from the current file
-            // on the other core while the hierarchy is assembled, and flushed to disk there.
-            let unchanged = DispatchGroup()
-            let writeUnchanged = {
-                DispatchQueue.global().async(group: unchanged) {
-                    file.writeAllButRouting(customizing: graph)
-                    file.flushWritten()
-                }
-            }
-            var started = false
-            defer { if started { unchanged.wait() } }
-            let topology: HierarchyTopology
-            if !graph.cchUpStart.isEmpty {
-                topology = HierarchyTopology(number: Array(graph.chNode), node: Array(graph.chOriginal),
-                                             upStart: Array(graph.cchUpStart), upHead: Array(graph.cchUpHead))
-                guard topology.isClosedUnderElimination else { throw Failure.damagedHierarchy(graphPath) }
-            } else {
-                let ordering = Date()
-                // From every turn of the import, closed or not: the order serves every later metric.
-                topology = try HierarchyTopology(nodeCount: input.nodeCount, edges: structure(graph, metric))
-                report.orderSeconds = Date().timeIntervalSince(ordering)
-            }
-            // Edge indices share 32 bits with two flags (see `LaneGroup`).
-            guard max(topology.edgeCount, input.edges.count) < 1 << 30 else {
-                throw Failure.tooLarge(max(topology.edgeCount, input.edges.count))
-            }
-            let (hierarchy, statistics) = HierarchyCustomization.customize(topology, input, excludable: ArcClasses.excludable.rawValue) {
-                writeUnchanged()
-                started = true
-            }
-            report.hierarchy = statistics
-            // Where the week makes some arc cheaper than the metric, A* at a time needs bounds below both: the same
-            // order customized once more, with each arc's least weight. Without exclusion sets: a bound that ignores
-            // an exclusion is still a bound, and one set is half the work of Porto's four.
-            let least = weekLeast(graph, metric, week)
-            var bounds: HierarchyArrays?
-            if let least {
-                bounds = HierarchyCustomization.customize(topology, customizationInput(graph, least), excludable: 0).0
-            }
-            unchanged.wait()
-            var arrays = GraphArrays()
-            arrays.importArcWeight = imported.arcWeight
-            arrays.importArcDuration = imported.arcDuration
-            arrays.importTransitionStart = imported.transitionStart
-            arrays.importTransitionTargets = imported.transitionTargets
-            arrays.importTransitionWeight = imported.transitionWeight
-            arrays.arcWeight = metric.arcWeight
-            arrays.arcDuration = metric.arcDuration
-            (arrays.transitionStart, arrays.transitionTargets, arrays.transitionWeight) = metric.openTransitions()
-            arrays.chNode = hierarchy.node; arrays.chOriginal = hierarchy.original
-            arrays.chUpStart = hierarchy.upStart; arrays.chUpEdges = hierarchy.up
-            arrays.chUpLength = hierarchy.upLength; arrays.chUpDuration = hierarchy.upDuration
-            arrays.chDownStart = hierarchy.downStart; arrays.chDownEdges = hierarchy.down
-            arrays.chDownLength = hierarchy.downLength; arrays.chDownDuration = hierarchy.downDuration
-            arrays.chUpShortcuts = hierarchy.upShortcuts; arrays.chDownShortcuts = hierarchy.downShortcuts
-            arrays.cchUpStart = topology.upStart; arrays.cchUpHead = topology.upHead
-            arrays.segmentWeight = metric.segmentWeight; arrays.segmentDuration = metric.segmentDuration
-            arrays.historyStart = week.start; arrays.historySlots = week.runs
-            // Without bounds, empty sections: a week nowhere faster keeps no old bounds.
-            arrays.boundUpStart = bounds?.upStart ?? []; arrays.boundUpEdges = bounds?.up ?? []
-            arrays.boundDownStart = bounds?.downStart ?? []; arrays.boundDownEdges = bounds?.down ?? []
-
-            var metadata = graph.metadata
-            // The A* bound holds at every time: the least of each arc's weights over the week.
-            metadata.maxSpeed = fastestSpeed(graph, (least ?? metric).arcWeight, atLeast: graph.metadata.maxSpeed)
-            metadata.metric = metricName ?? defaultName(speedFiles: speedFiles, turnFiles: turnFiles + historyFiles)
-            report.metric = metadata.metric
-            try file.finish(&arrays, metadata: metadata, customizing: graph)
+            let name = metricName ?? defaultName(speedFiles: speedFiles, turnFiles: turnFiles + historyFiles)
+            try write(graph, from: graphPath, imported: imported, metric: metric, week: week, metricName: name,
+                      to: writer.stagingPath + "/" + GraphFormat.fileName(for: mode), report: &report)
             // The rest of the generation is the same files: linked, so the new generation costs no copy.
             for other in TravelMode.allCases where other != mode {
                 try link(generation.graphPath(for: other), into: writer.stagingPath)
@@ -171,6 +104,107 @@ public enum GraphCustomizer {
         }
         report.seconds = Date().timeIntervalSince(started)
         return report
+    }
+
+    /// Gives a graph file just written by an import, without a hierarchy, the customizable hierarchy of its own
+    /// costs, in place (`wayfinder import` for modes whose contraction costs more than ordering and customizing).
+    /// A later `customize` then starts from the order this one made.
+    public static func customizeImported(file path: String) throws -> Report {
+        let started = Date()
+        var report = Report()
+        let customized = path + ".customized"
+        // The graph is unmapped before its file is replaced.
+        do {
+            let graph = try RoadGraph(contentsOf: path)
+            let metric = TrafficMetric.importMetric(of: graph)
+            try write(graph, from: path, imported: metric, metric: metric, week: HistoricalMetric(), metricName: "import",
+                      to: customized, report: &report)
+        } catch {
+            unlink(customized)
+            throw error
+        }
+        guard rename(customized, path) == 0 else {
+            unlink(customized)
+            throw GraphDirectoryError.cannotWrite("cannot replace \(path): \(String(cString: strerror(errno)))")
+        }
+        report.seconds = Date().timeIntervalSince(started)
+        return report
+    }
+
+    /// Writes `graph` (loaded from `source`) to `path` with the metric's costs and its customized hierarchy, and
+    /// with `week`'s historical speeds; `imported`: the import's costs, which every later customization starts from.
+    static func write(_ graph: RoadGraph, from source: String, imported: TrafficMetric, metric: TrafficMetric,
+                      week: HistoricalMetric, metricName: String, to path: String, report: inout Report) throws {
+        let input = customizationInput(graph, metric)
+        let file = try GraphFileWriter(path: path)
+        // The sections no metric changes (geometry, names: most of the file) are copied from the current file
+        // on the other core while the hierarchy is assembled, and flushed to disk there.
+        let unchanged = DispatchGroup()
+        let writeUnchanged = {
+            DispatchQueue.global().async(group: unchanged) {
+                file.writeAllButRouting(customizing: graph)
+                file.flushWritten()
+            }
+        }
+        var started = false
+        defer { if started { unchanged.wait() } }
+        let topology: HierarchyTopology
+        if !graph.cchUpStart.isEmpty {
+            topology = HierarchyTopology(number: Array(graph.chNode), node: Array(graph.chOriginal),
+                                         upStart: Array(graph.cchUpStart), upHead: Array(graph.cchUpHead))
+            guard topology.isClosedUnderElimination else { throw Failure.damagedHierarchy(source) }
+        } else {
+            let ordering = Date()
+            // From every turn of the import, closed or not: the order serves every later metric.
+            topology = try HierarchyTopology(nodeCount: input.nodeCount, edges: structure(graph, metric))
+            report.orderSeconds = Date().timeIntervalSince(ordering)
+        }
+        // Edge indices share 32 bits with two flags (see `LaneGroup`).
+        guard max(topology.edgeCount, input.edges.count) < 1 << 30 else {
+            throw Failure.tooLarge(max(topology.edgeCount, input.edges.count))
+        }
+        let (hierarchy, statistics) = HierarchyCustomization.customize(topology, input, excludable: ArcClasses.excludable.rawValue) {
+            writeUnchanged()
+            started = true
+        }
+        report.hierarchy = statistics
+        // Where the week makes some arc cheaper than the metric, A* at a time needs bounds below both: the same
+        // order customized once more, with each arc's least weight. Without exclusion sets: a bound that ignores
+        // an exclusion is still a bound, and one set is half the work of Porto's four.
+        let least = weekLeast(graph, metric, week)
+        var bounds: HierarchyArrays?
+        if let least {
+            bounds = HierarchyCustomization.customize(topology, customizationInput(graph, least), excludable: 0).0
+        }
+        unchanged.wait()
+        var arrays = GraphArrays()
+        arrays.importArcWeight = imported.arcWeight
+        arrays.importArcDuration = imported.arcDuration
+        arrays.importTransitionStart = imported.transitionStart
+        arrays.importTransitionTargets = imported.transitionTargets
+        arrays.importTransitionWeight = imported.transitionWeight
+        arrays.arcWeight = metric.arcWeight
+        arrays.arcDuration = metric.arcDuration
+        (arrays.transitionStart, arrays.transitionTargets, arrays.transitionWeight) = metric.openTransitions()
+        arrays.chNode = hierarchy.node; arrays.chOriginal = hierarchy.original
+        arrays.chUpStart = hierarchy.upStart; arrays.chUpEdges = hierarchy.up
+        arrays.chUpLength = hierarchy.upLength; arrays.chUpDuration = hierarchy.upDuration
+        arrays.chDownStart = hierarchy.downStart; arrays.chDownEdges = hierarchy.down
+        arrays.chDownLength = hierarchy.downLength; arrays.chDownDuration = hierarchy.downDuration
+        arrays.chUpShortcuts = hierarchy.upShortcuts; arrays.chDownShortcuts = hierarchy.downShortcuts
+        arrays.cchUpStart = topology.upStart; arrays.cchUpHead = topology.upHead
+        arrays.segmentWeight = metric.segmentWeight; arrays.segmentDuration = metric.segmentDuration
+        arrays.historyStart = week.start; arrays.historySlots = week.runs
+        // Without bounds, empty sections: a week nowhere faster keeps no old bounds.
+        arrays.boundUpStart = bounds?.upStart ?? []; arrays.boundUpEdges = bounds?.up ?? []
+        arrays.boundDownStart = bounds?.downStart ?? []; arrays.boundDownEdges = bounds?.down ?? []
+
+        var metadata = graph.metadata
+        // The A* bound holds at every time: the least of each arc's weights over the week.
+        metadata.maxSpeed = fastestSpeed(graph, (least ?? metric).arcWeight, atLeast: graph.metadata.maxSpeed)
+        metadata.metric = metricName
+        report.metric = metricName
+        try file.finish(&arrays, metadata: metadata, customizing: graph)
     }
 
     /// The metric with each arc's least weight over the week, where some run is cheaper than the metric (else nil).

@@ -401,7 +401,7 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
         .boundUpStart, .boundUpEdges, .boundDownStart, .boundDownEdges,
     ]
 
-    private let path: String
+    public let path: String
     private var out: UnsafeMutablePointer<FILE>?
     /// Per section written: id, element size, offset, count, checksum.
     private var table: [(id: SectionID, elementSize: Int, offset: Int, count: Int, crc: UInt32)] = []

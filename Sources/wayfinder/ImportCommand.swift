@@ -9,9 +9,10 @@ enum ImportCommand {
                             [--time-zone NAME | --time-zone-file ZONES.geojson]
 
     Reads an OpenStreetMap extract and writes a graph per mode into <dir> (driving.wfgraph, walking.wfgraph, and
-    cycling.wfgraph when --modes asks for it: driving and walking by default, as cycling doubles an import's time),
-    each with a contraction hierarchy for fast queries and tables
-    (--no-contraction skips it: A* and Dijkstra still work). The directory is replaced only when the import succeeds.
+    cycling.wfgraph when --modes asks for it: driving and walking by default, as cycling adds a third to an import's
+    time and, on extracts of millions of nodes, more than doubles its peak memory), each with a contraction
+    hierarchy for fast queries and tables (cycling's is customizable, as `wayfinder customize` makes one;
+    --no-contraction skips them: A* and Dijkstra still work). The directory is replaced only when the import succeeds.
     Progress goes to stderr: a bar on a terminal, plain lines otherwise; --quiet silences it.
     --compat osrm follows OSRM's rules where PROFILES.md lists a deviation decided at import (proposed roads,
     access lists, widths, trunk roads and barriers for walkers, platforms crossed, height restrictors), so that
@@ -123,8 +124,13 @@ final class ProgressReporter {
                          stats.seconds, stats.places, stats.streets, stats.addresses, stats.interpolated, stats.pois, stats.areas))
         case .contracted(let mode, let stats):
             finish()
-            write(String(format: "contracted %@ in %.1f s: %d %@, %d shortcuts, %d rounds\n", mode.rawValue, stats.seconds,
-                         stats.nodes, stats.overVertices ? "vertices" : "arcs", stats.shortcuts, stats.rounds))
+            if stats.customizable {
+                write(String(format: "ordered and customized %@ in %.1f s: %d arcs, %d hierarchy edges\n", mode.rawValue,
+                             stats.seconds, stats.nodes, stats.shortcuts))
+            } else {
+                write(String(format: "contracted %@ in %.1f s: %d %@, %d shortcuts, %d rounds\n", mode.rawValue, stats.seconds,
+                             stats.nodes, stats.overVertices ? "vertices" : "arcs", stats.shortcuts, stats.rounds))
+            }
         case .warning(let message):
             finish()
             write("warning: \(message)\n")

@@ -233,16 +233,36 @@ import Testing
         try Self.checkExtract(OracleTests.sharedData.appendingPathComponent("r5-porto_portugal.osm.pbf").path, pairs: 100)
     }
 
-    /// A graph without a road (an extract with none for the mode) customizes into a graph that loads and has
-    /// nothing to snap to; its empty import metric once made it unloadable.
+    /// Cycling is imported with a customizable hierarchy (`GraphImporter.customizableModes`): routes and tables on
+    /// it match the oracle, driving keeps its contraction, and a later customization keeps the import's order.
+    @Test func cyclingIsImportedCustomizable() throws {
+        let directory = try TemporaryDirectory()
+        let graphs = directory.path + "/g"
+        let summary = try GraphImporter.importGraphs(
+            from: OracleTests.packageRoot.appendingPathComponent("graphs/helsinki.osm.pbf").path, to: graphs,
+            modes: [.driving, .cycling])
+        #expect(summary.contraction[.cycling]?.customizable == true && summary.contraction[.driving]?.customizable == false)
+        let imported = try RoadGraph(contentsOf: try graphFile(graphs, .cycling))
+        #expect(!imported.cchUpStart.isEmpty && imported.metadata.metric == "import")
+        #expect(try RoadGraph(contentsOf: try graphFile(graphs, .driving)).cchUpStart.isEmpty)
+        let result = try OracleTests.checkRandomPairs(imported, count: 300, seed: 31)
+        #expect(result.routed > 150, "most pairs routable: \(result)")
+        Self.checkTables(imported, excluding: [], seed: 32)
+        let rows = Self.trafficRows(imported, seed: 33) { _, random in random.next() % 4 == 0 ? "\(5 + random.next() % 20)" : nil }
+        let customized = try Self.customizeAndCheck(graphs, .cycling, rows, pairs: 100, seed: 34)
+        #expect(Array(customized.chNode) == Array(imported.chNode), "the import's order is kept")
+    }
+
+    /// A graph without a road (an extract with none for the mode) customizes, at import and after, into a graph
+    /// that loads and has nothing to snap to; its empty import metric once made it unloadable.
     @Test func graphWithoutRoadsCustomizes() throws {
         let directory = try TemporaryDirectory()
         let input = directory.path + "/empty.osm", graphs = directory.path + "/g"
         try #"<?xml version="1.0"?><osm version="0.6"><node id="1" lat="1" lon="1"/></osm>"#
             .write(toFile: input, atomically: true, encoding: .utf8)
-        _ = try GraphImporter.importGraphs(from: input, to: graphs, modes: [.driving])
+        _ = try GraphImporter.importGraphs(from: input, to: graphs, modes: [.driving, .cycling])
         _ = try GraphCustomizer.customize(directory: graphs, mode: .driving, speedFiles: [], turnFiles: [])
-        for mode in [TravelMode.driving] {
+        for mode in [TravelMode.driving, .cycling] {
             let graph = try RoadGraph(contentsOf: try graphFile(graphs, mode))
             #expect(graph.arcCount == 0 && !graph.cchUpStart.isEmpty, "\(mode) customized")
             #expect(graph.snap(Coordinate(latitude: 1, longitude: 1)) == nil)
