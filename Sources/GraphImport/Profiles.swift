@@ -444,8 +444,10 @@ public struct TravelProfile: Sendable {
         var flags: EdgeFlags = []
         var duration: Double?
         var roadClass = highway.flatMap { Self.otherClasses[$0] } ?? .footway
+        // A platform tagged `public_transport=platform` alone (a bus stop's kerb, most often) is walked, though
+        // OSRM's foot profile gives it no speed (PROFILES.md, section 1).
         let walkable = highway.map(Self.walkingHighways.contains) ?? false
-            || tags["railway"] == "platform" || tags["public_transport"] == "platform"
+            || tags["railway"] == "platform" || (tags["public_transport"] == "platform" && !asOSRM)
             || tags["man_made"] == "pier" || tags["leisure"] == "track"
             || tags["amenity"] == "parking" || tags["amenity"] == "parking_entrance"
         // Trunk roads with a sidewalk (OSRM's foot profile reads no sidewalk tags; see PROFILES.md).

@@ -41,6 +41,18 @@ import Testing
         return map
     }
 
+    /// A bus platform tagged `public_transport=platform` alone from a to c, and a footway round it.
+    static func busPlatform() -> TestMap {
+        let map = TestMap("""
+            a    b    c
+
+            d         e
+            """)
+        map.way("abc", ["public_transport": "platform", "bus": "yes"])
+        map.way("adec", ["highway": "footway"])
+        return map
+    }
+
     /// A street a–b–c (100 m) with a detour a–d–e–c round it (140 m), as in RoadRulesTests.
     static func map(_ c: Case) -> TestMap {
         if let drawn = c.drawn { return drawn() }
@@ -69,6 +81,7 @@ import Testing
         Case(name: "a low height restrictor with an access tag", mode: .driving,
              node: ["barrier": "height_restrictor", "maxheight": "1.8", "access": "yes"]),
         Case(name: "a platform area, on foot", mode: .walking, drawn: platform, from: "x", to: "y"),
+        Case(name: "a bus platform without a highway tag, on foot", mode: .walking, drawn: busPlatform),
     ]
 
     /// The leg a → c: its length and weight, from a graph imported with `rules`.
