@@ -101,7 +101,9 @@ def simulate(leg, rng, noise=5.0):
         error = 0.8 * error + rng.gauss(0, noise * 0.6)
         progress = min(drive.length, max(0.0, drive.distance_at(t) + error))
         i = max(k for k in range(len(steps)) if starts[k] <= progress + 1e-9) if progress > 0 else 0
-        i = min(i, len(steps) - 1)
+        # The departure is said as the drive starts, as the SDKs say it, wherever the first fix falls on a short
+        # first step.
+        i = 0 if t == 0 else min(i, len(steps) - 1)
         remaining = (starts[i + 1] - progress) / scale
         due = [k for k, v in enumerate(steps[i].get("voiceInstructions", []))
                if (i, k) not in done and v["distanceAlongGeometry"] >= remaining - 1e-6]
