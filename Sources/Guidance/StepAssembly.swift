@@ -56,7 +56,8 @@ struct DraftStep {
     // Through the stored array: a computed property of the intersection would copy it out of the list first.
     var allowedTurns: Int { intersections[0].roads.count(where: \.entry) }
     var noIntermediaryIntersections: Bool { intersections.dropFirst().allSatisfy { $0.roads.count == 2 } }
-    var isShortAndUndisturbed: Bool { distance <= 30 && noIntermediaryIntersections }
+    /// At most the collapse distance long (the profile's: 10 m on foot, 30 m by car) and passing no junction.
+    func isShortAndUndisturbed(within d: Double) -> Bool { distance <= d && noIntermediaryIntersections }
 
     mutating func invalidate() {
         kind = .noTurn
@@ -288,23 +289,25 @@ struct StepAssembly {
         Geo.turnAngle(arriving: entryBearing(entry), leaving: exitBearing(exit))
     }
 
-    static func totalTurnAngle(_ a: DraftStep, _ b: DraftStep) -> Double {
-        a.first <= b.first ? totalTurnAngle(entry: a, exit: b) : totalTurnAngle(entry: b, exit: a)
+    /// The combined angle where the two make one turn: the entry step is shorter than the collapse distance `d`,
+    /// or both turn the same way; else the first turn's angle.
+    static func totalTurnAngle(_ a: DraftStep, _ b: DraftStep, within d: Double) -> Double {
+        a.first <= b.first ? totalTurnAngle(entry: a, exit: b, within: d) : totalTurnAngle(entry: b, exit: a, within: d)
     }
 
-    private static func totalTurnAngle(entry: DraftStep, exit: DraftStep) -> Double {
+    private static func totalTurnAngle(entry: DraftStep, exit: DraftStep, within d: Double) -> Double {
         let entryAngle = entry.turnAngle, exitAngle = exit.turnAngle
         let total = combinedAngle(entry: entry, exit: exit)
         let useTotal = Geo.deviation(total, 180) >= 20
-            && (entry.distance < 30 || (entryAngle <= 185 && exitAngle <= 185) || (entryAngle >= 175 && exitAngle >= 175))
+            && (entry.distance < d || (entryAngle <= 185 && exitAngle <= 185) || (entryAngle >= 175 && exitAngle >= 175))
         return useTotal ? total : entryAngle
     }
 
     /// OSRM's `AdjustToCombinedTurnStrategy`: the step at the turn takes the combined angle, and a type that
     /// says it (a name change that turns is a turn; a turn back onto the road one was on is a continue).
-    static func adjustedToCombinedTurn(_ at: DraftStep, from: DraftStep, prior: DraftStep) -> DraftStep {
+    static func adjustedToCombinedTurn(_ at: DraftStep, from: DraftStep, prior: DraftStep, within d: Double) -> DraftStep {
         var at = at
-        let angle = Self.totalTurnAngle(at, from)
+        let angle = Self.totalTurnAngle(at, from, within: d)
         let newModifier = at.kind == .fork || at.kind == .merge ? at.modifier : Modifier(angle: angle)
         func nonTurn(_ s: DraftStep) -> Bool {
             s.kind == .newName || ((s.kind == .turn || s.kind == .continueOn) && s.modifier == .straight)

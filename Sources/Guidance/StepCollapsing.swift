@@ -44,7 +44,7 @@ extension StepAssembly {
               Self.bearingsAreReversed(Self.entryBearing(cur), Self.exitBearing(next)), Self.haveSameName(prior, next) else { return false }
         let linkRoad = cur.distance <= 2 * d && cur.name.isEmpty && cur.label.isEmpty
             && !prior.label.name.isEmpty && !next.label.name.isEmpty && cur.noIntermediaryIntersections
-        return cur.isShortAndUndisturbed || linkRoad || (next.allowedTurns == 1 && cur.noIntermediaryIntersections)
+        return cur.isShortAndUndisturbed(within: d) || linkRoad || (next.allowedTurns == 1 && cur.noIntermediaryIntersections)
     }
 
     static func isNameOscillation(_ prior: DraftStep, _ cur: DraftStep, _ next: DraftStep) -> Bool {
@@ -76,16 +76,16 @@ extension StepAssembly {
         if isStaggered(p, c, n) { return .staggered }
         if isUTurn(p, c, n, within: d) { return .uTurn }
         if isNameOscillation(p, c, n) { return .nameOscillation }
-        if (preconditions(p, c, n) && c.isShortAndUndisturbed && isNameChange(c) && n.hasTurnType && n.kind != .suppressed)
-            || (preconditions(c, n) && c.isShortAndUndisturbed && c.allowedTurns > 1 && c.kind == .suppressed
+        if (preconditions(p, c, n) && c.isShortAndUndisturbed(within: d) && isNameChange(c) && n.hasTurnType && n.kind != .suppressed)
+            || (preconditions(c, n) && c.isShortAndUndisturbed(within: d) && c.allowedTurns > 1 && c.kind == .suppressed
                 && c.modifier != .straight && n.hasTurnType && n.kind != .suppressed && areSameSide(c, n))
         {
             return .turnAfterNameChange
         }
         if succeededByNameChange(c, n, d) || (preconditions(c, n) && c.distance < 0.25 * d && c.kind == .suppressed && n.kind == .newName)
-            || (preconditions(c, n) && c.isShortAndUndisturbed && n.kind == .suppressed && n.modifier != .straight
+            || (preconditions(c, n) && c.isShortAndUndisturbed(within: d) && n.kind == .suppressed && n.modifier != .straight
                 && c.hasTurnType && c.kind != .suppressed && areSameSide(c, n))
-            || (preconditions(c, n) && c.isShortAndUndisturbed && c.modifier != .straight && n.allowedTurns == 1
+            || (preconditions(c, n) && c.isShortAndUndisturbed(within: d) && c.modifier != .straight && n.allowedTurns == 1
                 && n.kind != .suppressed)
             || (preconditions(c, n) && c.distance <= 2 * d && (c.kind == .continueOn || c.kind == .turn)
                 && c.modifier == .straight && n.allowedTurns == 1 && c.noIntermediaryIntersections)
@@ -160,15 +160,15 @@ extension StepAssembly {
             case .turnAfterNameChange:
                 // The real maneuver comes right after a name change: it is said at its own place, the name change
                 // folds into the step before.
-                steps[next] = Self.adjustedToCombinedTurn(steps[next], from: steps[cur], prior: steps[prev])
+                steps[next] = Self.adjustedToCombinedTurn(steps[next], from: steps[cur], prior: steps[prev], within: d)
                 suppress(cur, into: prev)
             case .combinedTurn:
                 let p = steps[prev]
-                combine(cur, next) { at, from in at = Self.adjustedToCombinedTurn(at, from: from, prior: p) }
+                combine(cur, next) { at, from in at = Self.adjustedToCombinedTurn(at, from: from, prior: p, within: d) }
             case .suppressedStraight:
                 let far = steps[previousTurn(before: prev)]
                 suppress(cur, into: prev)
-                combine(prev, next) { at, from in at = Self.adjustedToCombinedTurn(at, from: from, prior: far) }
+                combine(prev, next) { at, from in at = Self.adjustedToCombinedTurn(at, from: from, prior: far, within: d) }
             }
             let (doubleChoiceless, newNext) = steps.withUnsafeBufferPointer { s in
                 let newNext = Self.nextTurn(s, after: cur)
@@ -178,7 +178,7 @@ extension StepAssembly {
             }
             if doubleChoiceless {
                 let prior = steps[previousTurn(before: cur)]
-                combine(cur, newNext) { at, from in at = Self.adjustedToCombinedTurn(at, from: from, prior: prior) }
+                combine(cur, newNext) { at, from in at = Self.adjustedToCombinedTurn(at, from: from, prior: prior, within: d) }
             }
             let (uTurn, prior) = steps.withUnsafeBufferPointer { s in
                 let prior = Self.previousTurn(s, before: cur)
@@ -199,7 +199,7 @@ extension StepAssembly {
         guard preconditions(c, n) else { return false }
         let strong = n.kind == .newName && n.modifier == .straight && c.distance <= 1.5 * d
         let choiceless = n.kind == .newName && n.allowedTurns == 1 && c.distance <= 1.5 * d
-        return (c.isShortAndUndisturbed || strong || choiceless) && isNameChange(n) && c.hasTurnType && c.kind != .suppressed
+        return (c.isShortAndUndisturbed(within: d) || strong || choiceless) && isNameChange(n) && c.hasTurnType && c.kind != .suppressed
     }
 
     static func suppressedStraightBetweenTurns(_ p: DraftStep, _ c: DraftStep, _ n: DraftStep, within d: Double) -> Bool {
@@ -208,7 +208,7 @@ extension StepAssembly {
         let similar = (p.distance < 5 && c.distance < 5) || min(p.distance, c.distance) / max(p.distance, c.distance) > 0.75
         let types = c.kind == .suppressed && c.modifier == .straight && (p.kind == .turn || p.kind == .continueOn)
             && (n.kind == .turn || n.kind == .continueOn || n.kind == .onRamp)
-        let total = Self.totalTurnAngle(p, n)
+        let total = Self.combinedAngle(p, n)
         return shortEnough && similar && types && total > 40 && total < 320
     }
 
@@ -220,6 +220,7 @@ extension StepAssembly {
 
     /// A slip road and the turn at its end are one turn, said where the slip road leaves.
     mutating func handleSliproad(_ i: Int) {
+        let d = collapseDistance
         var next = nextTurn(after: i)
         // Traffic lights on the slip road are no junction.
         while next < steps.count - 1, steps[next].kind == .suppressed, steps[next].intersections[0].roads.count == 2,
@@ -235,7 +236,7 @@ extension StepAssembly {
         let prior = steps[previousTurn(before: i)]
         steps[i].kind = Self.haveSameName(prior, steps[next]) ? .continueOn : .turn
         combine(i, next, lanes: .take) { at, from in
-            if at.kind != .fork { at.modifier = Modifier(angle: Self.totalTurnAngle(at, from)) }
+            if at.kind != .fork { at.modifier = Modifier(angle: Self.totalTurnAngle(at, from, within: d)) }
         }
     }
 
@@ -391,6 +392,7 @@ extension StepAssembly {
     /// decision followed by "then" the second. One right before the arrival or a circle folds into the step
     /// before it.
     mutating func foldStepsUnder(_ metres: Double) {
+        let d = collapseDistance
         var i = 1
         while i < steps.count - 1 {
             let s = steps[i]
@@ -431,7 +433,7 @@ extension StepAssembly {
                     }
                 } else {
                     let kind = at.kind
-                    at = Self.adjustedToCombinedTurn(at, from: from, prior: prior)
+                    at = Self.adjustedToCombinedTurn(at, from: from, prior: prior, within: d)
                     if kind == .newName && at.modifier != .straight { at.kind = .turn }
                 }
             }

@@ -331,6 +331,32 @@ import Testing
         }
     }
 
+    /// A turn onto a 20 m street that then changes its name: OSRM says both on foot (its foot profile collapses
+    /// steps within 10 m, 15 m for a name change) and one turn onto the second name by car (30 m).
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func shortStreetBeforeANameChangeAsOSRM() throws {
+        for (profile, mode) in [("foot", "walking"), ("car", "driving")] {
+            let map = TestMap("""
+                f                         e b    d
+
+
+                                            s
+                """)
+            map.way("sb", ["highway": "residential", "name": "South"])
+            map.way("bd", ["highway": "residential", "name": "East"])
+            map.way("be", ["highway": "residential", "name": "Short"])
+            map.way("ef", ["highway": "residential", "name": "Long"])
+            _ = try map.build()
+            let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+            let osrm = try OSRMOracle(map: map, profile: profile)
+            let request = "/route/v1/\(mode)/\(OSRMCompatibilityTests.text(map.position(between: "s", "b", at: 0.5)));"
+                + "\(OSRMCompatibilityTests.text(map.position(between: "e", "f", at: 0.5)))?steps=true&overview=false"
+            let theirs = Self.stepKinds(try osrm.json(request).object)
+            #expect(theirs.count == (mode == "walking" ? 4 : 3), "\(mode): OSRM says \(theirs)")
+            #expect(Self.stepKinds(try service.json(request + "&compat=osrm").object) == theirs, "\(mode)")
+        }
+    }
+
     /// A bridge carrying its own name (and no ref) over a river is part of the street a driver is on.
     @Test func bridgesAndTunnelsAreNoNewName() throws {
         let map = TestMap("a     b       c     d       e     f", gridSize: 30)
