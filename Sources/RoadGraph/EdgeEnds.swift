@@ -61,6 +61,17 @@ extension GraphArrays {
 /// What OSRM compares before it joins two edges that meet end to end, with nothing else at the vertex, into one:
 /// the same names, class, lanes and flags, and the same directions open along the way through the vertex.
 struct RoadPiece: Equatable {
+    /// The class as OSRM's profiles give it (`road_priority_class`): a footway, a pedestrian street and steps are
+    /// one class, a track and a path another, a cycleway and an unknown road a third (`connectivity`).
+    static func priorityClass(_ raw: UInt8) -> UInt8 {
+        switch RoadClass(rawValue: raw) {
+        case .pedestrian?, .steps?: return RoadClass.footway.rawValue
+        case .path?: return RoadClass.track.rawValue
+        case .other?: return RoadClass.cycleway.rawValue
+        default: return raw
+        }
+    }
+
     var label: UInt32, ref: UInt32, roadClass: UInt8, flags: UInt8, lanes: UInt8
     /// OSRM's classes (tunnel, toll, motorway, ferry…) where the mode has them: a tunnel's ends are junctions to
     /// OSRM's car profile.
@@ -72,7 +83,8 @@ struct RoadPiece: Equatable {
 
     init(label: UInt32, ref: UInt32, roadClass: UInt8, flags: UInt8, lanes: UInt8, forwardArc: UInt32, backwardArc: UInt32,
          arcClasses: (UInt32) -> UInt8, travelledForward: Bool) {
-        (self.label, self.ref, self.roadClass, self.flags, self.lanes) = (label, ref, roadClass, flags, lanes)
+        (self.label, self.ref, self.flags, self.lanes) = (label, ref, flags, lanes)
+        self.roadClass = Self.priorityClass(roadClass)
         let (forward, backward) = (forwardArc != noIndex, backwardArc != noIndex)
         let forwardClasses = UInt16(forward ? arcClasses(forwardArc) : 0), backwardClasses = UInt16(backward ? arcClasses(backwardArc) : 0)
         classes = travelledForward ? forwardClasses | backwardClasses << 8 : backwardClasses | forwardClasses << 8

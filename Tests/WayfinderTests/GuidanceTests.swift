@@ -216,6 +216,38 @@ import Testing
         }
     }
 
+    /// A footway that turns into steps 6 m from a junction is one road to OSRM's foot profile (one priority class),
+    /// and the junction reads its bearing 10 m along it, on the steps; a footway that turns into a track is two.
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func bearingsReadAcrossPiecesOfOneClassAsOSRM() throws {
+        func firstBearings(_ body: [String: Any]) -> [Int] {
+            let legs = ((body["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]]) ?? []
+            let steps = legs.flatMap { ($0["steps"] as? [[String: Any]]) ?? [] }
+            guard steps.count > 1, let first = (steps[1]["intersections"] as? [[String: Any]])?.first else { return [] }
+            return first["bearings"] as? [Int] ?? []
+        }
+        for next in ["steps", "track"] {
+            let map = TestMap("""
+                a         b         c
+
+                          d        e
+                """, gridSize: 3)
+            map.way("ab", ["highway": "footway"])
+            map.way("bc", ["highway": "footway"])
+            map.way("bd", ["highway": "footway"])
+            map.way("de", ["highway": next])
+            _ = try map.build()
+            let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+            let osrm = try OSRMOracle(map: map, profile: "foot")
+            let request = "/route/v1/walking/\(OSRMCompatibilityTests.text(map.position("a")));"
+                + "\(OSRMCompatibilityTests.text(map.position("e")))?steps=true&overview=false"
+            let theirs = firstBearings(try osrm.json(request).object)
+            #expect(theirs.count == 3, "\(next): OSRM's junction at b \(theirs)")
+            let ours = firstBearings(try service.json(request + "&compat=osrm").object)
+            #expect(ours == theirs, "\(next): Wayfinder \(ours), OSRM \(theirs)")
+        }
+    }
+
     /// A named street whose ref changes is not announced, by OSRM either; a road known by its ref alone is.
     @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
     func refChangesAsOSRM() throws {
