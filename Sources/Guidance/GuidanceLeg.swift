@@ -42,6 +42,9 @@ public struct GuidanceStretch: Sendable {
     public var isBridge: Bool
     public var mode: StepMode
     public var distance: Double, duration: Double, weight: Double
+    /// Seconds of `duration` and `weight` that the turn onto the stretch costs (with its junction's delays), and
+    /// the weight of entering it (a restricted road).
+    public var turnDuration: Double, entryWeight: Double
     /// The stretch's points in the leg's coordinates.
     public var coordinates: ClosedRange<Int>
     /// Lanes of the road (both directions), and the turn lanes of this direction, left to right.

@@ -215,7 +215,7 @@ struct GuidanceLegReader {
             isLink: flags.contains(.link), classes: leg.stretches[k].classes, roundabout: flags.contains(.roundabout),
             circular: flags.contains(.circular), isBridge: flags.contains(.bridge), mode: mode(edge, arc: arc),
             distance: leg.stretches[k].distance, duration: leg.stretches[k].duration, weight: leg.stretches[k].weight,
-            coordinates: leg.stretches[k].coordinates,
+            turnDuration: leg.stretches[k].turnDuration, entryWeight: leg.stretches[k].entryWeight, coordinates: leg.stretches[k].coordinates,
             laneCount: Int(graph.edgeLanes[edge]), turnLanes: turnLanes,
             edgeLength: Double(graph.edgeLength[edge]), edge: edge)
     }

@@ -172,8 +172,14 @@ struct StepAssembly {
                 current.last = leg.stretches[k + 1].coordinates.upperBound
                 continue
             }
+            // OSRM counts a turn's time in the step that leads to it (its edge-based edge ends past the turn).
+            let turn = leg.stretches[k + 1].turnDuration, turnWeight = turn + leg.stretches[k + 1].entryWeight
+            current.duration += turn
+            current.weight += turnWeight
             steps.append(current)
             current = draft(kind: instruction.kind, modifier: instruction.modifier, stretch: k + 1)
+            current.duration -= turn
+            current.weight -= turnWeight
             current.mapped = leg.junctions[k].override != nil
             current.bearingBefore = leg.junctions[k].approachBearing
             current.bearingAfter = leg.junctions[k].takenRoad.bearing

@@ -248,6 +248,37 @@ import Testing
         }
     }
 
+    /// A turn's time and weight (its penalty, a signal) belong to the step that leads to it, as in OSRM, whose
+    /// edge-based edges end past each turn: step by step the same durations and weights.
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func stepDurationsAsOSRM() throws {
+        func figures(_ body: [String: Any]) -> [[Double]] {
+            let legs = ((body["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]]) ?? []
+            return legs.flatMap { ($0["steps"] as? [[String: Any]]) ?? [] }.map { step in
+                [step["duration"] as? Double ?? -1, step["weight"] as? Double ?? -1]
+            }
+        }
+        let map = TestMap("""
+            a      b      c
+
+                   d      e
+            """, gridSize: 20)
+        map.way("ab", ["highway": "residential", "name": "West"])
+        map.way("bc", ["highway": "residential", "name": "East"])
+        map.way("bd", ["highway": "residential", "name": "South"])
+        map.way("de", ["highway": "residential", "name": "Low"])
+        map.tagNode("b", ["highway": "traffic_signals"])
+        _ = try map.build()
+        let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+        let osrm = try OSRMOracle(map: map, profile: "car")
+        let request = "/route/v1/driving/\(OSRMCompatibilityTests.text(map.position(between: "a", "b", at: 0.5)));"
+            + "\(OSRMCompatibilityTests.text(map.position(between: "d", "e", at: 0.5)))?steps=true&overview=false"
+        let theirs = figures(try osrm.json(request).object), ours = figures(try service.json(request + "&compat=osrm").object)
+        // Depart (to the signal and the turn at b), the turn (South, then Low without a word), arrive.
+        #expect(theirs.count == 3 && ours.count == theirs.count, "Wayfinder \(ours), OSRM \(theirs)")
+        #expect(zip(ours, theirs).allSatisfy { zip($0, $1).allSatisfy { abs($0 - $1) <= 0.1 + 1e-9 } }, "Wayfinder \(ours), OSRM \(theirs)")
+    }
+
     /// A named street whose ref changes is not announced, by OSRM either; a road known by its ref alone is.
     @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
     func refChangesAsOSRM() throws {
