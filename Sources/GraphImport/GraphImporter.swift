@@ -125,11 +125,13 @@ public enum GraphImporter {
                     contracted.mutate { $0[mode] = stats }
                 }
                 let arcCount = arrays.arcHead.count
-                do {
-                    try writer.finish(&arrays, metadata: metadata)
-                    arrays = GraphArrays()
-                    releaseFreedMemory()
-                    if customizable {
+                var failure: Error?
+                do { try writer.finish(&arrays, metadata: metadata) } catch { failure = error }
+                arrays = GraphArrays()
+                releaseFreedMemory()
+                // Customized from the file just written, with its arrays let go first.
+                if customizable && failure == nil {
+                    do {
                         let customization = try GraphCustomizer.customizeImported(file: writer.path)
                         var stats = ContractionStatistics()
                         stats.nodes = arcCount
@@ -137,12 +139,12 @@ public enum GraphImporter {
                         stats.seconds = customization.seconds
                         stats.customizable = true
                         contracted.mutate { $0[mode] = stats }
+                    } catch {
+                        failure = error
                     }
-                } catch {
-                    writeFailure.mutate { $0 = $0 ?? error }
+                    releaseFreedMemory()
                 }
-                arrays = GraphArrays()
-                releaseFreedMemory()
+                if let failure { writeFailure.mutate { $0 = $0 ?? failure } }
             }
             // A contraction needs several hundred bytes per arc while it runs: on large extracts the modes take
             // turns (the place index keeps the other core busy), so peak memory is one contraction, not two.
