@@ -51,7 +51,6 @@ enum NavigateBench {
         guard !bounds.isEmpty else { throw CommandError.badInput("the \(mode.rawValue) graph is empty") }
         var random = SplitMix64(seed: UInt64(seed))
         func unit() -> Double { Double(random.next() % 1_000_000) / 1_000_000 }
-        func gaussian() -> Double { (-2 * log(max(unit(), 1e-9))).squareRoot() * cos(2 * Double.pi * unit()) }
         func point() -> Coordinate {
             Coordinate(latitude: bounds.minLatitude + unit() * (bounds.maxLatitude - bounds.minLatitude),
                        longitude: bounds.minLongitude + unit() * (bounds.maxLongitude - bounds.minLongitude))
@@ -117,6 +116,13 @@ enum NavigateBench {
                     : Self.along(detourLine, (t - junctionTime) * detourSpeed)
                 fixes.append((position, t))
                 t += 1
+            }
+            // The detour's noise from a generator of its own, so that when the tracker flags it does not change
+            // the pairs drawn after it: two builds are compared on the same routes.
+            var noiseRandom = SplitMix64(seed: traceSeed ^ 0x9E37_79B9)
+            func gaussian() -> Double {
+                let u = Double(noiseRandom.next() % 1_000_000) / 1_000_000, v = Double(noiseRandom.next() % 1_000_000) / 1_000_000
+                return (-2 * log(max(u, 1e-9))).squareRoot() * cos(2 * Double.pi * v)
             }
             var leaveState = NavigationState()
             var left: Int?, flagged: Int?
