@@ -205,13 +205,18 @@ public struct ProgressTracker: Sendable {
         state.projected = best.offset
         state.stalled = ((previous.stalled << 1) | (stalled ? 1 : 0)) & 0b11
         state.againstRoute = ((previous.againstRoute << 1) | (isAgainst ? 1 : 0)) & mask
-        // Four fixes in a row beyond the limit, three farther, two far beyond it, or three beyond it going nowhere
-        // along the route: one fix off by four times its noise (one in ten thousand) is not enough, nor are three
-        // but a little off while the client goes on along the route.
+        // Four fixes in a row beyond the limit, three farther, two far beyond it, three beyond it going nowhere
+        // along the route, or a vehicle's last three far beyond it on average: one fix off by four times its noise
+        // (one in ten thousand) is not enough, nor are three but a little off while the client goes on along the
+        // route. The average is for vehicles only: a walker gives ten times the fixes per metre, so ten times the
+        // chances of three noisy ones in a row.
         let recent = state.distances
         func lastOff(_ n: Int, _ beyond: Double) -> Bool { recent.count >= n && recent.suffix(n).allSatisfy { $0 > beyond } }
+        // Each fix counted to twice the limit at most, so that one far glitch does not make the average.
+        let meanOfThree = recent.count >= 3 ? recent.suffix(3).reduce(0) { $0 + min($1, 2 * limit) } / 3 : 0
         let awayFromRoute = lastOff(Self.fixesToLeave, limit) || lastOff(3, 1.2 * limit) || lastOff(2, 1.6 * limit)
             || (lastOff(3, limit) && state.stalled == 0b11)
+            || (moving && meanOfThree > 1.28 * limit && recent.last! > 0.72 * limit)
         let offRoute = awayFromRoute || state.againstRoute == mask
         // A fix away from the route does not move the client along it, and one a few metres behind the last is
         // noise, not a client going back (the step and its banner would flicker at every maneuver).
