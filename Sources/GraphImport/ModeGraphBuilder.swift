@@ -1182,21 +1182,16 @@ struct ModeGraphBuilder {
     /// not entered from outside: a route that starts in there can only leave. So every route is restricted arcs,
     /// then unrestricted ones, then restricted ones: exactly "start or end there" (OSRM prices the entry instead,
     /// with about 55 minutes of weight; PROFILES.md says why this is better).
-    /// With OSRM's rules (`import --compat osrm`) the copies are OSRM's priced entry: each weighs
-    /// `osrmRestrictedEntry` more than its original and leads on wherever the original does, so a route passes
-    /// through when every other way costs more than that.
+    /// With OSRM's rules (`import --compat osrm`) the copies are OSRM's priced entry (`addOSRMRestrictedEntries`).
     private mutating func addRestrictedCopies(_ t: inout Transitions) {
         let count = arrays.arcHead.count
         let restricted = (0..<count).map { ArcClasses(rawValue: arrays.arcClasses[$0]).contains(.restricted) }
         guard restricted.contains(true) else { return }
+        if profile.asOSRM { return addOSRMRestrictedEntries(&t, restricted: restricted) }
         var copyOf = [UInt32](repeating: noIndex, count: count)
         for a in 0..<count where restricted[a] {
             copyOf[a] = UInt32(arrays.arcHead.count)
             copyArc(UInt32(a))
-            if profile.asOSRM {
-                let copy = Int(copyOf[a])
-                arrays.arcWeight[copy] = min(RoadGraph.maxArcWeight, arrays.arcWeight[copy] + Self.osrmRestrictedEntry)
-            }
         }
         var start: [UInt32] = [0], targets: [UInt32] = [], weights: [UInt32] = []
         targets.reserveCapacity(t.targets.count)
@@ -1209,9 +1204,46 @@ struct ModeGraphBuilder {
             start.append(UInt32(targets.count))
         }
         for a in 0..<count where restricted[a] {
-            for i in Int(t.start[a])..<Int(t.start[a + 1]) where profile.asOSRM || restricted[Int(t.targets[i])] {
-                // OSRM: on from inside as from the original; Wayfinder: only deeper in (to copies).
-                targets.append(profile.asOSRM ? t.targets[i] : copyOf[Int(t.targets[i])])
+            for i in Int(t.start[a])..<Int(t.start[a + 1]) where restricted[Int(t.targets[i])] {
+                targets.append(copyOf[Int(t.targets[i])])
+                weights.append(arrays.transitionWeight[i])
+            }
+            start.append(UInt32(targets.count))
+        }
+        t = Transitions(start: start, targets: targets)
+        arrays.transitionWeight = weights
+    }
+
+    /// OSRM's entry onto a restricted road from an open one: car.lua sets that turn's weight to the largest turn
+    /// weight in place of what the turn costs, and keeps its duration. A turn here has one cost for both, so each
+    /// such turn leads onto a copy of its own, weighing `osrmRestrictedEntry` less the turn's cost more than the
+    /// original; the copy leads on wherever the original does, so a route passes through when every other way costs
+    /// more than that.
+    private mutating func addOSRMRestrictedEntries(_ t: inout Transitions, restricted: [Bool]) {
+        let count = arrays.arcHead.count
+        var start: [UInt32] = [0], targets: [UInt32] = [], weights: [UInt32] = []
+        targets.reserveCapacity(t.targets.count)
+        var copied: [Int] = []
+        for a in 0..<count {
+            for i in Int(t.start[a])..<Int(t.start[a + 1]) {
+                let b = Int(t.targets[i]), turn = arrays.transitionWeight[i]
+                if restricted[b] && !restricted[a] {
+                    let copy = arrays.arcHead.count
+                    copyArc(UInt32(b))
+                    arrays.arcWeight[copy] = min(RoadGraph.maxArcWeight,
+                                                 arrays.arcWeight[copy] + Self.osrmRestrictedEntry - min(turn, Self.osrmRestrictedEntry))
+                    copied.append(b)
+                    targets.append(UInt32(copy))
+                } else {
+                    targets.append(UInt32(b))
+                }
+                weights.append(turn)
+            }
+            start.append(UInt32(targets.count))
+        }
+        for b in copied {
+            for i in Int(t.start[b])..<Int(t.start[b + 1]) {
+                targets.append(t.targets[i])
                 weights.append(arrays.transitionWeight[i])
             }
             start.append(UInt32(targets.count))

@@ -169,6 +169,36 @@ import Testing
         }
     }
 
+    /// A destination-only street b–a turned onto at a junction of three roads with traffic signals: car.lua puts
+    /// the largest turn weight in place of that turn's cost (its penalty and the signals' delay), which stays in the
+    /// duration. Leaving it, and passing the junction on the open road, cost what any turn costs.
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func restrictedEntryAtAJunctionAsOSRM() throws {
+        let map = TestMap("""
+                 b
+
+            x    a    y
+            """)
+        map.way("xay", ["highway": "residential", "name": "Open"])
+        map.way("ab", ["highway": "residential", "name": "Residents", "access": "destination"])
+        map.tagNode("a", ["highway": "traffic_signals"])
+        _ = try map.build(compatibility: .osrm)
+        let service = WayfinderService(engine: try Engine(directory: map.graphDirectory), compatibility: .osrm)
+        let osrm = try OSRMOracle(map: map, profile: "car")
+        let within = map.position(between: "a", "b", at: 0.6)
+        for (from, to) in [(map.position("x"), within), (map.position("y"), within), (within, map.position("x")),
+                           (map.position("x"), map.position("y"))] {
+            let request = "/route/v1/driving/\(OSRMCompatibilityTests.text(from));\(OSRMCompatibilityTests.text(to))?overview=false"
+            func figures(_ body: [String: Any]) -> [Double] {
+                guard let route = (body["routes"] as? [[String: Any]])?.first else { return [] }
+                return ["distance", "duration", "weight"].compactMap { route[$0] as? Double }
+            }
+            let ours = figures(try service.json(request).object), theirs = figures(try osrm.json(request).object)
+            #expect(ours.count == 3 && theirs.count == 3 && zip(ours, theirs).allSatisfy { abs($0 - $1) <= 0.1 },
+                    "\(request): Wayfinder \(ours), OSRM \(theirs)")
+        }
+    }
+
     @Test func theGraphSaysWhoseRules() throws {
         let map = Self.map(Self.cases[0])
         _ = try map.build(compatibility: .osrm)
