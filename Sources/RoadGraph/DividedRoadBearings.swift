@@ -130,14 +130,23 @@ private struct DividedRoadReader: @unchecked Sendable {
         return Geo.osrmRulerBearing(from: origin, to: close)
     }
 
-    /// What OSRM's string id stands for: the same name, ref, pronunciation and exits.
-    struct NameKey: Equatable { var label, ref, pronunciation, exits: UInt32 }
+    /// What OSRM's string id stands for: the same name, ref, pronunciation, exits and destinations (a one-way's
+    /// signs: the same street with other signs is another string to OSRM's walk along a road).
+    struct NameKey: Equatable { var label, ref, pronunciation, exits, destinations: UInt32 }
 
     func nameKey(_ entry: Int) -> NameKey {
         let e = entry >> 1
         return NameKey(label: graph.edgeLabel[e], ref: graph.edgeRef[e],
                        pronunciation: graph.edgePronunciation.isEmpty ? 0 : graph.edgePronunciation[e],
-                       exits: graph.edgeExits.isEmpty ? 0 : graph.edgeExits[e])
+                       exits: graph.edgeExits.isEmpty ? 0 : graph.edgeExits[e], destinations: destinations(ofEdge: e))
+    }
+
+    /// The signs of the edge's one direction of travel (OSRM gives them to one-ways only).
+    func destinations(ofEdge e: Int) -> UInt32 {
+        for arc in [graph.edgeForwardArc[e], graph.edgeBackwardArc[e]] where arc != noIndex && Int(arc) < graph.arcDestinations.count {
+            return graph.arcDestinations[Int(arc)]
+        }
+        return 0
     }
 
     func string(_ id: UInt32) -> String { Int(id) < strings.count ? strings[Int(id)] : "" }

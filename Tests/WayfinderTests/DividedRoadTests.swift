@@ -101,4 +101,53 @@ import Testing
             }
         }
     }
+    /// The inbound carriageway f→e→b is fed at f by a slip road of its name (i→h→f) and by a one-way of its name
+    /// with destination signs (g→f). OSRM's walk along a road follows one string (name, ref, signs and all), so at
+    /// f it sees two roads of the carriageway's string, not three, goes on down the slip road, and finds the
+    /// carriageways not parallel: the split at b stays a junction of three roads, and going back over the median is
+    /// a sharp turn, not a U-turn.
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func signsMakeAnotherRoadToOSRMsWalk() throws {
+        let map = TestMap("""
+                                c         d                   k
+                    a       b
+                                e         f
+                                          h
+
+
+
+                          g
+
+
+
+
+
+                                          i
+            """, gridSize: 5)
+        let avenue = ["highway": "primary", "name": "Avenida Central"]
+        map.way("ab", avenue)
+        map.way("bcdk", avenue.merging(["oneway": "yes"]) { $1 })
+        map.way("feb", avenue.merging(["oneway": "yes"]) { $1 })
+        map.way("ihf", avenue.merging(["oneway": "yes", "highway": "primary_link"]) { $1 })
+        map.way("gf", avenue.merging(["oneway": "yes", "destination": "Centro"]) { $1 })
+        _ = try map.build(compatibility: .osrm)
+        let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+        let osrm = try OSRMOracle(map: map, profile: "car")
+        func junctionCost(_ body: [String: Any]) -> Double? {
+            guard let leg = ((body["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]])?.first,
+                  let duration = leg["duration"] as? Double,
+                  let segments = (leg["annotation"] as? [String: Any])?["duration"] as? [Double] else { return nil }
+            return duration - segments.reduce(0, +)
+        }
+        for (name, start, end) in [("across the split", map.position(between: "a", "b", at: 0.5), map.position(between: "c", "d", at: 0.5)),
+                                   ("into the road", map.position(between: "f", "e", at: 0.5), map.position(between: "b", "a", at: 0.5)),
+                                   ("over the median", map.position(between: "f", "e", at: 0.5), map.position(between: "c", "d", at: 0.5))] {
+            let request = "/route/v1/driving/\(OSRMCompatibilityTests.text(start));\(OSRMCompatibilityTests.text(end))"
+                + "?overview=false&annotations=duration"
+            let ours = try #require(junctionCost(try service.json(request + "&compat=osrm").object), "\(name)")
+            let theirs = try #require(junctionCost(try osrm.json(request).object), "\(name)")
+            #expect(abs(ours - theirs) < 0.05, "\(name): Wayfinder \(ours) s, OSRM \(theirs) s")
+            if name == "over the median" { #expect(theirs < 20, "OSRM reads the split as three roads: \(theirs) s") }
+        }
+    }
 }
