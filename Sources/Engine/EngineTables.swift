@@ -294,10 +294,20 @@ extension Engine {
         return try withinBudget {
             // A point off the core (a one-way trap) keeps a second snap on it, as the router would move it
             // (`Router.snapsAsOSRM`), so that a cell is filled exactly where a route is found.
-            let alternates: [Snap?] = query.points.indices.map { i in
+            var alternates: [Snap?] = query.points.indices.map { i in
                 guard used.contains(i), let snap = snaps[i] else { return nil }
                 return graph.coreSnap(for: snap, at: query.points[i], filter: filters?[i] ?? WaypointFilter(),
                                       radius: radius, asOSRM: query.compatibility == .osrm)
+            }
+            // OSRM's rule (`Router.movedToCoreAsOSRM`): where some point is on the core, the others off it are
+            // moved onto it, reached or not.
+            var snaps = snaps
+            if query.compatibility == .osrm,
+               query.points.indices.contains(where: { used.contains($0) && snaps[$0].map { graph.isInCore(edge: $0.edge) } == true }) {
+                for i in query.points.indices where alternates[i] != nil {
+                    snaps[i] = alternates[i]
+                    alternates[i] = nil
+                }
             }
             return Table(engine: self, graph: graph, query: query, sources: query.sources.map { snaps[$0] },
                          destinations: query.destinations.map { snaps[$0] }, unsnapped: unsnapped,

@@ -165,6 +165,7 @@ public struct Router {
         let continueStraight = continueStraight ?? (graph.mode == .driving)
         guard points.count >= 2 else { throw RoutingError.tooFewWaypoints }
         var snaps = try snapWaypoints(points, filters: filters)
+        if snapsAsOSRM { snaps = movedToCoreAsOSRM(snaps, points: points, filters: filters) }
         var outcome = routeLegs(snaps, algorithm: algorithm, continueStraight: continueStraight)
         if case .failure = outcome {
             // A point that cannot be reached or left (a one-way trap, a corner of a clipped extract) moves to the
@@ -183,6 +184,19 @@ public struct Router {
         switch outcome {
         case .success(let legs): return Route(mode: graph.mode, legs: legs, waypoints: snaps)
         case .failure(let error): throw error
+        }
+    }
+
+    /// OSRM moves every point off its big component onto it before it searches, reached or not, unless all the
+    /// points share one small component: where some point is on the core, the others off it are moved at once (a
+    /// dead end entered by a one-way street is left for the nearest road of the core, as OSRM leaves it).
+    func movedToCoreAsOSRM(_ snaps: [Snap], points: [Coordinate], filters: [WaypointFilter]?) -> [Snap] {
+        guard graph.hasBigCore, snaps.contains(where: { graph.isInCore(edge: $0.edge) }),
+              snaps.contains(where: { !graph.isInCore(edge: $0.edge) }) else { return snaps }
+        let excludingFilters = withExclusion(filters, count: points.count)
+        return snaps.enumerated().map { i, snap in
+            graph.coreSnap(for: snap, at: points[i], filter: excludingFilters?[i] ?? WaypointFilter(), radius: maxSnapDistance,
+                           asOSRM: true) ?? snap
         }
     }
 

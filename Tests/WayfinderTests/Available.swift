@@ -9,6 +9,7 @@ enum Available {
 
     static let porto = sharedFile("r5-porto_portugal.osm.pbf")
     static let portoCentre = sharedFile("vh-bench-porto.osm.pbf")
+    static let monaco = sharedFile("nominatim-monaco-latest.osm.pbf")
     static let oddFiles = sharedFile("odd/bautzen.osm")
     static let leaflet = FileManager.default.fileExists(atPath: "/usr/share/javascript/leaflet/leaflet.js")
     static let protoc = FileManager.default.isExecutableFile(atPath: "/usr/bin/protoc")

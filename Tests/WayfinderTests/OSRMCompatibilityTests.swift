@@ -1,5 +1,6 @@
 import Engine
 import Foundation
+import GraphImport
 import Guidance
 import HTTPService
 import RoadGraph
@@ -237,6 +238,37 @@ import Testing
         let answer = try engine.route(route)
         #expect(abs(Double(answer.best.route.weight) - Double(cell.weight)) <= 1)
         #expect(answer.best.route.waypoints[0].distance > 100, "moved past Wayfinder's 100 m")
+    }
+
+    /// Monaco by car: Rue des Martyrs de la Résistance is a dead end that one-way streets lead into, off OSRM's
+    /// big component though it can be reached. OSRM moves a point there onto the nearest road of that component
+    /// before it searches, as source and as destination; so do Wayfinder's routes and tables with compat=osrm.
+    @Test(.enabled(if: OSRMOracle.available && Available.monaco, "needs OSRM's wheel and nominatim-monaco-latest.osm.pbf"))
+    func pointsOffTheBigComponentMoveAsOSRM() throws {
+        let extract = OracleTests.sharedData.appendingPathComponent("nominatim-monaco-latest.osm.pbf").path
+        let directory = try TemporaryDirectory()
+        _ = try GraphImporter.importGraphs(from: extract, to: directory.path + "/g", compatibility: .osrm, modes: [.driving])
+        let service = WayfinderService(engine: try Engine(directory: directory.path + "/g"), compatibility: .osrm)
+        let osrm = try OSRMOracle(osm: extract, profile: "car", fileExtension: "osm.pbf")
+        let trapped = "7.416129,43.739473", others = ["7.425723,43.741640", "7.436999,43.748898", "7.413253,43.730906"]
+        for other in others {
+            for pair in ["\(other);\(trapped)", "\(trapped);\(other)"] {
+                let request = "/route/v1/driving/\(pair)?overview=false"
+                let ours = try service.json(request).object, theirs = try osrm.json(request).object
+                func figures(_ body: [String: Any]) -> [Double] {
+                    let route = (body["routes"] as? [[String: Any]])?.first ?? [:]
+                    let ends = (body["waypoints"] as? [[String: Any]] ?? []).flatMap { $0["location"] as? [Double] ?? [] }
+                    return ["duration", "distance"].compactMap { route[$0] as? Double } + ends
+                }
+                let a = figures(ours), b = figures(theirs)
+                #expect(a.count == 6 && b.count == 6 && zip(a, b).allSatisfy { abs($0 - $1) <= 0.1 + 1e-9 },
+                        "\(pair): Wayfinder \(a), OSRM \(b)")
+            }
+        }
+        let request = "/table/v1/driving/\(([trapped] + others).joined(separator: ";"))"
+        let ours = try #require(try service.json(request).object["durations"] as? [[Double]])
+        let theirs = try #require(try osrm.json(request).object["durations"] as? [[Double]])
+        for (x, y) in zip(ours.joined(), theirs.joined()) { #expect(abs(x - y) <= 0.1 + 1e-9, "table: \(ours) against OSRM's \(theirs)") }
     }
 
     // MARK: Options
