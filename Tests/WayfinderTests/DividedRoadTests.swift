@@ -54,6 +54,14 @@ import Testing
         }
     }
 
+    /// What a route's junctions cost: its duration less its segments' (`annotations=duration`).
+    static func junctionCost(_ body: [String: Any]) -> Double? {
+        guard let leg = ((body["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]])?.first,
+              let duration = leg["duration"] as? Double,
+              let segments = (leg["annotation"] as? [String: Any])?["duration"] as? [Double] else { return nil }
+        return duration - segments.reduce(0, +)
+    }
+
     @Test func carriagewaysSideBySideAreOneRoadAtTheSplit() throws {
         let map = try Self.map()
         let graph = try RoadGraph(contentsOf: try graphFile(map.graphDirectory, .driving))
@@ -87,14 +95,8 @@ import Testing
                 let end = map.position(between: to == "a" ? "b" : "c", Character(to), at: 0.5)
                 let request = "/route/v1/driving/\(OSRMCompatibilityTests.text(start));\(OSRMCompatibilityTests.text(end))"
                     + "?overview=false&annotations=duration"
-                func junctionCost(_ body: [String: Any]) -> Double? {
-                    guard let leg = ((body["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]])?.first,
-                          let duration = leg["duration"] as? Double,
-                          let segments = (leg["annotation"] as? [String: Any])?["duration"] as? [Double] else { return nil }
-                    return duration - segments.reduce(0, +)
-                }
-                let ours = try #require(junctionCost(try service.json(request + "&compat=osrm").object), "\(from) → \(to)")
-                let theirs = try #require(junctionCost(try osrm.json(request).object), "\(from) → \(to)")
+                let ours = try #require(Self.junctionCost(try service.json(request + "&compat=osrm").object), "\(from) → \(to)")
+                let theirs = try #require(Self.junctionCost(try osrm.json(request).object), "\(from) → \(to)")
                 #expect(abs(ours - theirs) < 0.05, "fanning \(fanning), \(from) → \(to): Wayfinder \(ours) s, OSRM \(theirs) s")
                 // Over the median: a U-turn, with car.lua's 20 s, only where the carriageways are one road.
                 if from == "f" && to == "d" { #expect((theirs > 20) == !fanning, "fanning \(fanning): OSRM \(theirs) s") }
@@ -133,19 +135,13 @@ import Testing
         _ = try map.build(compatibility: .osrm)
         let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
         let osrm = try OSRMOracle(map: map, profile: "car")
-        func junctionCost(_ body: [String: Any]) -> Double? {
-            guard let leg = ((body["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]])?.first,
-                  let duration = leg["duration"] as? Double,
-                  let segments = (leg["annotation"] as? [String: Any])?["duration"] as? [Double] else { return nil }
-            return duration - segments.reduce(0, +)
-        }
         for (name, start, end) in [("across the split", map.position(between: "a", "b", at: 0.5), map.position(between: "c", "d", at: 0.5)),
                                    ("into the road", map.position(between: "f", "e", at: 0.5), map.position(between: "b", "a", at: 0.5)),
                                    ("over the median", map.position(between: "f", "e", at: 0.5), map.position(between: "c", "d", at: 0.5))] {
             let request = "/route/v1/driving/\(OSRMCompatibilityTests.text(start));\(OSRMCompatibilityTests.text(end))"
                 + "?overview=false&annotations=duration"
-            let ours = try #require(junctionCost(try service.json(request + "&compat=osrm").object), "\(name)")
-            let theirs = try #require(junctionCost(try osrm.json(request).object), "\(name)")
+            let ours = try #require(Self.junctionCost(try service.json(request + "&compat=osrm").object), "\(name)")
+            let theirs = try #require(Self.junctionCost(try osrm.json(request).object), "\(name)")
             #expect(abs(ours - theirs) < 0.05, "\(name): Wayfinder \(ours) s, OSRM \(theirs) s")
             if name == "over the median" { #expect(theirs < 20, "OSRM reads the split as three roads: \(theirs) s") }
         }

@@ -150,6 +150,12 @@ import Testing
         #expect(abs(Double(route.weight) / 1000 - route.duration - 3276.7) < 0.5, "the entry's weight, not its time")
     }
 
+    /// A route's distance, duration and weight, as either engine answers them.
+    static func figures(_ body: [String: Any]) -> [Double] {
+        guard let route = (body["routes"] as? [[String: Any]])?.first else { return [] }
+        return ["distance", "duration", "weight"].compactMap { route[$0] as? Double }
+    }
+
     @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
     func restrictedRoadsAsOSRM() throws {
         let map = Self.onlyThrough()
@@ -159,11 +165,7 @@ import Testing
         let within = map.position(between: "a", "b", at: 0.5)
         for (from, to) in [(map.position("x"), map.position("y")), (map.position("x"), within), (within, map.position("y"))] {
             let request = "/route/v1/driving/\(OSRMCompatibilityTests.text(from));\(OSRMCompatibilityTests.text(to))?overview=false"
-            func figures(_ body: [String: Any]) -> [Double] {
-                guard let route = (body["routes"] as? [[String: Any]])?.first else { return [] }
-                return ["distance", "duration", "weight"].compactMap { route[$0] as? Double }
-            }
-            let ours = figures(try service.json(request).object), theirs = figures(try osrm.json(request).object)
+            let ours = Self.figures(try service.json(request).object), theirs = Self.figures(try osrm.json(request).object)
             #expect(ours.count == 3 && theirs.count == 3 && zip(ours, theirs).allSatisfy { abs($0 - $1) <= 0.2 },
                     "\(request): Wayfinder \(ours), OSRM \(theirs)")
         }
@@ -189,11 +191,7 @@ import Testing
         for (from, to) in [(map.position("x"), within), (map.position("y"), within), (within, map.position("x")),
                            (map.position("x"), map.position("y"))] {
             let request = "/route/v1/driving/\(OSRMCompatibilityTests.text(from));\(OSRMCompatibilityTests.text(to))?overview=false"
-            func figures(_ body: [String: Any]) -> [Double] {
-                guard let route = (body["routes"] as? [[String: Any]])?.first else { return [] }
-                return ["distance", "duration", "weight"].compactMap { route[$0] as? Double }
-            }
-            let ours = figures(try service.json(request).object), theirs = figures(try osrm.json(request).object)
+            let ours = Self.figures(try service.json(request).object), theirs = Self.figures(try osrm.json(request).object)
             #expect(ours.count == 3 && theirs.count == 3 && zip(ours, theirs).allSatisfy { abs($0 - $1) <= 0.1 },
                     "\(request): Wayfinder \(ours), OSRM \(theirs)")
         }
