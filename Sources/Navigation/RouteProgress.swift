@@ -216,7 +216,7 @@ public struct ProgressTracker: Sendable {
         let meanOfThree = recent.count >= 3 ? recent.suffix(3).reduce(0) { $0 + min($1, 2 * limit) } / 3 : 0
         let awayFromRoute = lastOff(Self.fixesToLeave, limit) || lastOff(3, 1.2 * limit) || lastOff(2, 1.6 * limit)
             || (lastOff(3, limit) && state.stalled == 0b11)
-            || (moving && meanOfThree > 1.28 * limit && recent.last! > 0.72 * limit)
+            || (moving && meanOfThree > 1.28 * limit && (recent.last ?? 0) > 0.72 * limit)
         let offRoute = awayFromRoute || state.againstRoute == mask
         // A fix away from the route does not move the client along it, and one a few metres behind the last is
         // noise, not a client going back (the step and its banner would flicker at every maneuver).

@@ -143,10 +143,8 @@ private struct DividedRoadReader: @unchecked Sendable {
 
     /// The signs of the edge's one direction of travel (OSRM gives them to one-ways only).
     func destinations(ofEdge e: Int) -> UInt32 {
-        for arc in [graph.edgeForwardArc[e], graph.edgeBackwardArc[e]] where arc != noIndex && Int(arc) < graph.arcDestinations.count {
-            return graph.arcDestinations[Int(arc)]
-        }
-        return 0
+        let forward = graph.edgeForwardArc[e], arc = forward != noIndex ? forward : graph.edgeBackwardArc[e]
+        return arc != noIndex && Int(arc) < graph.arcDestinations.count ? graph.arcDestinations[Int(arc)] : 0
     }
 
     func string(_ id: UInt32) -> String { Int(id) < strings.count ? strings[Int(id)] : "" }

@@ -171,11 +171,7 @@ public struct Router {
             // A point that cannot be reached or left (a one-way trap, a corner of a clipped extract) moves to the
             // nearest road of the core network, where every other core road can be reached, and we try again; but
             // only a short way, so that a truly unconnected place still answers NoRoute.
-            let excludingFilters = withExclusion(filters, count: points.count)
-            let moved = snaps.enumerated().map { i, snap in
-                graph.coreSnap(for: snap, at: points[i], filter: excludingFilters?[i] ?? WaypointFilter(),
-                               radius: maxSnapDistance, asOSRM: snapsAsOSRM) ?? snap
-            }
+            let moved = movedToCore(snaps, points: points, filters: filters, asOSRM: snapsAsOSRM)
             if zip(moved, snaps).contains(where: { $0.edge != $1.edge || $0.offset != $1.offset }) {
                 snaps = moved
                 outcome = routeLegs(snaps, algorithm: algorithm, continueStraight: continueStraight)
@@ -190,13 +186,18 @@ public struct Router {
     /// OSRM moves every point off its big component onto it before it searches, reached or not, unless all the
     /// points share one small component: where some point is on the core, the others off it are moved at once (a
     /// dead end entered by a one-way street is left for the nearest road of the core, as OSRM leaves it).
-    func movedToCoreAsOSRM(_ snaps: [Snap], points: [Coordinate], filters: [WaypointFilter]?) -> [Snap] {
+    private func movedToCoreAsOSRM(_ snaps: [Snap], points: [Coordinate], filters: [WaypointFilter]?) -> [Snap] {
         guard graph.hasBigCore, snaps.contains(where: { graph.isInCore(edge: $0.edge) }),
               snaps.contains(where: { !graph.isInCore(edge: $0.edge) }) else { return snaps }
+        return movedToCore(snaps, points: points, filters: filters, asOSRM: true)
+    }
+
+    /// Each snap off the core replaced by its `RoadGraph.coreSnap` where it has one.
+    private func movedToCore(_ snaps: [Snap], points: [Coordinate], filters: [WaypointFilter]?, asOSRM: Bool) -> [Snap] {
         let excludingFilters = withExclusion(filters, count: points.count)
         return snaps.enumerated().map { i, snap in
             graph.coreSnap(for: snap, at: points[i], filter: excludingFilters?[i] ?? WaypointFilter(), radius: maxSnapDistance,
-                           asOSRM: true) ?? snap
+                           asOSRM: asOSRM) ?? snap
         }
     }
 
