@@ -89,8 +89,8 @@ public struct Directions: Sendable {
             legs = route.legs.map { _ in [] }
             let language = options.language
             waypointNames = Self.waypointNames(route, graph: graph, language: language, legEnds: route.legs.first.map { first in
-                [graph.name(ofEdge: first.source.edge, language: language)]
-                    + route.legs.map { graph.name(ofEdge: $0.target.edge, language: language) }
+                [graph.waypointName(of: first.source, language: language)]
+                    + route.legs.map { graph.waypointName(of: $0.target, language: language) }
             } ?? [])
             return
         }
@@ -138,7 +138,7 @@ public struct Directions: Sendable {
     /// The legs' end names, and for a waypoint no leg ends at (a route with no leg) the graph's name of its road.
     private static func waypointNames(_ route: Route, graph: RoadGraph, language: String?, legEnds: [String]) -> [String] {
         route.waypoints.indices.map { i in
-            i < legEnds.count ? legEnds[i] : graph.name(ofEdge: route.waypoints[i].edge, language: language)
+            i < legEnds.count ? legEnds[i] : graph.waypointName(of: route.waypoints[i], language: language)
         }
     }
 

@@ -13,8 +13,8 @@ extension GuidanceLeg {
         duration = leg.duration
         weight = Double(leg.weight) / 1000
         travelMode = graph.mode
-        sourceName = graph.name(ofEdge: leg.source.edge, language: language)
-        targetName = graph.name(ofEdge: leg.target.edge, language: language)
+        sourceName = graph.waypointName(of: leg.source, language: language)
+        targetName = graph.waypointName(of: leg.target, language: language)
         var stretches: [GuidanceStretch] = [], junctions: [GuidanceJunction] = []
         stretches.reserveCapacity(leg.stretches.count)
         junctions.reserveCapacity(max(0, leg.stretches.count - 1))

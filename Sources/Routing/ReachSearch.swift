@@ -138,8 +138,8 @@ public struct ReachSearch {
 }
 
 extension RoadGraph {
-    /// Where a one-to-all search leaves a snapped point: each usable direction of its edge.
+    /// Where a one-to-all search leaves a snapped point: each usable direction of its edge and its alternatives'.
     public func reachStarts(_ snap: Snap) -> [ReachStart] {
-        arcs(at: snap).map { arc, reversed in ReachStart(arc: arc, fraction: snap.fraction(alongArcReversed: reversed)) }
+        candidateArcs(at: snap).map { arc, f in ReachStart(arc: arc, fraction: f) }
     }
 }

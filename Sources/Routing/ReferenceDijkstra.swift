@@ -85,8 +85,7 @@ public enum ReferenceDijkstra {
         var dist = [UInt32: UInt64]()
         var done = Set<UInt32>()
         var queue = BinaryHeap()
-        for (arc, reversed) in graph.arcs(at: snap) {
-            let f = snap.fraction(alongArcReversed: reversed)
+        for (arc, f) in graph.candidateArcs(at: snap) {
             let c = arcCost(arc) - partialWeight(arcCost(arc), f)
             if dist[arc].map({ UInt64(c) < $0 }) ?? true {
                 dist[arc] = UInt64(c)

@@ -224,6 +224,9 @@ public struct Router {
     private mutating func straightThroughLegs(_ snaps: [Snap], algorithm: SearchAlgorithm) -> Result<[RouteLeg], RoutingError> {
         func directions(_ snap: Snap) -> [Snap] {
             var result: [Snap] = []
+            // A state is one direction of one road: a via point's alternatives would pass it on another.
+            var snap = snap
+            snap.alternatives = []
             if snap.allowsForward && graph.edgeForwardArc[snap.edge] != noIndex {
                 var s = snap
                 s.allowsBackward = false
@@ -393,6 +396,7 @@ public struct Router {
         }
         var pieces: [Piece] = []
         let last = result.arcs.count - 1
+        let (source, target) = graph.usedCandidates(result.arcs, source: source, target: target)
         // Fractions are clamped so that a graph whose stored lengths disagree with its shapes (a damaged file
         // with valid checksums) cannot underflow the subtraction.
         let pricing = ArcPricing(graph: graph, departure: departure, factors: weightFactors)
@@ -523,22 +527,53 @@ extension RoadGraph {
         return best ?? 0
     }
 
-    /// Where a search may start from a snapped point: each usable direction of its edge, minus the part behind it.
+    /// Where a search may start from a snapped point: each usable direction of its edge (and of its alternatives'),
+    /// minus the part behind it.
     public func sourceEndpoints(_ snap: Snap) -> [SearchEndpoint] {
-        arcs(at: snap).compactMap { arc, reversed in
-            let f = snap.fraction(alongArcReversed: reversed)
+        candidateArcs(at: snap).compactMap { arc, f in
             guard !passesClosedSegment(arc, from: f, to: 1) else { return nil }
             return SearchEndpoint(arc: arc, cost: arcWeight[Int(arc)] - partialCost(ofArc: arc, fraction: f), fraction: f)
         }
     }
 
-    /// Where a search may end: each usable direction of the edge, up to the snapped point.
+    /// Where a search may end: each usable direction of the edge (and of its alternatives'), up to the snapped point.
     public func targetEndpoints(_ snap: Snap) -> [SearchEndpoint] {
-        arcs(at: snap).compactMap { arc, reversed in
-            let f = snap.fraction(alongArcReversed: reversed)
+        candidateArcs(at: snap).compactMap { arc, f in
             guard !passesClosedSegment(arc, from: 0, to: f) else { return nil }
             return SearchEndpoint(arc: arc, cost: partialCost(ofArc: arc, fraction: f), fraction: f)
         }
+    }
+
+    /// The arcs a search may use at a snapped point and at its alternatives, each with the point's place along it.
+    public func candidateArcs(at snap: Snap) -> [(arc: UInt32, fraction: Double)] {
+        guard !snap.alternatives.isEmpty else {
+            return arcs(at: snap).map { arc, reversed in (arc, snap.fraction(alongArcReversed: reversed)) }
+        }
+        return snap.candidates.flatMap { candidate in
+            arcs(at: candidate).map { arc, reversed in (arc, candidate.fraction(alongArcReversed: reversed)) }
+        }
+    }
+
+    /// The candidates of a leg's ends that a search result used (`Snap.alternatives`): the source's on the first
+    /// arc that lies latest along it (the cheapest start there), the target's on the last arc that lies earliest;
+    /// on a leg within one arc, the nearest pair in travel order.
+    public func usedCandidates(_ arcs: [UInt32], source: Snap, target: Snap) -> (source: Snap, target: Snap) {
+        guard let first = arcs.first, let last = arcs.last, !source.alternatives.isEmpty || !target.alternatives.isEmpty
+        else { return (source, target) }
+        func on(_ arc: UInt32, _ group: Snap) -> [(snap: Snap, fraction: Double)] {
+            group.candidates.compactMap { c in
+                self.arcs(at: c).first { $0.0 == arc }.map { (c, c.fraction(alongArcReversed: $0.1)) }
+            }
+        }
+        let starts = on(first, source), ends = on(last, target)
+        var start = starts.max { $0.fraction < $1.fraction }, end = ends.min { $0.fraction < $1.fraction }
+        if arcs.count == 1 {
+            let pairs = starts.flatMap { s in ends.filter { $0.fraction >= s.fraction }.map { (s, $0) } }
+            if let nearest = pairs.min(by: { $0.1.fraction - $0.0.fraction < $1.1.fraction - $1.0.fraction }) {
+                (start, end) = (nearest.0, nearest.1)
+            }
+        }
+        return (start.map { $0.snap.chosen(from: source) } ?? source, end.map { $0.snap.chosen(from: target) } ?? target)
     }
 
     /// Whether travel along arc `a` between two fractions of its length crosses a segment a traffic file closed

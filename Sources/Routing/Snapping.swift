@@ -19,6 +19,26 @@ public struct Snap: Sendable {
     /// Directions of travel a search may use from or to this point (a `bearings` filter can exclude one).
     public var allowsForward = true
     public var allowsBackward = true
+    /// The other roads on which the point's nearest place is this same place: a point at, or just beyond, a
+    /// junction is as near every road there whose end is nearest to it. OSRM keeps each as a candidate and the
+    /// search starts or ends on whichever is cheapest, so such a point pays no turn it need not take.
+    public var alternatives: [Snap] = []
+
+    /// This snap and its alternatives.
+    public var candidates: [Snap] { [self] + alternatives }
+
+    /// Whether two snaps put the point at one place of one edge.
+    func isSamePlace(as other: Snap) -> Bool { edge == other.edge && abs(offset - other.offset) < 0.01 }
+
+    /// This snap as the candidate a search used, its alternatives the others of `group` (a snap and its alternatives).
+    func chosen(from group: Snap) -> Snap {
+        if isSamePlace(as: group) { return group }
+        var snap = self
+        var primary = group
+        primary.alternatives = []
+        snap.alternatives = [primary] + group.alternatives.filter { !$0.isSamePlace(as: self) }
+        return snap
+    }
 
     /// Fraction of the edge before the snapped point, measured along `arc`'s direction.
     public func fraction(alongArcReversed reversed: Bool) -> Double {
@@ -108,17 +128,23 @@ extension RoadGraph {
     {
         let limit = filter.radius ?? maxDistance
         guard var hit = nearestSegment(to: point, maxDistance: limit, accept: { self.matches($0, filter) }) else { return nil }
+        var openOnly = false
         if restrictedMargin > 0, isRestricted(edge: edge(ofSegmentStartingAt: hit.segment)),
            let open = nearestSegment(to: point, maxDistance: min(limit, hit.distance + restrictedMargin), accept: {
                self.matches($0, filter) && !self.isRestricted(edge: self.edge(ofSegmentStartingAt: $0))
            }) {
             hit = open
+            openOnly = true
         }
-        let nearest = makeSnap(point, hit, filter)
+        let nearest = makeSnap(point, hit, filter) { segment in
+            self.matches(segment, filter) && !(openOnly && self.isRestricted(edge: self.edge(ofSegmentStartingAt: segment)))
+        }
         if nearest.onMainNetwork { return WaypointCandidates(nearest: nearest, mainNetwork: nearest) }
         let main = nearestSegment(to: point, maxDistance: limit) { segment in
             self.isMainNetwork(edge: self.edge(ofSegmentStartingAt: segment)) && self.matches(segment, filter)
-        }.map { makeSnap(point, $0, filter) }
+        }.map { hit in
+            makeSnap(point, hit, filter) { self.isMainNetwork(edge: self.edge(ofSegmentStartingAt: $0)) && self.matches($0, filter) }
+        }
         return WaypointCandidates(nearest: nearest, mainNetwork: main)
     }
 
@@ -173,13 +199,27 @@ extension RoadGraph {
         return (f != noIndex && arcInCore[Int(f)] == 1) || (b != noIndex && arcInCore[Int(b)] == 1)
     }
 
+    /// A waypoint's name as OSRM gives it: the names of the roads it is on (at a junction, those of its
+    /// alternatives too), each once, the unnamed left out, joined with " / ". In the order of the graph's edges,
+    /// so that each leg at a waypoint names it alike, whichever road it took there.
+    public func waypointName(of snap: Snap, language: String? = nil) -> String {
+        var names: [String] = []
+        for candidate in snap.candidates.sorted(by: { $0.edge < $1.edge }) {
+            let name = name(ofEdge: candidate.edge, language: language)
+            if !name.isEmpty && !names.contains(name) { names.append(name) }
+        }
+        return names.joined(separator: " / ")
+    }
+
     /// The nearest road of the core network.
     public func snapToCore(_ point: Coordinate, maxDistance: Double = RoadGraph.defaultSnapDistance,
                            filter: WaypointFilter = WaypointFilter()) -> Snap?
     {
         nearestSegment(to: point, maxDistance: maxDistance) {
             self.isInCore(edge: self.edge(ofSegmentStartingAt: $0)) && self.matches($0, filter)
-        }.map { makeSnap(point, $0, filter) }
+        }.map { hit in
+            makeSnap(point, hit, filter) { self.isInCore(edge: self.edge(ofSegmentStartingAt: $0)) && self.matches($0, filter) }
+        }
     }
 
     /// Where a point whose road is off the core (a one-way trap, an island) may be moved instead: the nearest road
@@ -200,6 +240,29 @@ extension RoadGraph {
     public func isMainNetwork(edge e: Int) -> Bool {
         let f = edgeForwardArc[e], b = edgeBackwardArc[e]
         return (f != noIndex && isMainNetwork(arc: f)) || (b != noIndex && isMainNetwork(arc: b))
+    }
+
+    /// The snap at `hit`, with the other roads `accept` allows whose nearest place to the point is the same
+    /// (`Snap.alternatives`). Looked for only where the hit is an edge's end: elsewhere the place is inside one
+    /// road, and only overlapping ways could share it.
+    private func makeSnap(_ point: Coordinate, _ hit: SegmentHit, _ filter: WaypointFilter,
+                          alternativesFrom accept: (Int) -> Bool) -> Snap {
+        var snap = makeSnap(point, hit, filter)
+        let range = shapeRange(ofEdge: snap.edge)
+        // One place to OSRM, which keeps coordinates in micro-degrees: a point given to six decimals at a node
+        // stored to seven is at the junction.
+        func micro(_ c: Coordinate) -> (Int, Int) { (Int((c.latitude * 1e6).rounded()), Int((c.longitude * 1e6).rounded())) }
+        let here = micro(hit.position)
+        func isHere(_ c: Coordinate) -> Bool { micro(c) == here }
+        guard (hit.segment == range.lowerBound && isHere(shapePoint(range.lowerBound)))
+                || (hit.segment == range.upperBound - 2 && isHere(shapePoint(range.upperBound - 1))) else { return snap }
+        // The same micro-degree lies within 15 cm of the hit.
+        let others = nearestSegments(to: point, count: 12, maxDistance: hit.distance + 0.15, key: { $0 }, accept: accept)
+        for other in others where other.segment != hit.segment && isHere(other.position) {
+            let candidate = makeSnap(point, other, filter)
+            if !snap.candidates.contains(where: { $0.isSamePlace(as: candidate) }) { snap.alternatives.append(candidate) }
+        }
+        return snap
     }
 
     private func makeSnap(_ point: Coordinate, _ hit: SegmentHit, _ filter: WaypointFilter) -> Snap {

@@ -406,6 +406,44 @@ import Testing
         #expect(Self.firstName(try osrm.json(request).object) == Self.firstName(try service.json(request + "?compat=osrm").object))
     }
 
+    /// A point on a junction is on every road there: OSRM keeps each as a candidate, starts or ends on whichever is
+    /// cheapest (no turn paid that need not be taken), and names the waypoint after all of them. Whichever road
+    /// the nearest search meets first, some route from or to the junction below needs another.
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func aPointOnAJunctionIsOnEveryRoadThereAsOSRM() throws {
+        let map = TestMap("""
+            x    a    y
+
+                 b
+            """)
+        map.way("xa", ["highway": "residential", "name": "West"])
+        map.way("ay", ["highway": "residential", "name": "East"])
+        map.way("ab", ["highway": "residential", "name": "South"])
+        _ = try map.build(compatibility: .osrm)
+        let service = WayfinderService(engine: try Engine(directory: map.graphDirectory), compatibility: .osrm)
+        let osrm = try OSRMOracle(map: map, profile: "car")
+        func names(_ body: [String: Any]) -> [Set<Substring>] {
+            ((body["waypoints"] as? [[String: Any]]) ?? []).map { Set(($0["name"] as? String ?? "").split(separator: " / ")) }
+        }
+        let junction = map.position("a")
+        for other in ["x", "y", "b"].map({ map.position(Character($0)) }) {
+            for (from, to) in [(junction, other), (other, junction)] {
+                let request = "/route/v1/driving/\(Self.text(from));\(Self.text(to))?overview=false"
+                let ours = try service.json(request).object, theirs = try osrm.json(request).object
+                let (f, g) = (ImportCompatibilityTests.figures(ours), ImportCompatibilityTests.figures(theirs))
+                #expect(f.count == 3 && g.count == 3 && zip(f, g).allSatisfy { abs($0 - $1) <= 0.1 },
+                        "\(request): Wayfinder \(f), OSRM \(g)")
+                #expect(names(ours) == names(theirs), "\(request)")
+            }
+        }
+        let points = ["a", "x", "y", "b"].map { Self.text(map.position(Character($0))) }.joined(separator: ";")
+        let table = "/table/v1/driving/\(points)?annotations=duration"
+        let ours = try #require(try service.json(table).object["durations"] as? [[Double]])
+        let theirs = try #require(try osrm.json(table).object["durations"] as? [[Double]])
+        #expect(ours.count == 4 && zip(ours.joined(), theirs.joined()).allSatisfy { abs($0 - $1) <= 0.1 },
+                "Wayfinder \(ours), OSRM \(theirs)")
+    }
+
     /// The rest of a drive on foot is Wayfinder's; `compat=osrm` ends the drive where OSRM does.
     /// `deviations=` turns our guidance rules off one at a time: with none, the steps are `compat=osrm`'s; with all,
     /// the default's; without the name rule alone, a street spelt two ways is announced again. A name not known
