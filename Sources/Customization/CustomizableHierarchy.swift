@@ -149,7 +149,9 @@ public enum HierarchyCustomization {
         let split = splitting ? EliminationSplit(topology) : nil
         statistics.splitInTwo = split != nil
         switch (sets.count, split != nil) {
-        case (1...2, _), (3...4, false):
+        case (...1, _):
+            (hierarchy, statistics.triangles) = customize(topology, input, sets: sets, lanes: SingleLane.self, split, whenLanesAreDone)
+        case (2, _), (3...4, false):
             (hierarchy, statistics.triangles) = customize(topology, input, sets: sets, lanes: SIMD2<UInt32>.self, split, whenLanesAreDone)
         case (3...4, true), (5..., false):
             (hierarchy, statistics.triangles) = customize(topology, input, sets: sets, lanes: SIMD4<UInt32>.self, split, whenLanesAreDone)
