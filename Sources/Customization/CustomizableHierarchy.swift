@@ -173,7 +173,7 @@ public enum HierarchyCustomization {
             LaneGroup<V>(t, input, sets: Array(sets[(g * width)..<min(sets.count, (g + 1) * width)]), nodeClasses: nodeClasses,
                          split: split)
         }
-        let lanes: [LaneGroup<V>]
+        var lanes: [LaneGroup<V>]
         if split != nil {
             lanes = (0..<groups).map(group)
         } else {
@@ -182,8 +182,9 @@ public enum HierarchyCustomization {
             lanes = results.map { $0.value! }
         }
         whenLanesAreDone()
-        return (HierarchyAssembly.assemble(t, input, sets: sets, lanes: lanes, nodeClasses: nodeClasses, split: split),
-                lanes[0].triangles)
+        let triangles = lanes[0].triangles
+        return (HierarchyAssembly.assemble(t, input, sets: sets, lanes: &lanes, nodeClasses: nodeClasses, split: split),
+                triangles)
     }
 }
 

@@ -32,12 +32,25 @@ enum HierarchyAssembly {
         }
     }
 
+    /// `lanes` are let go once read, before the costs are copied into the hierarchy's columns: on a large graph
+    /// each is a gigabyte.
     static func assemble<V: SIMD>(_ t: HierarchyTopology, _ input: CustomizationInput, sets: [UInt8],
-                                  lanes: [LaneGroup<V>], nodeClasses: [UInt8], split: EliminationSplit?) -> HierarchyArrays
+                                  lanes: inout [LaneGroup<V>], nodeClasses: [UInt8], split: EliminationSplit?) -> HierarchyArrays
     where V.Scalar == UInt32 {
-        withColumns(lanes[...], []) { columns in
-            assemble(t, input, sets: sets, columns: columns, nodeClasses: nodeClasses, split: split)
+        var (up, down) = withColumns(lanes[...], []) { columns in
+            sides(t, input, sets: sets, columns: columns, nodeClasses: nodeClasses, split: split)
         }
+        lanes.removeAll()
+        var h = HierarchyArrays()
+        h.node = t.number
+        h.original = t.node
+        (h.upStart, h.up, h.upShortcuts) = (up.start, up.edges, up.shortcuts)
+        (h.downStart, h.down, h.downShortcuts) = (down.start, down.edges, down.shortcuts)
+        (h.upDuration, h.upLength) = (up.costs.map(\.duration), up.costs.map(\.length))
+        up = Side(reserving: 0)
+        (h.downDuration, h.downLength) = (down.costs.map(\.duration), down.costs.map(\.length))
+        down = Side(reserving: 0)
+        return h
     }
 
     /// Calls `body` with every group's columns, valid for the call.
@@ -51,9 +64,10 @@ enum HierarchyAssembly {
         }}
     }
 
-    private static func assemble<V: SIMD>(_ t: HierarchyTopology, _ input: CustomizationInput, sets: [UInt8],
-                                          columns: [Columns<V>], nodeClasses: [UInt8], split: EliminationSplit?)
-    -> HierarchyArrays where V.Scalar == UInt32 {
+    /// Both directions' hierarchy edges; the slots that index them are let go on return.
+    private static func sides<V: SIMD>(_ t: HierarchyTopology, _ input: CustomizationInput, sets: [UInt8],
+                                       columns: [Columns<V>], nodeClasses: [UInt8], split: EliminationSplit?)
+    -> (up: Side, down: Side) where V.Scalar == UInt32 {
         let m = t.edgeCount, setCount = sets.count
         let reserve = m * 3 / 4  // about what tightening keeps
         var up = Side(reserving: reserve), down = Side(reserving: reserve)
@@ -89,20 +103,12 @@ enum HierarchyAssembly {
                 }
             }
             let rightBase = (up: UInt32(up.edges.count), down: UInt32(down.edges.count))
-            up.append(contentsOf: rightUp, movedBy: rightBase, own: rightBase.up)
-            down.append(contentsOf: rightDown, movedBy: rightBase, own: rightBase.down)
+            up.append(taking: &rightUp, movedBy: rightBase, own: rightBase.up)
+            down.append(taking: &rightDown, movedBy: rightBase, own: rightBase.down)
             let right = Int(t.upStart[split.middle])..<Int(t.upStart[split.end])
             kernel.run(split.end..<t.nodeCount, &up, &down, moving: (right, rightBase))
         }}}}}
-
-        var h = HierarchyArrays()
-        h.node = t.number
-        h.original = t.node
-        (h.upStart, h.up, h.upShortcuts) = (up.start, up.edges, up.shortcuts)
-        (h.downStart, h.down, h.downShortcuts) = (down.start, down.edges, down.shortcuts)
-        (h.upDuration, h.upLength) = (up.costs.map(\.duration), up.costs.map(\.length))
-        (h.downDuration, h.downLength) = (down.costs.map(\.duration), down.costs.map(\.length))
-        return h
+        return (up, down)
     }
 
     /// The assembly of a range of nodes, over pointers valid while it lives.
@@ -228,12 +234,18 @@ enum HierarchyAssembly {
 
 extension HierarchyAssembly.Side {
     /// Appends another range's edges, whose indices start at `by` (halves: first in the down edges, second in the up
-    /// ones; `own`: this side's).
-    mutating func append(contentsOf other: Self, movedBy by: (up: UInt32, down: UInt32), own: UInt32) {
+    /// ones; `own`: this side's), and empties it array by array: the two copies of an array of hundreds of megabytes
+    /// live together for one append, not until the end.
+    mutating func append(taking other: inout Self, movedBy by: (up: UInt32, down: UInt32), own: UInt32) {
         start.append(contentsOf: other.start.lazy.map { $0 + own })
-        edges += other.edges; costs += other.costs
+        other.start = []
+        edges += other.edges
+        other.edges = []
+        costs += other.costs
+        other.costs = []
         shortcuts.append(contentsOf: other.shortcuts.lazy.map {
             $0.middle == noIndex ? $0 : HierarchyShortcut(middle: $0.middle, first: $0.first + by.down, second: $0.second + by.up)
         })
+        other.shortcuts = []
     }
 }
