@@ -135,6 +135,8 @@ public enum GraphCustomizer {
     /// with `week`'s historical speeds; `imported`: the import's costs, which every later customization starts from.
     static func write(_ graph: RoadGraph, from source: String, imported: TrafficMetric, metric: TrafficMetric,
                       week: HistoricalMetric, metricName: String, to path: String, report: inout Report) throws {
+        // The load's checksums read the whole file: what the customization reads of it comes back as it is read.
+        graph.file.releasePages(0..<graph.file.size)
         let input = customizationInput(graph, metric)
         let file = try GraphFileWriter(path: path)
         // The sections no metric changes (geometry, names: most of the file) are copied from the current file

@@ -145,6 +145,8 @@ enum SectionID: UInt32, CaseIterable {
 public final class MappedFile: @unchecked Sendable {
     public let base: UnsafeRawPointer
     public let size: Int
+    /// Whether the bytes are the file's pages (a mapping), not memory of the process's own.
+    private var isMapping = false
 
     /// Maps the file, or with `privateCopy` reads it into memory of its own. A mapping shares the file's pages, so
     /// the file overwritten or truncated in place (`cp new.wfgraph generation-1/`) changes or removes them under
@@ -163,6 +165,7 @@ public final class MappedFile: @unchecked Sendable {
                 throw GraphFileError.cannotOpen(path)
             }
             base = UnsafeRawPointer(mapped)
+            isMapping = true
             return
         }
         guard let memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), memory != MAP_FAILED
@@ -196,6 +199,18 @@ public final class MappedFile: @unchecked Sendable {
     }
 
     deinit { munmap(UnsafeMutableRawPointer(mutating: base), size) }
+
+    /// Lets go of the file's pages in `range` (whole pages inside it): they stay in the page cache, are read again
+    /// when touched, and stop counting to the process's resident memory. A customization calls it on the graph it
+    /// reads once checked and once copied, so that a graph file of gigabytes does not count twice beside the
+    /// hierarchy it builds. Memory of the process's own (`privateCopy`) has no file behind it, and is kept.
+    public func releasePages(_ range: Range<Int>) {
+        guard isMapping else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = (max(0, range.lowerBound) + page - 1) / page * page, end = min(size, range.upperBound) / page * page
+        guard end > start else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: base + start), end - start, MADV_DONTNEED)
+    }
 
     func load<T>(_ offset: Int, as type: T.Type) -> T { base.loadUnaligned(fromByteOffset: offset, as: T.self) }
 }
@@ -542,6 +557,7 @@ public final class GraphFileWriter: @unchecked Sendable {  // one thread at a ti
         let bytes = UnsafeRawBufferPointer(start: file.base + range.lowerBound, count: range.count)
         table.append((section.id, entry.elementSize, offset, entry.count, entry.checksum))
         emit(bytes)
+        file.releasePages(range)
         position = offset + bytes.count
     }
 

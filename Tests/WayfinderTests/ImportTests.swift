@@ -224,4 +224,21 @@ import Testing
         try future.write(to: URL(fileURLWithPath: directory.path + "/future.wfgraph"))
         #expect(throws: GraphFileError.unsupportedVersion(99)) { try RoadGraph(contentsOf: directory.path + "/future.wfgraph") }
     }
+
+    /// A customization lets go of the graph file's pages once read: the graph reads the same bytes after, whether
+    /// mapped (read again from the file) or copied (kept: nothing to read them from).
+    @Test func releasedPagesReadTheSame() throws {
+        let (directory, path) = try importedSample()
+        defer { _ = directory }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        for privateCopy in [false, true] {
+            let file = try MappedFile(path: path, privateCopy: privateCopy)
+            file.releasePages(0..<file.size)
+            file.releasePages(100..<(file.size / 2))
+            #expect(Data(bytes: file.base, count: file.size) == bytes, "privateCopy \(privateCopy)")
+            let graph = try RoadGraph(mapping: file, path: path), fresh = try RoadGraph(contentsOf: path)
+            graph.file.releasePages(0..<file.size)
+            #expect(graph.arcCount > 0 && graph.name(ofEdge: 0) == fresh.name(ofEdge: 0))
+        }
+    }
 }
