@@ -160,6 +160,8 @@ public enum GraphCustomizer {
             // From every turn of the import, closed or not: the order serves every later metric.
             topology = try HierarchyTopology(nodeCount: input.nodeCount, edges: structure(graph, metric))
             report.orderSeconds = Date().timeIntervalSince(ordering)
+            // The ordering's graphs go before the customization's lanes come.
+            releaseFreedMemory()
         }
         // Edge indices share 32 bits with two flags (see `LaneGroup`).
         guard max(topology.edgeCount, input.edges.count) < 1 << 30 else {

@@ -274,12 +274,3 @@ extension GraphArrays {
         chArcTail = reduction?.tail ?? []
     }
 }
-
-/// Hands memory freed between the import's phases back to the system: glibc keeps freed blocks in its arenas, so
-/// without this the peak is the sum of the phases' peaks (4.4 GB on 8.7M nodes), not the largest.
-func releaseFreedMemory() {
-    _ = mallocTrim(0)
-}
-
-/// glibc's `malloc_trim` (its header is not in Swift's Glibc module).
-@_silgen_name("malloc_trim") private func mallocTrim(_ pad: Int) -> Int32
