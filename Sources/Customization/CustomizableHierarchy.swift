@@ -150,7 +150,7 @@ public enum HierarchyCustomization {
         statistics.splitInTwo = split != nil
         switch (sets.count, split != nil) {
         case (...1, _):
-            (hierarchy, statistics.triangles) = customize(topology, input, sets: sets, lanes: SingleLane.self, split, whenLanesAreDone)
+            (hierarchy, statistics.triangles) = customize(topology, input, sets: sets, lanes: SingleLane<UInt32>.self, split, whenLanesAreDone)
         case (2, _), (3...4, false):
             (hierarchy, statistics.triangles) = customize(topology, input, sets: sets, lanes: SIMD2<UInt32>.self, split, whenLanesAreDone)
         case (3...4, true), (5..., false):
