@@ -135,6 +135,27 @@ extension RoadGraph {
         return nearest.hits.map(\.hit)
     }
 
+    /// The segments listed in the grid cell of `place` whose nearest place to `point` is `place` (as `isPlace`
+    /// tells) and that `accept` allows: every segment with an end at `place` is listed in that cell (its bounding
+    /// box touches it), so a junction's roads are found without a search.
+    public func segments(endingAt place: Coordinate, nearestTo point: Coordinate, accept: (Int) -> Bool,
+                         isPlace: (Coordinate) -> Bool) -> [SegmentHit] {
+        let grid = metadata.grid
+        let r = grid.rowIndex(place.latitude), c = grid.columnIndex(place.longitude)
+        guard gridSegments.count > 0, r >= 0, r < Int(grid.rows), c >= 0, c < Int(grid.columns) else { return [] }
+        let cell = r * Int(grid.columns) + c
+        // As `searchGrid` works them out, for the same distances bit for bit.
+        let cosLatitude = cos(point.latitude * Double.pi / 180), cosForDistance = cos(point.latitude * (Double.pi / 180))
+        var hits: [SegmentHit] = []
+        for k in Int(gridCellStart[cell])..<Int(gridCellStart[cell + 1]) {
+            let s = Int(gridSegments[k])
+            let (_, position) = Geo.project(point, ontoSegmentFrom: shapePoint(s), to: shapePoint(s + 1), cosLatitude: cosLatitude)
+            guard isPlace(position), accept(s) else { continue }
+            hits.append(SegmentHit(segment: s, position: position, distance: Geo.distance(point, position, cosLatitudeA: cosForDistance)))
+        }
+        return hits
+    }
+
     /// Offers segments to `collector` nearest first, near enough: rings of cells are walked outward from the
     /// point's cell until nothing nearer than `collector.bound` can lie beyond. A point far from every road (at
     /// sea, or on another continent) would walk every cell of the grid that way, empty ones included; once the

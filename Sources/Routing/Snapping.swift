@@ -203,6 +203,7 @@ extension RoadGraph {
     /// alternatives too), each once, the unnamed left out, joined with " / ". In the order of the graph's edges,
     /// so that each leg at a waypoint names it alike, whichever road it took there.
     public func waypointName(of snap: Snap, language: String? = nil) -> String {
+        if snap.alternatives.isEmpty { return name(ofEdge: snap.edge, language: language) }
         var names: [String] = []
         for candidate in snap.candidates.sorted(by: { $0.edge < $1.edge }) {
             let name = name(ofEdge: candidate.edge, language: language)
@@ -254,11 +255,16 @@ extension RoadGraph {
         func micro(_ c: Coordinate) -> (Int, Int) { (Int((c.latitude * 1e6).rounded()), Int((c.longitude * 1e6).rounded())) }
         let here = micro(hit.position)
         func isHere(_ c: Coordinate) -> Bool { micro(c) == here }
-        guard (hit.segment == range.lowerBound && isHere(shapePoint(range.lowerBound)))
-                || (hit.segment == range.upperBound - 2 && isHere(shapePoint(range.upperBound - 1))) else { return snap }
-        // The same micro-degree lies within 15 cm of the hit.
-        let others = nearestSegments(to: point, count: 12, maxDistance: hit.distance + 0.15, key: { $0 }, accept: accept)
-        for other in others where other.segment != hit.segment && isHere(other.position) {
+        let end: Int
+        if hit.segment == range.lowerBound && isHere(shapePoint(range.lowerBound)) {
+            end = range.lowerBound
+        } else if hit.segment == range.upperBound - 2 && isHere(shapePoint(range.upperBound - 1)) {
+            end = range.upperBound - 1
+        } else {
+            return snap
+        }
+        for other in segments(endingAt: shapePoint(end), nearestTo: point, accept: accept, isPlace: isHere)
+        where other.segment != hit.segment {
             let candidate = makeSnap(point, other, filter)
             if !snap.candidates.contains(where: { $0.isSamePlace(as: candidate) }) { snap.alternatives.append(candidate) }
         }
