@@ -76,6 +76,47 @@ import Testing
         #expect(car.routed > 400 && foot.routed > 450, "most random pairs are routable: \(car), \(foot)")
     }
 
+    /// Points on junctions carry every road there as a candidate (`Snap.alternatives`): each leg costs the least
+    /// of what the reference Dijkstra finds from each candidate on its own to each on its own, on every algorithm.
+    @Test func junctionPointsCostTheirCheapestCandidate() throws {
+        let sample = Self.packageRoot.appendingPathComponent("graphs/helsinki.osm.pbf")
+        let (directory, driving, _) = try Self.graphs(for: sample)
+        defer { _ = directory }
+        let junctions = (0..<UInt32(driving.vertexLatitudes.count)).filter { driving.edges(atVertex: $0).count >= 3 }
+        var router = Router(graph: driving)
+        var random = SplitMix64(seed: 3)
+        var withAlternatives = 0, routed = 0
+        func alone(_ snap: Snap) -> [Snap] {
+            snap.candidates.map { var c = $0; c.alternatives = []; return c }
+        }
+        for _ in 0..<300 {
+            let points = (0..<2).map { _ -> Coordinate in
+                let v = Int(junctions[Int(random.next() % UInt64(junctions.count))])
+                return Coordinate(fixedLatitude: driving.vertexLatitudes[v], fixedLongitude: driving.vertexLongitudes[v])
+            }
+            guard let snaps = try? router.snapWaypoints(points) else { continue }
+            if !snaps[0].alternatives.isEmpty || !snaps[1].alternatives.isEmpty { withAlternatives += 1 }
+            var least: UInt64?
+            for s in alone(snaps[0]) {
+                for t in alone(snaps[1]) {
+                    guard let c = ReferenceDijkstra.cost(in: driving, from: driving.sourceEndpoints(s), to: driving.targetEndpoints(t))
+                    else { continue }
+                    least = min(least ?? c, c)
+                }
+            }
+            for algorithm in [SearchAlgorithm.ch, .astar, .dijkstra] {
+                let leg = router.routeLeg(from: snaps[0], to: snaps[1], algorithm: algorithm)
+                #expect(leg.map { UInt64($0.weight) } == least, "\(algorithm) from \(points[0]) to \(points[1])")
+                if let leg {
+                    let stretchMs = leg.stretches.reduce(0.0) { $0 + $1.weight * 1000 }
+                    #expect(abs(stretchMs - Double(leg.weight)) < 0.5, "the leg's pieces cost what its search did")
+                }
+            }
+            if least != nil { routed += 1 }
+        }
+        #expect(withAlternatives > 250 && routed > 250, "\(withAlternatives) pairs with alternatives, \(routed) routed")
+    }
+
     /// Cycling: a turn cost at every junction, pushed directions and trains; its hierarchy is over arcs. CH, A* and
     /// Dijkstra as the oracle, on the sample and on Porto.
     @Test func cyclingAStarAndCHMatchDijkstra() throws {
