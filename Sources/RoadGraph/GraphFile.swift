@@ -146,7 +146,7 @@ public final class MappedFile: @unchecked Sendable {
     public let base: UnsafeRawPointer
     public let size: Int
     /// Whether the bytes are the file's pages (a mapping), not memory of the process's own.
-    private var isMapping = false
+    private let isMapping: Bool
 
     /// Maps the file, or with `privateCopy` reads it into memory of its own. A mapping shares the file's pages, so
     /// the file overwritten or truncated in place (`cp new.wfgraph generation-1/`) changes or removes them under
@@ -168,6 +168,7 @@ public final class MappedFile: @unchecked Sendable {
             isMapping = true
             return
         }
+        isMapping = false
         guard let memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), memory != MAP_FAILED
         else { throw GraphFileError.cannotOpen("memory for \(path)") }
         var done = 0
@@ -196,6 +197,7 @@ public final class MappedFile: @unchecked Sendable {
         bytes.withUnsafeBytes { mapped.copyMemory(from: $0.baseAddress!, byteCount: count) }
         mprotect(mapped, count, PROT_READ)
         base = UnsafeRawPointer(mapped)
+        isMapping = false
     }
 
     deinit { munmap(UnsafeMutableRawPointer(mutating: base), size) }
