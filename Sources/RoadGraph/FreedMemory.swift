@@ -1,6 +1,5 @@
 /// Hands memory freed between the phases of an import or a customization back to the system: glibc keeps freed
-/// blocks in its arenas, so without this the peak is the sum of the phases' peaks (4.4 GB on 8.7M nodes), not the
-/// largest.
+/// blocks in its arenas, so without this the peak is the sum of the phases' peaks, not the largest.
 public func releaseFreedMemory() {
     _ = mallocTrim(0)
 }
