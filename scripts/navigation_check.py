@@ -24,6 +24,7 @@ import argparse
 import http.client
 import json
 import random
+import re
 import statistics
 import sys
 import time
@@ -84,7 +85,7 @@ def interpolate(x, xs, ys):
 def simulate(leg, rng, noise=5.0):
     """Fires the leg's voice instructions on a 1 Hz drive. Returns per maneuver (step index ≥ 1) the lead of the
     last announcement that said it (one on the step before, or one that names its instruction) and the step that
-    carried that, and the fired announcements in order."""
+    carried that, and when the driver reached it (seconds from the start), and the fired announcements in order."""
     steps, drive = leg["steps"], Drive(leg)
     if drive.length <= 0 or drive.total <= 0:
         return {}, []
@@ -125,11 +126,29 @@ def simulate(leg, rng, noise=5.0):
         def own(f):
             return f[1] == k - 1 and not f[2].startswith(("Then ", "然后"))
         def names(f):
-            return k - 4 <= f[1] < k and (instruction in f[2] or instruction[:1].lower() + instruction[1:] in f[2])
+            # "Then …" on a step says the maneuver after the next one, or where the words moved onto the next step
+            # (its start too near), the next one.
+            # The maneuvers merged after it follow it in order.
+            if f[2].startswith(("Then ", "然后")):
+                parts = said_parts(f[2])
+                def is_said(m, part):
+                    words = steps[m]["maneuver"]["instruction"] if m < len(steps) else None
+                    return words is not None and part in (words, words[:1].lower() + words[1:])
+                first = f[1] + 2 if is_said(f[1] + 2, parts[0]) else f[1] + 1
+                return first <= k <= first + len(parts) and any(is_said(k, part) for part in parts)
+            return k - 4 <= f[1] < k and any(p in (instruction, instruction[:1].lower() + instruction[1:])
+                                             for p in said_parts(f[2]))
         carrier = next((c for c in range(k - 1, max(-1, k - 5), -1) if steps[c].get("voiceInstructions")), None)
         said = [f for f in fired if own(f) or names(f) or (steps[k]["maneuver"]["type"] == "arrive" and f[1] == carrier)]
-        leads[k] = (reached - said[-1][0], said[-1][1]) if said else (None, None)
+        leads[k] = (reached - said[-1][0] if said else None, said[-1][1] if said else None, reached)
     return leads, fired
+
+
+def said_parts(text):
+    """The maneuvers an announcement says, each as its instruction reads ("A, then b" → "A", "b"; "Then b" → "b"):
+    a maneuver's words as a substring of another's ("turn left" in "turn left into …") are not its own."""
+    parts = re.split(r", then |，然后", text)
+    return [p[5:] if p.startswith("Then ") else p[2:] if p.startswith("然后") else p for p in parts]
 
 
 def check_banners(steps):
@@ -237,12 +256,12 @@ def main():
                     run["banner_problems"] += len(problems)
                     run["examples"] += problems[: max(0, 10 - len(run["examples"]))]
                     maneuver_leads, fired = simulate(leg, drive_rng)
-                    drive = Drive(leg)
                     run["announcements"] += len(fired)
-                    for k, (lead, carrier) in maneuver_leads.items():
+                    for k, (lead, carrier, reached) in maneuver_leads.items():
                         run["maneuvers"] += 1
-                        # One in the first seconds of the leg is said with the departure.
-                        if drive.time_at(sum(x["distance"] for x in steps[:k])) < 3:
+                        # One in the first seconds of the leg is said with the departure (reached where the drive
+                        # places the step's start, as its lead is measured).
+                        if reached < 3:
                             run["said_at_departure"] += 1
                             continue
                         # A roundabout's exit is said with its entry ("take the 2nd exit").
