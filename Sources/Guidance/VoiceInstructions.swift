@@ -81,8 +81,13 @@ struct VoicePlanner {
     static let finalDistance = (driving: 30.0, walking: 12.0)
     /// A maneuver at most this many seconds after the one before is said with it.
     static let mergeWithin = 8.0
-    /// A merged announcement is said at most this many seconds before its second maneuver.
+    /// A merged announcement is said at most this many seconds before its last maneuver.
     static let mergedLeadLimit = 13.0
+    /// A maneuver whose own announcement would start less than this many seconds before it, the words before
+    /// still being said, is said with them: a fix a second and 5 m of GPS error may fire it 1.5 s late.
+    static let ownLeadLeast = 5.0
+    /// A merged announcement says at most this many maneuvers ("…, then …, then …").
+    static let mergedMost = 4
     /// Seconds of silence between two announcements: a fix a second, 5 m off, may fire one a second early, and
     /// on foot 5 m is 3 s.
     static let pause = (driving: 1.5, walking: 3.0)
@@ -127,10 +132,11 @@ struct VoicePlanner {
                 continue
             }
             // Said with the maneuver before when it follows within a few seconds, or when the words before would
-            // leave it less than 4 s of its own.
-            let crowded = start[k] - max(start[carrier], busyUntil) < 4
-            if let last = plan.last, last.subjects.count == 1, start[k] - start[carrier] < Self.mergeWithin || crowded,
-               steps[last.subjects[0]].following == nil, steps[k].following == nil,
+            // leave it less than 5 s of its own; where maneuvers crowd, a chain of them is said at once.
+            let crowded = start[k] - max(start[carrier], busyUntil) < Self.ownLeadLeast
+            if let last = plan.last,
+               last.subjects.count == 1 && start[k] - start[carrier] < Self.mergeWithin || crowded && last.subjects.count < Self.mergedMost,
+               last.subjects.allSatisfy({ steps[$0].following == nil }), steps[k].following == nil,
                start[k] - last.time <= Self.mergedLeadLimit
             {
                 let merged = phrases.spokenThen(last.text, text)
@@ -147,9 +153,11 @@ struct VoicePlanner {
                 subjects = [k - 1, k]
             }
             // The third of three maneuvers in a few seconds, where its own step is too short to say it on: said
-            // after the two, before the second is made ("Then turn right …").
-            if plan.last?.subjects.count == 2, plan.last?.subjects.last == k - 1,
-               start[k] - max(start[carrier], busyUntil) < 4, start[k] - busyUntil >= 4 {
+            // after the two, before the second is made ("Then turn right …"); where its own step is shorter than
+            // a fix's interval, a fix may never fall on it, and then sooner is better than not at all.
+            if plan.last?.subjects.count ?? 0 >= 2, plan.last?.subjects.last == k - 1,
+               start[k] - max(start[carrier], busyUntil) < Self.ownLeadLeast,
+               start[k] - busyUntil >= (start[k] - start[k - 1] < 1.5 ? 2 : 4) {
                 carrier = k - 2
                 text = phrases.spokenAfter(text)
             }
@@ -161,8 +169,13 @@ struct VoicePlanner {
             // still said a second before it comes.
             var time = min(max(start[carrier], min(start[k] - Self.finalLead, nearest), busyUntil), max(start[carrier], start[k] - 1))
             // On the step the time falls in (a ring's exit step, where the ring is short), and not in a step's last
-            // second and a half, where a fix may already place the car on the next.
-            while carrier + 1 < k && start[carrier + 1] - 1.5 <= time { carrier += 1 }
+            // second and a half, where a fix may already place the car on the next. Where the next step would leave
+            // the maneuver less than 5 s, the words come that much sooner, into the pause after the words before.
+            if carrier + 1 < k, case let latest = start[carrier + 1] - 1.5, latest <= time, latest >= start[carrier],
+               latest >= busyUntil - pause / 2, start[k] - max(time, start[carrier + 1]) < Self.ownLeadLeast {
+                time = latest
+            }
+            while carrier + 1 < k && start[carrier + 1] - 1.5 < time { carrier += 1 }
             time = max(time, start[carrier])
             plan.append(Planned(carrier: carrier, time: time, text: text, subjects: subjects))
             busyUntil = time + Self.speakingTime(text) + pause

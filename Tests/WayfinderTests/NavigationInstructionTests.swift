@@ -112,9 +112,9 @@ import Testing
     }
 
     /// Random routes in both languages and modes, against the schema and on simulated drives
-    /// (scripts/navigation_check.py): driving maneuvers' last announcements 3–15 s ahead but for chains of three
-    /// maneuvers in a few seconds (at most 1.5 %), on foot 90 % within a 5 m fix's spread; no announcement over the
-    /// one before while driving.
+    /// (scripts/navigation_check.py): driving maneuvers' last announcements 3–15 s ahead but for runs of maneuvers
+    /// faster than their words can be said (at most two, or 0.2 %), on foot 90 % within a 5 m fix's spread; no
+    /// announcement over the one before while driving.
     static func check(graph: String, bbox: String, pairs: Int) throws -> [[String: Any]] {
         let server = try ServerTests.Server(graph: graph)
         defer { _ = server.stop() }
@@ -134,7 +134,7 @@ import Testing
             #expect(count("routes") >= pairs / 2, "\(label)")
             #expect(count("schema_errors") == 0 && count("banner_problems") == 0 && count("unannounced") == 0, "\(label)")
             if r["mode"] as? String == "driving" {
-                #expect(Double(count("outside_3_15s")) <= 0.015 * Double(count("maneuvers")), "\(label)")
+                #expect(Double(count("outside_3_15s")) <= max(2, 0.002 * Double(count("maneuvers"))), "\(label)")
                 #expect(count("overlaps") == 0, "\(label)")
             } else {
                 #expect(Double(count("outside_3_15s")) <= 0.1 * Double(count("maneuvers")), "\(label)")
