@@ -4,12 +4,15 @@ import RoadGraph
 import Routing
 
 extension Engine {
-    /// A new route for a client that has left its route (issue 30): from where it is, the way it is going (OSRM's
-    /// `bearings`, ±45°, where it moves), to the waypoints still ahead, with the guidance it asked for before.
-    /// Where no road goes that way within reach, from the nearest road.
+    /// A new route for a client that has left its route (issue 30): from where it is, on the road its last fixes
+    /// follow, the way it is going (OSRM's `bearings`, ±45°, where it moves), to the waypoints still ahead, with the
+    /// guidance it asked for before. Where no road goes that way within reach, from the nearest road.
     public func reroute(_ tracker: ProgressTracker, from fix: Fix, progress: RouteProgress, mode: TravelMode,
                         directions: DirectionsOptions) throws -> RouteAnswer {
-        let (points, bearing) = tracker.reroutePoints(from: fix, progress: progress)
+        var (points, bearing) = tracker.reroutePoints(from: fix, progress: progress)
+        if let road = Self.roadDriven(in: try graph(current, mode), by: progress.state.recent, at: fix, bearing: bearing) {
+            points[0] = road
+        }
         var query = RouteQuery(mode: mode, points: points)
         query.directions = directions
         guard let bearing else { return try route(query) }
@@ -18,5 +21,33 @@ extension Engine {
             query.filters = nil
             return try route(query)
         }
+    }
+
+    /// Of the roads near a fix that go its way, the place on the one the last fixes (`recent`, the fix last) lie
+    /// along best, where that is not the nearest: a fix is metres off, and a road beside the one driven may be
+    /// nearer it. The fixes before it are measured to the road's line, its ends drawn on straight (a few seconds
+    /// back the client may have been before the junction the road starts at); nil where the nearest fits best or
+    /// the fixes are too few.
+    static func roadDriven(in graph: RoadGraph, by recent: [Coordinate], at fix: Fix, bearing: Double?) -> Coordinate? {
+        guard recent.count >= 3 else { return nil }
+        let reach = max(30, 3 * (fix.accuracy ?? 10))
+        let roads = graph.nearestRoads(to: fix.location, count: 4, maxDistance: reach,
+                                       filter: WaypointFilter(bearing: bearing.map { ($0, 45) }))
+        guard roads.count >= 2 else { return nil }
+        // The fix itself to the place it snaps to: a road it lies beyond the end of (one the client has driven
+        // off into the next) does not fit it.
+        func misfit(_ road: Snap) -> Double {
+            let line = graph.shapeRange(ofEdge: road.edge).map(graph.shapePoint)
+            return recent.dropLast().reduce(road.distance * road.distance) { sum, p in
+                let d = Geo.distance(from: p, toLineExtended: line)
+                return sum + d * d
+            }
+        }
+        let fits = roads.map(misfit)
+        let best = fits.indices.min { fits[$0] < fits[$1] }!
+        // Not from a road's end: at a junction a route may start along any road there.
+        let road = roads[best]
+        guard best > 0, road.offset > 0.5, road.offset < road.edgeLength - 0.5 else { return nil }
+        return road.location
     }
 }

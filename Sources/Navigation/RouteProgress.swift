@@ -37,19 +37,25 @@ public struct NavigationState: Sendable, Equatable {
     /// moved the client on along it much less than it drove, newest in bit 0.
     public var projected: Double?
     public var stalled: UInt8 = 0
+    /// The last fixes, newest last: where a client that left its route is, they tell the road it drives on from
+    /// a road beside it that one noisy fix lies nearer.
+    public var recent: [Coordinate] = []
 
     public init() {}
 
-    /// `offset,time,d1;d2;d3;d4,against,spoken,banner,projected,stalled`, empty fields for what is unknown.
+    /// `offset,time,d1;d2;d3;d4,against,spoken,banner,projected,stalled,lat:lon;…` (the fixes in millionths of a
+    /// degree), empty fields for what is unknown (a state without the last field, as servers before it wrote, is
+    /// read too).
     public var text: String {
         func f(_ x: Double?) -> String { x.map { String(format: "%.1f", $0) } ?? "" }
         return "\(f(offset)),\(f(time)),\(distances.map { String(format: "%.0f", $0) }.joined(separator: ";")),\(againstRoute),"
-            + "\(spoken),\(banner),\(f(projected)),\(stalled)"
+            + "\(spoken),\(banner),\(f(projected)),\(stalled),"
+            + recent.map { "\(Int(($0.latitude * 1e6).rounded())):\(Int(($0.longitude * 1e6).rounded()))" }.joined(separator: ";")
     }
 
     public init?(text: String) {
         let fields = text.split(separator: ",", omittingEmptySubsequences: false)
-        guard fields.count == 8 else { return nil }
+        guard fields.count == 8 || fields.count == 9 else { return nil }
         func optional(_ s: Substring) -> Double?? { s.isEmpty ? .some(nil) : Double(s).flatMap { $0.isFinite ? .some($0) : nil } }
         let distances = fields[2].isEmpty ? [] : fields[2].split(separator: ";", omittingEmptySubsequences: false).map { Double($0) }
         guard let offset = optional(fields[0]), let time = optional(fields[1]), distances.count <= ProgressTracker.fixesToLeave,
@@ -65,6 +71,16 @@ public struct NavigationState: Sendable, Equatable {
         self.againstRoute = against
         self.spoken = spoken
         self.banner = banner
+        if fields.count == 9, !fields[8].isEmpty {
+            let places = fields[8].split(separator: ";", omittingEmptySubsequences: false).map { place -> Coordinate? in
+                let parts = place.split(separator: ":", omittingEmptySubsequences: false)
+                guard parts.count == 2, let lat = Int(parts[0]), let lon = Int(parts[1]),
+                      (-90_000_000...90_000_000).contains(lat), (-180_000_000...180_000_000).contains(lon) else { return nil }
+                return Coordinate(latitude: Double(lat) / 1e6, longitude: Double(lon) / 1e6)
+            }
+            guard places.count <= ProgressTracker.fixesToLeave, places.allSatisfy({ $0 != nil }) else { return nil }
+            recent = places.map { $0! }
+        }
     }
 }
 
@@ -195,6 +211,7 @@ public struct ProgressTracker: Sendable {
         }
         let mask: UInt8 = (1 << Self.fixesAgainst) - 1
         state.distances = Array((previous.distances + [distance]).suffix(Self.fixesToLeave))
+        state.recent = Array((previous.recent + [fix.location]).suffix(Self.fixesToLeave))
         // Stalled: the line's nearest place moved on much less than the client drove (it goes on past a turn of
         // the route, or off along another road), where noise moves it on with the client.
         var stalled = false

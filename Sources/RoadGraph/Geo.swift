@@ -265,6 +265,25 @@ public enum Geo {
         return x.truncatingRemainder(dividingBy: 360)
     }
 
+    /// Metres from `point` to the line through `line`'s points, its first and last segments drawn on straight
+    /// beyond its ends (to the one point where all are one). Local equirectangular, as `project`.
+    public static func distance(from point: Coordinate, toLineExtended line: [Coordinate]) -> Double {
+        guard let first = line.first else { return .infinity }
+        let scale = cos(point.latitude * Double.pi / 180), metresPerDegree = earthRadius * Double.pi / 180
+        var nearest = Double.infinity
+        for i in line.indices.dropLast() {
+            let ax = (line[i].longitude - point.longitude) * scale, ay = line[i].latitude - point.latitude
+            let dx = (line[i + 1].longitude - line[i].longitude) * scale, dy = line[i + 1].latitude - line[i].latitude
+            let lengthSquared = dx * dx + dy * dy
+            guard lengthSquared > 0 else { continue }
+            var t = -(ax * dx + ay * dy) / lengthSquared
+            if i > 0 { t = max(0, t) }
+            if i + 2 < line.count { t = min(1, t) }
+            nearest = min(nearest, ((ax + t * dx) * (ax + t * dx) + (ay + t * dy) * (ay + t * dy)).squareRoot() * metresPerDegree)
+        }
+        return nearest.isFinite ? nearest : Geo.distance(point, first)
+    }
+
     /// Where `point` projects onto the segment `a`–`b`: the fraction along it (0...1) and the projected position.
     /// A local equirectangular projection is exact enough at road-segment scale.
     @inlinable

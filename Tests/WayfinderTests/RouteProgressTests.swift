@@ -1,3 +1,4 @@
+import Engine
 import Foundation
 import Guidance
 import Navigation
@@ -138,6 +139,40 @@ import Testing
         #expect(empty.status == 2 && empty.stderr.contains("no legs"), "\(empty.stderr)")
     }
 
+    /// A client off its route is routed again from the road its last fixes follow, though its newest fix lies
+    /// nearer a road beside it; from that fix alone, from the nearer road.
+    @Test func reroutesFromTheRoadTheFixesFollow() throws {
+        let map = TestMap("""
+            p         q
+
+            s         t
+            """)
+        map.way("pq", ["highway": "residential", "name": "Upper"])
+        map.way("st", ["highway": "residential", "name": "Lower"])
+        map.way("ps", ["highway": "residential", "name": "West"])
+        map.way("qt", ["highway": "residential", "name": "East"])
+        _ = try map.build()
+        let engine = try Engine(directory: map.graphDirectory)
+        let tracker = ProgressTracker(route: NavigationRoute(try engine.route(RouteQuery(mode: .driving, points: [map.position("p"), map.position("q")])).best))
+        // Along Lower going east, then a fix 12 m off it towards Upper, 8 m from that.
+        var state = NavigationState(), progress: RouteProgress?, fix: Fix?
+        for (i, (fraction, north)) in [(0.2, 0.0), (0.3, 0.0), (0.4, 0.0), (0.5, 12.0)].enumerated() {
+            var place = map.position(between: "s", "t", at: fraction)
+            place.latitude += north / (Geo.earthRadius * Double.pi / 180)
+            fix = Fix(location: place, bearing: 90, speed: 10, accuracy: 5, time: Double(i))
+            progress = tracker.progress(at: fix!, state: state)
+            state = progress!.state
+        }
+        let lower = map.position("s").latitude, upper = map.position("p").latitude
+        let again = try engine.reroute(tracker, from: fix!, progress: progress!, mode: .driving, directions: DirectionsOptions())
+        let start = try #require(again.best.route.coordinates.first)
+        #expect(abs(start.latitude - lower) < 1e-6 && again.best.route.coordinates.count >= 2, "\(start)")
+        var alone = progress!
+        alone.state.recent = [fix!.location]
+        let nearest = try engine.reroute(tracker, from: fix!, progress: alone, mode: .driving, directions: DirectionsOptions())
+        #expect(abs((nearest.best.route.coordinates.first?.latitude ?? 0) - upper) < 1e-6)
+    }
+
     /// The tracker's state survives its text form, and a damaged text is refused.
     @Test func stateRoundTrips() {
         var state = NavigationState()
@@ -149,10 +184,14 @@ import Testing
         state.banner = 2
         state.projected = 1240.5
         state.stalled = 3
+        state.recent = [Coordinate(latitude: 41.150123, longitude: -8.610456), Coordinate(latitude: 41.15023, longitude: -8.6105)]
         #expect(NavigationState(text: state.text) == state)
         #expect(NavigationState(text: NavigationState().text) == NavigationState())
+        // A state as servers before the last fixes wrote it.
+        #expect(NavigationState(text: "1234.5,99.0,3;40;41,5,7,2,1240.5,3")?.recent == [])
         for bad in ["", "1,2,3", "x,,,0,0,-1,,0", "1,2,1;2;3;4;5,0,0,-1,,0", "1,2,,0,-1,-1,,0", "nan,,,0,0,-1,,0",
-                    "1,2,,0,0,-1,,x", "1,2,,0,0,-1"] {
+                    "1,2,,0,0,-1,,x", "1,2,,0,0,-1", "1,2,,0,0,-1,,0,41150123", "1,2,,0,0,-1,,0,91000000:0", "1,2,,0,0,-1,,0,1:2;",
+                    "1,2,,0,0,-1,,0,1:1;1:1;1:1;1:1;1:1", "1,2,,0,0,-1,,0,41.1:0", "1,2,,0,0,-1,,0,,"] {
             #expect(NavigationState(text: bad) == nil, "\(bad)")
         }
     }
