@@ -83,11 +83,14 @@ public enum Geo {
     /// OSRM's distance, for its segment lengths and its table fallback alike: the WGS84 "cheap ruler" at the
     /// centre of the 0.05° band of latitude the two points' midpoint lies in, on coordinates held to
     /// micro-degrees. Route lengths and travel times use it, so that the same path measures as in OSRM.
+    /// Each coordinate is turned into degrees before the two are subtracted, as OSRM does: two offsets of the
+    /// same micro-degrees then measure apart in the last bit, and OSRM's shape tests compare such lengths
+    /// (a curve whose two points lie equally far off its chord).
     @inlinable
     public static func osrmRulerDistance(_ a: Coordinate, _ b: Coordinate) -> Double {
         let (kx, ky) = rulerScale(a, b)
-        let dx = (micro(b.longitude) - micro(a.longitude)) / 1e6 * kx
-        let dy = (micro(b.latitude) - micro(a.latitude)) / 1e6 * ky
+        let dx = (micro(a.longitude) / 1e6 - micro(b.longitude) / 1e6) * kx
+        let dy = (micro(a.latitude) / 1e6 - micro(b.latitude) / 1e6) * ky
         return (dx * dx + dy * dy).squareRoot()
     }
 
@@ -97,8 +100,8 @@ public enum Geo {
     @inlinable
     public static func osrmRulerBearing(from a: Coordinate, to b: Coordinate) -> Double {
         let (kx, ky) = rulerScale(a, b)
-        let dx = remainder(micro(b.longitude) - micro(a.longitude), 360e6) / 1e6 * kx
-        let dy = (micro(b.latitude) - micro(a.latitude)) / 1e6 * ky
+        let dx = remainder(micro(b.longitude) / 1e6 - micro(a.longitude) / 1e6, 360) * kx
+        let dy = (micro(b.latitude) / 1e6 - micro(a.latitude) / 1e6) * ky
         let degrees = atan2(dx, dy) * 180 / Double.pi
         return degrees < 0 ? degrees + 360 : degrees
     }
