@@ -173,6 +173,26 @@ import Testing
         #expect(abs((nearest.best.route.coordinates.first?.latitude ?? 0) - upper) < 1e-6)
     }
 
+    /// A fix off the globe (a library caller's NaN or 1e300) is not kept among the last fixes, so the state's
+    /// text, which writes them as whole millionths of a degree, stays writable and readable.
+    @Test func aFixOffTheGlobeLeavesTheStateWritable() throws {
+        let map = TestMap("""
+            a         b
+            """)
+        map.way("ab", ["highway": "residential"])
+        _ = try map.build()
+        let engine = try Engine(directory: map.graphDirectory)
+        let tracker = ProgressTracker(route: NavigationRoute(try engine.route(RouteQuery(mode: .driving, points: [map.position("a"), map.position("b")])).best))
+        var state = tracker.progress(at: Fix(location: map.position(between: "a", "b", at: 0.3), time: 0)).state
+        for (i, bad) in [Coordinate(latitude: .nan, longitude: 25), Coordinate(latitude: 1e300, longitude: -1e300)].enumerated() {
+            state = tracker.progress(at: Fix(location: bad, time: Double(i + 1)), state: state).state
+            #expect(state.recent.count == 1)
+            let read = try #require(NavigationState(text: state.text), "\(state.text)")
+            #expect(read.recent.count == 1 && abs(read.recent[0].latitude - state.recent[0].latitude) < 1e-6
+                    && abs(read.recent[0].longitude - state.recent[0].longitude) < 1e-6, "\(state.text)")
+        }
+    }
+
     /// The tracker's state survives its text form, and a damaged text is refused.
     @Test func stateRoundTrips() {
         var state = NavigationState()
