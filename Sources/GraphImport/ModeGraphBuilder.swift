@@ -807,22 +807,39 @@ struct ModeGraphBuilder {
     }
 
     /// Every chain's points and segments end to end in two arrays: a large extract has millions of chains, too many
-    /// for a pair of arrays each.
+    /// for a pair of arrays each. A point is kept as its vertex (`vertexFlag` set) or its shape point, a sixth of
+    /// a `ChainPoint`: its id and edge are read back from the graph and the segments (an inner shape point lies
+    /// inside the edge of the segments on either side).
     private struct OSRMChains {
-        var points: [ChainPoint] = [], pointStart = [0]
+        var points: [UInt32] = [], pointStart = [0]
         var segments: [(edge: Int32, k: Int32, along: Bool)] = [], segmentStart = [0]
+        static let vertexFlag: UInt32 = 1 << 31
+
+        /// Room for every edge's segments once (a walk passes each edge once), without the copies of growing.
+        init(edges: Int, segments segmentCount: Int) {
+            points.reserveCapacity(segmentCount + edges); pointStart.reserveCapacity(edges + 1)
+            segments.reserveCapacity(segmentCount); segmentStart.reserveCapacity(edges + 1)
+        }
 
         var count: Int { pointStart.count - 1 }
 
         mutating func append(_ chain: OSRMChain) {
-            points += chain.points
+            points.append(contentsOf: chain.points.lazy.map { $0.vertex != noIndex ? $0.vertex | Self.vertexFlag : UInt32($0.index) })
             pointStart.append(points.count)
             segments += chain.segments
             segmentStart.append(segments.count)
         }
 
         func pointCount(_ c: Int) -> Int { pointStart[c + 1] - pointStart[c] }
-        func point(_ c: Int, _ i: Int) -> ChainPoint { points[pointStart[c] + i] }
+        /// Chain `c`'s point `i`, with its OSM id read from `arrays` (`vertexNode`: each vertex's OSM node).
+        func point(_ c: Int, _ i: Int, _ arrays: GraphArrays, _ osm: OSMData, _ vertexNode: [UInt32]) -> ChainPoint {
+            let p = points[pointStart[c] + i]
+            if p & Self.vertexFlag != 0 {
+                let v = p & ~Self.vertexFlag
+                return ChainPoint(id: osm.nodeIDs[Int(vertexNode[Int(v)])], vertex: v, edge: -1, index: -1)
+            }
+            return ChainPoint(id: arrays.shapeNodeIDs[Int(p)], vertex: noIndex, edge: segment(c, i - 1).edge, index: Int32(p))
+        }
         func segment(_ c: Int, _ i: Int) -> (edge: Int32, k: Int32, along: Bool) { segments[segmentStart[c] + i] }
         /// Chain `c`'s segments `range` (0 is its first).
         func segments(_ c: Int, _ range: Range<Int>) -> ArraySlice<(edge: Int32, k: Int32, along: Bool)> {
@@ -837,7 +854,7 @@ struct ModeGraphBuilder {
     ///   from one junction to the next): the part whose last node would close it keeps that node (`kept`: the
     ///   chain and the point's place in it).
     private func osrmChains() -> (chains: OSRMChains, kept: [(chain: Int, point: Int)]) {
-        let vertexCount = arrays.vertexLatitudes.count
+        let vertexCount = arrays.vertexLatitudes.count, edgeCount = arrays.edgeLength.count
         func nodeID(ofVertex v: UInt32) -> Int64 { osm.nodeIDs[Int(vertexNode[Int(v)])] }
         let signals = Set(obstacles.compactMap { node, list in list.contains { $0.kind == .signals } ? osm.nodeIDs[Int(node)] : nil })
         // A vertex OSRM joins through: two pieces of one road, no signals, no barrier.
@@ -845,11 +862,13 @@ struct ModeGraphBuilder {
         for v in 0..<vertexCount {
             joint[v] = joinedThrough[v] && !blocked[Int(vertexNode[v])] && !signals.contains(nodeID(ofVertex: UInt32(v)))
         }
-        struct Ends: Hashable { var low: Int64, high: Int64 }
-        var chains = OSRMChains()
+        var chains = OSRMChains(edges: edgeCount, segments: arrays.shapeLatitudes.count - edgeCount)
         var walk = OSRMChain()
-        var byEnds: [Ends: [(chain: Int, last: Int?, lastID: Int64, nodes: [Int64])]] = [:]
-        var visited = [Bool](repeating: false, count: arrays.edgeLength.count)
+        /// A part of a chain between junctions or signals: its ends' ids (low first), its points `from...to` in
+        /// chain `chain`, and the point with the highest id inside (`last`, -1 for none).
+        struct Part { var low, high, lastID: Int64; var chain, from, to, last: Int32 }
+        var parts: [Part] = []
+        var visited = [Bool](repeating: false, count: edgeCount)
         for v in 0..<vertexCount where !joint[v] {
             for entry in arrays.vertexEdges[Int(arrays.vertexEdgeStart[v])..<Int(arrays.vertexEdgeStart[v + 1])] {
                 var e = Int(entry >> 1), fromLast = entry & 1 == 1
@@ -880,29 +899,47 @@ struct ModeGraphBuilder {
                 for i in 1..<walk.points.count {
                     let isEnd = i == walk.points.count - 1 || walk.points[i].vertex == noIndex && signals.contains(walk.points[i].id)
                     guard isEnd else { continue }
-                    let interior = (start + 1)..<i
-                    let lastPoint = interior.max { walk.points[$0].id < walk.points[$1].id }
+                    let lastPoint = ((start + 1)..<i).max { walk.points[$0].id < walk.points[$1].id }
                     let (a, b) = (walk.points[start].id, walk.points[i].id)
-                    let ends = Ends(low: min(a, b), high: max(a, b))
-                    // A road mapped twice over the same nodes is one edge to OSRM, not two side by side.
-                    var nodes = interior.map { walk.points[$0].id }
-                    if a > b { nodes.reverse() }
-                    if byEnds[ends]?.contains(where: { $0.nodes == nodes }) != true {
-                        byEnds[ends, default: []].append((chains.count, lastPoint, lastPoint.map { walk.points[$0].id } ?? Int64.min, nodes))
-                    }
+                    parts.append(Part(low: min(a, b), high: max(a, b), lastID: lastPoint.map { walk.points[$0].id } ?? Int64.min,
+                                      chain: Int32(chains.count), from: Int32(start), to: Int32(i), last: Int32(lastPoint ?? -1)))
                     start = i
                 }
                 chains.append(walk)
             }
         }
-        // Per pair of ends, the chains in the order their last nodes come: the first closes the edge between them
+        /// A part's inner nodes, from its low end.
+        func innerNodes(_ p: Part) -> [Int64] {
+            let c = Int(p.chain)
+            let ids = (Int(p.from) + 1..<Int(p.to)).map { chains.point(c, $0, arrays, osm, vertexNode).id }
+            return chains.point(c, Int(p.from), arrays, osm, vertexNode).id > chains.point(c, Int(p.to), arrays, osm, vertexNode).id
+                ? ids.reversed() : ids
+        }
+        // Per pair of ends, the parts in the order their last nodes come: the first closes the edge between them
         // (unless a direct one is there already, or the ends are one node); each later one keeps its last node.
+        // A road mapped twice over the same nodes is one edge to OSRM, not two side by side: the first part read
+        // stands for both. Parts are grouped by sorting (a dictionary of lists took more memory than the roads).
+        var order = Array(parts.indices)
+        order.sort { (parts[$0].low, parts[$0].high, $0) < (parts[$1].low, parts[$1].high, $1) }
         var kept: [(chain: Int, point: Int)] = []
-        for (ends, list) in byEnds {
-            let direct = list.contains { $0.last == nil }
-            let ordered = list.filter { $0.last != nil }.sorted { $0.lastID < $1.lastID }
-            for (i, chain) in ordered.enumerated() where i > 0 || direct || ends.low == ends.high {
-                kept.append((chain.chain, chain.last!))
+        var groupStart = 0
+        while groupStart < order.count {
+            let first = parts[order[groupStart]]
+            var groupEnd = groupStart + 1
+            while groupEnd < order.count, parts[order[groupEnd]].low == first.low, parts[order[groupEnd]].high == first.high { groupEnd += 1 }
+            var list = [first]
+            if groupEnd - groupStart > 1 {
+                var seen = [innerNodes(first)]
+                for j in (groupStart + 1)..<groupEnd {
+                    let nodes = innerNodes(parts[order[j]])
+                    if !seen.contains(nodes) { seen.append(nodes); list.append(parts[order[j]]) }
+                }
+            }
+            groupStart = groupEnd
+            let direct = list.contains { $0.last < 0 }
+            let ordered = list.filter { $0.last >= 0 }.sorted { $0.lastID < $1.lastID }
+            for (i, part) in ordered.enumerated() where i > 0 || direct || first.low == first.high {
+                kept.append((Int(part.chain), Int(part.last)))
             }
         }
         return (chains, kept)
@@ -934,7 +971,8 @@ struct ModeGraphBuilder {
                 let e = Int(first)
                 let ahead = (along ? arrays.edgeForwardArc[e] : arrays.edgeBackwardArc[e]) != noIndex
                 let behind = (along ? arrays.edgeBackwardArc[e] : arrays.edgeForwardArc[e]) != noIndex
-                let forward = ahead != behind ? ahead : chains.point(c, a).id <= chains.point(c, b).id
+                let forward = ahead != behind ? ahead
+                    : chains.point(c, a, arrays, osm, vertexNode).id <= chains.point(c, b, arrays, osm, vertexNode).id
                 for (e, k, along) in chains.segments(c, a..<b) where forward != along {
                     let s = Int(arrays.edgeShapeStart[Int(e)]) - Int(e) + Int(k)
                     splitFromLast[s >> 3] |= 1 << UInt8(s & 7)
@@ -946,7 +984,7 @@ struct ModeGraphBuilder {
         // A bend is paid where it is, as a delay at its node.
         var delays = Dictionary(arrays.interiorDelays.map { ($0.shapePoint, $0) }) { a, _ in a }
         for (chain, index) in kept {
-            let point = chains.point(chain, index)
+            let point = chains.point(chain, index, arrays, osm, vertexNode)
             if point.vertex != noIndex { joinedThrough[Int(point.vertex)] = false; continue }
             let (forward, backward) = chargeBend(ofEdge: Int(point.edge), atShapePoint: Int(point.index))
             let k = UInt32(point.index)
