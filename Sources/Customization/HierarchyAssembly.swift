@@ -11,6 +11,16 @@ enum HierarchyAssembly {
     /// One lane group's columns, per edge.
     struct Columns<V: SIMD> where V.Scalar == UInt32 {
         var up, down, upVia, downVia: UnsafeBufferPointer<V>
+
+        /// Hands back the pages of `edges`' values, which the assembly has read: it reads each edge's once, in
+        /// order, so the lanes (a gigabyte or more on a large graph) go as the hierarchy's edges come, and the peak
+        /// is not both at once.
+        func release(_ edges: Range<Int>) {
+            for column in [up, down, upVia, downVia] {
+                releaseWholePages(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(column)[
+                    (edges.lowerBound * MemoryLayout<V>.stride)..<(edges.upperBound * MemoryLayout<V>.stride)]))
+            }
+        }
     }
 
     /// What a shortcut reads of its halves, in one place: one cache miss per half, not three.
@@ -32,8 +42,8 @@ enum HierarchyAssembly {
         }
     }
 
-    /// `lanes` are let go once read, before the costs are copied into the hierarchy's columns: on a large graph
-    /// each is a gigabyte.
+    /// `lanes` are consumed: their pages are handed back as they are read, and the arrays let go before the costs
+    /// are copied into the hierarchy's columns (on a large graph each is a gigabyte).
     static func assemble<V: SIMD>(_ t: HierarchyTopology, _ input: CustomizationInput, sets: [UInt8],
                                   lanes: inout [LaneGroup<V>], nodeClasses: [UInt8], split: EliminationSplit?) -> HierarchyArrays
     where V.Scalar == UInt32 {
@@ -155,7 +165,15 @@ enum HierarchyAssembly {
             // The edges kept at this edge and direction so far: weight, classes, index.
             var keptWeight: [UInt32] = [], keptClasses: [UInt8] = [], keptIndex: [UInt32] = []
             keptWeight.reserveCapacity(setCount); keptClasses.reserveCapacity(setCount); keptIndex.reserveCapacity(setCount)
+            // The first edge whose columns are still held; they go a megabyte or so at a time.
+            var held = nodes.isEmpty ? 0 : Int(upStart[nodes.lowerBound])
+            let releaseEvery = max(1, (1 << 20) / MemoryLayout<V>.stride)
+            defer { if let last = nodes.last { for c in columns { c.release(held..<Int(upStart[last + 1])) } } }
             for x in nodes {
+                if Int(upStart[x]) - held >= releaseEvery {
+                    for c in columns { c.release(held..<Int(upStart[x])) }
+                    held = Int(upStart[x])
+                }
                 for k in Int(upStart[x])..<Int(upStart[x + 1]) {
                     let y = upHead[k]
                     for direction in 0..<2 {

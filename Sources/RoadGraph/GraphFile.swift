@@ -208,10 +208,9 @@ public final class MappedFile: @unchecked Sendable {
     /// hierarchy it builds. Memory of the process's own (`privateCopy`) has no file behind it, and is kept.
     public func releasePages(_ range: Range<Int>) {
         guard isMapping else { return }
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let start = (max(0, range.lowerBound) + page - 1) / page * page, end = min(size, range.upperBound) / page * page
+        let start = max(0, range.lowerBound), end = min(size, range.upperBound)
         guard end > start else { return }
-        _ = madvise(UnsafeMutableRawPointer(mutating: base + start), end - start, MADV_DONTNEED)
+        releaseWholePages(UnsafeRawBufferPointer(start: base + start, count: end - start))
     }
 
     func load<T>(_ offset: Int, as type: T.Type) -> T { base.loadUnaligned(fromByteOffset: offset, as: T.self) }

@@ -241,4 +241,24 @@ import Testing
             #expect(graph.arcCount > 0 && graph.name(ofEdge: 0) == fresh.name(ofEdge: 0))
         }
     }
+
+    /// A customization hands back its lanes' pages as it reads them (`releaseWholePages`): only pages wholly inside
+    /// the bytes given go (they read zero after); a page shared with bytes outside keeps every byte.
+    @Test func releasingWholePagesKeepsThePagesItShares() {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        var bytes = [UInt8](repeating: 0xAB, count: 6 * page)
+        bytes.withUnsafeMutableBytes { all in
+            let address = Int(bitPattern: all.baseAddress!)
+            for (start, end) in [(100, 3 * page + 50), (4 * page + 7, 4 * page + 9), (0, 0)] {
+                releaseWholePages(UnsafeRawBufferPointer(rebasing: all[start..<end]))
+                for i in [start - 1, start, end - 1, end] where i >= 0 && i < all.count {
+                    let pageStart = (address + i) / page * page
+                    let inside = pageStart >= address + start && pageStart + page <= address + end
+                    #expect(all[i] == (inside ? 0 : 0xAB), "byte \(i) of \(start)..<\(end)")
+                }
+            }
+            // Two whole pages at least lie inside the first range, whatever the array's alignment.
+            #expect(all.filter { $0 == 0 }.count >= 2 * page)
+        }
+    }
 }
