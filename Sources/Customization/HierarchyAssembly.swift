@@ -23,9 +23,10 @@ enum HierarchyAssembly {
         }
     }
 
-    /// What a shortcut reads of its halves, in one place: one cache miss per half, not three.
+    /// What a shortcut reads of its halves besides their classes (their edges' masks), in one place: one cache
+    /// miss per half, not two.
     struct Cost {
-        var duration: UInt32, length: Float, classes: UInt8
+        var duration: UInt32, length: Float
     }
 
     /// One direction's hierarchy edges, in the order they are written.
@@ -188,10 +189,10 @@ enum HierarchyAssembly {
                         func keep(_ lane: Int, _ w: UInt32, _ via: UInt32) {
                             let slot = k * stride + 1 + 2 * lane + direction
                             var halves = HierarchyShortcut.original
-                            var cost: Cost
+                            var cost: Cost, classes: UInt8
                             if via & baseFlag != 0 {
                                 let e = baseEdges[Int(via & ~baseFlag)]
-                                cost = Cost(duration: e.duration, length: e.length, classes: e.classes)
+                                (cost, classes) = (Cost(duration: e.duration, length: e.length), e.classes)
                             } else {
                                 // Upward x → z → y: down along `via` (x → z), then up along z–y; downward y → z → x:
                                 // down along z–y, then up along `via`. Halves are tight, so both were kept.
@@ -202,10 +203,9 @@ enum HierarchyAssembly {
                                 let s = slots[second * stride + 1 + 2 * lane] + (moving.edges.contains(second) ? moving.by.up : 0)
                                 halves = HierarchyShortcut(middle: UInt32(z), first: f, second: s)
                                 let (a, b) = (down.costs[Int(f)], up.costs[Int(s)])
-                                cost = Cost(duration: a.duration &+ b.duration, length: a.length + b.length,
-                                            classes: a.classes | b.classes | nodeClasses[z])
+                                cost = Cost(duration: a.duration &+ b.duration, length: a.length + b.length)
+                                classes = down.edges[Int(f)].mask | up.edges[Int(s)].mask | nodeClasses[z]
                             }
-                            let classes = cost.classes
                             for i in keptWeight.indices where keptWeight[i] <= w && keptClasses[i] & ~classes == 0 {
                                 slots[slot] = keptIndex[i]
                                 return
