@@ -62,6 +62,15 @@ public enum GraphImporter {
         }
         let staging = URL(fileURLWithPath: writer.stagingPath)
         var summary = ImportSummary(input: input, output: output)
+        // Plain threads, not concurrentPerform: a contraction shares its rounds out with concurrentPerform, and
+        // libdispatch runs a nested one on the calling thread alone.
+        let group = DispatchGroup()
+        func spawn(_ body: @escaping @Sendable () -> Void) {
+            group.enter()
+            let thread = Thread { body(); group.leave() }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
         do {
             // Optional so the OSM arrays can be released before the memory-hungry contraction.
             var osm: OSMData? = try OSMData(reading: input) { pass, done, total in
@@ -71,6 +80,11 @@ public enum GraphImporter {
             summary.ways = osm!.wayCount
             summary.relations = osm!.relationCount
             if osm!.wayCount == 0 { report(.warning("\(input) contains no highway ways: every graph is empty")) }
+            // The place index reads the extract on its own: it runs beside the graphs' builds, which take one core,
+            // rather than beside the contractions, which take both.
+            let placeResult = Locked<Result<PlaceIndexBuilder.Statistics, Error>?>(nil)
+            let placesPath = staging.appendingPathComponent(Geocoder.fileName).path
+            spawn { placeResult.mutate { $0 = Result { try PlaceIndexBuilder.build(osmFile: input, databasePath: placesPath) } } }
             var built: [(TravelMode, GraphArrays, GraphMetadata, GraphFileWriter, VertexReduction?)] = []
             var zoneName: String?
             for mode in TravelMode.allCases where modes.contains(mode) {
@@ -106,13 +120,11 @@ public enum GraphImporter {
             }
             osm = nil
             releaseFreedMemory()
-            // The contractions (one per mode) and the place index are independent: run them side by side. Each
+            // The contractions (one per mode) are independent: run them side by side where memory allows. Each
             // mode's file is written as soon as its hierarchy is done, and its arrays are let go.
             let pending = Locked(built.map { Optional($0) })
             let contracted = Locked([TravelMode: ContractionStatistics]())
             let writeFailure = Locked<Error?>(nil)
-            let placeResult = Locked<Result<PlaceIndexBuilder.Statistics, Error>?>(nil)
-            let placesPath = staging.appendingPathComponent(Geocoder.fileName).path
             @Sendable func finishMode(_ i: Int) {
                 var taken: (TravelMode, GraphArrays, GraphMetadata, GraphFileWriter, VertexReduction?)?
                 pending.mutate { taken = $0[i]; $0[i] = nil }
@@ -147,21 +159,11 @@ public enum GraphImporter {
                 if let failure { writeFailure.mutate { $0 = $0 ?? failure } }
             }
             // A contraction needs several hundred bytes per arc while it runs: on large extracts the modes take
-            // turns (the place index keeps the other core busy), so peak memory is one contraction, not two.
+            // turns (each on both cores), so peak memory is one contraction, not two.
             let totalArcs = built.reduce(0) { $0 + $1.1.arcHead.count }
             let oneAtATime = totalArcs > Self.parallelContractionLimit
             let modeCount = built.count
             built.removeAll()
-            // Plain threads, not concurrentPerform: a contraction shares its rounds out with concurrentPerform, and
-            // libdispatch runs a nested one on the calling thread alone.
-            let group = DispatchGroup()
-            func spawn(_ body: @escaping @Sendable () -> Void) {
-                group.enter()
-                let thread = Thread { body(); group.leave() }
-                thread.stackSize = 8 << 20
-                thread.start()
-            }
-            spawn { placeResult.mutate { $0 = Result { try PlaceIndexBuilder.build(osmFile: input, databasePath: placesPath) } } }
             if oneAtATime {
                 // Walking first: its hierarchy over vertices is quick, and its arrays (the larger) are written and
                 // let go before driving's long contraction, instead of waiting through it.
@@ -192,6 +194,8 @@ public enum GraphImporter {
             }
             do { try writer.commit() } catch { throw ImportError.cannotWrite("\(error)") }
         } catch {
+            // The place index may still be writing into the staging directory.
+            group.wait()
             writer.abandon()
             throw error
         }
