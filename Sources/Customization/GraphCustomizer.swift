@@ -112,7 +112,7 @@ public enum GraphCustomizer {
     public static func customizeImported(file path: String) throws -> Report {
         let started = Date()
         var report = Report()
-        let customized = path + ".customized"
+        let customized = path + GraphFormat.customizingSuffix
         // The graph is unmapped before its file is replaced.
         do {
             let graph = try RoadGraph(contentsOf: path)

@@ -29,6 +29,8 @@ public struct GraphDirectory: Sendable {
     /// Every file an import writes into a generation (SQLite's journals only while the index is built).
     static let importedFiles: Set<String> = Set(TravelMode.allCases.map(GraphFormat.fileName(for:)))
         .union([placesFileName, placesFileName + "-journal", placesFileName + "-wal", placesFileName + "-shm"])
+        // An import killed while it customized a graph leaves that graph's file half written in its staging.
+        .union(TravelMode.allCases.map { GraphFormat.fileName(for: $0) + GraphFormat.customizingSuffix })
 
     /// The generation in effect: where `current` points, or the directory itself for graphs written before
     /// generations existed. Throws when there is no graph here at all.

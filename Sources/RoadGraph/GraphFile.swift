@@ -38,6 +38,9 @@ public enum GraphFormat {
 
     public static func fileName(for mode: TravelMode) -> String { "\(mode.rawValue).wfgraph" }
 
+    /// Where an import's customization writes a mode's graph (`fileName` and this) before it replaces it.
+    public static let customizingSuffix = ".customized"
+
     public static func checksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
         bytes.isEmpty ? crc : wf_crc32c(crc, bytes.baseAddress, bytes.count)
     }
