@@ -156,7 +156,7 @@ def build_osrm(args, key):
 def build_wayfinder(args, key):
     """Keyed by the binary too (a new build may change the graph format); other binaries' graphs of the extract go."""
     def build(d):
-        # Only the mode compared: cycling is not imported by default.
+        # Only the mode compared: the others would only add to the import's time.
         run([args.wayfinder, "import", args.extract, "--output", os.path.join(d, "graph"), "--quiet",
              "--modes", args.mode] + (["--time-zone", args.time_zone] if args.time_zone else [])
             + args.import_options.split(), os.path.join(d, "import.log"))

@@ -38,12 +38,12 @@ public enum GraphImporting {
     /// the previous graphs in place).
     ///
     /// - Parameters:
-    ///   - modes: the graphs to build; driving and walking by default (cycling doubles an import's time).
+    ///   - modes: the graphs to build; every mode by default.
     ///   - compatibility: `.osrm` follows OSRM's rules where PROFILES.md lists a deviation decided at import.
     ///   - contract: builds the contraction hierarchies (without them routes use A*, and tables are slow).
     /// - Throws: `InvalidValue` with the reason when the input cannot be read or the output written.
     @discardableResult
-    public static func importGraphs(from input: String, to directory: String, modes: [Mode] = [.driving, .walking],
+    public static func importGraphs(from input: String, to directory: String, modes: [Mode] = [.driving, .walking, .cycling],
                                     compatibility: WayfinderEngine.Compatibility = .wayfinder, contract: Bool = true)
         throws(WayfinderError) -> ImportReport
     {

@@ -188,7 +188,7 @@ import Testing
     static func checkExtract(_ input: String, pairs: Int) throws {
         let directory = try TemporaryDirectory()
         let graphs = directory.path + "/g"
-        _ = try GraphImporter.importGraphs(from: input, to: graphs, modes: TravelMode.importedByDefault)
+        _ = try GraphImporter.importGraphs(from: input, to: graphs, modes: [.driving, .walking])
         let imported = try RoadGraph(contentsOf: try graphFile(graphs, .driving))
         let slowMotorways = Self.trafficRows(imported, seed: 1) { a, _ in
             RoadClass(rawValue: imported.edgeClass[imported.edge(ofArc: UInt32(a)).edge]) == .motorway ? "30" : nil

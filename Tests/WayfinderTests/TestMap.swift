@@ -116,7 +116,7 @@ final class TestMap {
     var graphDirectory: String { directory!.path + "/graph" }
 
     /// Imports the map (with Wayfinder's import rules, or OSRM's) and loads the driving and walking graphs.
-    func build(compatibility: Compatibility = .wayfinder, modes: [TravelMode] = TravelMode.importedByDefault,
+    func build(compatibility: Compatibility = .wayfinder, modes: [TravelMode] = [.driving, .walking],
                timeZone: TimeZoneChoice? = nil) throws
         -> (driving: RoadGraph, walking: RoadGraph)
     {
