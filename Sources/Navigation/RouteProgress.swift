@@ -212,9 +212,8 @@ public struct ProgressTracker: Sendable {
         let mask: UInt8 = (1 << Self.fixesAgainst) - 1
         state.distances = Array((previous.distances + [distance]).suffix(Self.fixesToLeave))
         // Only a place on the globe: the state's text writes it as whole millionths of a degree.
-        let place = fix.location
-        if (-90...90).contains(place.latitude) && (-180...180).contains(place.longitude) {
-            state.recent = Array((previous.recent + [place]).suffix(Self.fixesToLeave))
+        if fix.location.isValid {
+            state.recent = Array((previous.recent + [fix.location]).suffix(Self.fixesToLeave))
         }
         // Stalled: the line's nearest place moved on much less than the client drove (it goes on past a turn of
         // the route, or off along another road), where noise moves it on with the client.
