@@ -4,9 +4,9 @@ public enum TravelMode: String, CaseIterable, Sendable {
     case driving, walking, cycling
 
     /// What `import` builds unless told: every mode. Cycling's customizable hierarchy keeps a city's import within
-    /// a third more time than two modes, and an extract of millions of nodes within 5 minutes and 3 GB
+    /// about a quarter more time than two modes, and an extract of millions of nodes within 5 minutes and 3 GB
     /// (BENCHMARKS.md); `--modes` leaves a mode out.
-    public static let importedByDefault: [TravelMode] = [.driving, .walking, .cycling]
+    public static let importedByDefault: [TravelMode] = allCases
 
     /// OSRM's profile names map onto ours: `car` → driving, `foot` → walking, `bicycle` and `bike` → cycling.
     public init?(profileName: String) {

@@ -43,7 +43,7 @@ public enum GraphImporting {
     ///   - contract: builds the contraction hierarchies (without them routes use A*, and tables are slow).
     /// - Throws: `InvalidValue` with the reason when the input cannot be read or the output written.
     @discardableResult
-    public static func importGraphs(from input: String, to directory: String, modes: [Mode] = [.driving, .walking, .cycling],
+    public static func importGraphs(from input: String, to directory: String, modes: [Mode] = Mode.allCases,
                                     compatibility: WayfinderEngine.Compatibility = .wayfinder, contract: Bool = true)
         throws(WayfinderError) -> ImportReport
     {
