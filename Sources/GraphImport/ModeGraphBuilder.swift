@@ -849,24 +849,22 @@ struct ModeGraphBuilder {
 
     /// The roads between junctions, as OSRM joins them into edges:
     /// - It joins the pieces of a road between two junctions into one edge, node by node in the order of their OSM
-    ///   ids; barriers stay nodes, and signals part the joining.
+    ///   ids; barriers stay nodes. Signals do not part the joining (OSRM adds their delay to the edge): a road with
+    ///   signals beside another between the same two junctions keeps a node as one without would.
     /// - It never joins them into an edge beside another between the same two nodes (a footway alongside a street,
     ///   from one junction to the next): the part whose last node would close it keeps that node (`kept`: the
     ///   chain and the point's place in it).
     private func osrmChains() -> (chains: OSRMChains, kept: [(chain: Int, point: Int)]) {
         let vertexCount = arrays.vertexLatitudes.count, edgeCount = arrays.edgeLength.count
         func nodeID(ofVertex v: UInt32) -> Int64 { osm.nodeIDs[Int(vertexNode[Int(v)])] }
-        let signals = Set(obstacles.compactMap { node, list in list.contains { $0.kind == .signals } ? osm.nodeIDs[Int(node)] : nil })
-        // A vertex OSRM joins through: two pieces of one road, no signals, no barrier.
+        // A vertex OSRM joins through: two pieces of one road, no barrier.
         var joint = [Bool](repeating: false, count: vertexCount)
-        for v in 0..<vertexCount {
-            joint[v] = joinedThrough[v] && !blocked[Int(vertexNode[v])] && !signals.contains(nodeID(ofVertex: UInt32(v)))
-        }
+        for v in 0..<vertexCount { joint[v] = joinedThrough[v] && !blocked[Int(vertexNode[v])] }
         var chains = OSRMChains(edges: edgeCount, segments: arrays.shapeLatitudes.count - edgeCount)
         var walk = OSRMChain()
-        /// A part of a chain between junctions or signals: its ends' ids (low first), its points `from...to` in
-        /// chain `chain`, and the point with the highest id inside (`last`, -1 for none).
-        struct Part { var low, high, lastID: Int64; var chain, from, to, last: Int32 }
+        /// A chain from junction to junction: its ends' ids (low first), its last point's place `to` in chain
+        /// `chain`, and the point with the highest id inside (`last`, -1 for none).
+        struct Part { var low, high, lastID: Int64; var chain, to, last: Int32 }
         var parts: [Part] = []
         var visited = [Bool](repeating: false, count: edgeCount)
         for v in 0..<vertexCount where !joint[v] {
@@ -894,25 +892,19 @@ struct ModeGraphBuilder {
                     (e, fromLast) = (Int(next >> 1), next & 1 == 1)
                 }
                 guard let last = walk.points.last, last.vertex == noIndex || !joint[Int(last.vertex)] else { continue }
-                // Signals inside an edge part the joining: the parts between them are joined each on its own.
-                var start = 0
-                for i in 1..<walk.points.count {
-                    let isEnd = i == walk.points.count - 1 || walk.points[i].vertex == noIndex && signals.contains(walk.points[i].id)
-                    guard isEnd else { continue }
-                    let lastPoint = ((start + 1)..<i).max { walk.points[$0].id < walk.points[$1].id }
-                    let (a, b) = (walk.points[start].id, walk.points[i].id)
-                    parts.append(Part(low: min(a, b), high: max(a, b), lastID: lastPoint.map { walk.points[$0].id } ?? Int64.min,
-                                      chain: Int32(chains.count), from: Int32(start), to: Int32(i), last: Int32(lastPoint ?? -1)))
-                    start = i
-                }
+                let end = walk.points.count - 1
+                let lastPoint = (1..<end).max { walk.points[$0].id < walk.points[$1].id }
+                let (a, b) = (walk.points[0].id, walk.points[end].id)
+                parts.append(Part(low: min(a, b), high: max(a, b), lastID: lastPoint.map { walk.points[$0].id } ?? Int64.min,
+                                  chain: Int32(chains.count), to: Int32(end), last: Int32(lastPoint ?? -1)))
                 chains.append(walk)
             }
         }
         /// A part's inner nodes, from its low end.
         func innerNodes(_ p: Part) -> [Int64] {
             let c = Int(p.chain)
-            let ids = (Int(p.from) + 1..<Int(p.to)).map { chains.point(c, $0, arrays, osm, vertexNode).id }
-            return chains.point(c, Int(p.from), arrays, osm, vertexNode).id > chains.point(c, Int(p.to), arrays, osm, vertexNode).id
+            let ids = (1..<Int(p.to)).map { chains.point(c, $0, arrays, osm, vertexNode).id }
+            return chains.point(c, 0, arrays, osm, vertexNode).id > chains.point(c, Int(p.to), arrays, osm, vertexNode).id
                 ? ids.reversed() : ids
         }
         // Per pair of ends, the parts in the order their last nodes come: the first closes the edge between them
