@@ -105,9 +105,9 @@ struct ModeGraphBuilder {
         if profile.mode == .walking && profile.compatibility == .wayfinder { addAreaCrossings() }
         buildArcs()
         buildVertexEdges()
-        arrays.computeEdgeEnds(classesPart: profile.hasClasses)
-        readOSRMEdges()
-        mergedAway = arrays.mergeDividedRoadBearings(joining: joinedThrough, strings: stringList)
+        let breaks = readOSRMEdges()
+        arrays.computeEdgeEnds(classesPart: profile.hasClasses, breaks: breaks)
+        mergedAway = arrays.mergeDividedRoadBearings(joining: joinedThrough, strings: stringList, breaks: breaks)
         statistics.mergedCarriageways = mergedAway.count { $0 }
         addManeuverOverrides(maneuvers)
         addTimedClosures()
@@ -946,9 +946,10 @@ struct ModeGraphBuilder {
     /// - By bike, the turns OSRM still sees inside a road: bicycle.lua charges every turn by its angle (measured on
     ///   drawn maps: the bend of a detour beside a street costs 8.3 s to the left). The bends of kept nodes inside
     ///   edges are added to their arcs; kept vertices are left out of `joinedThrough` for `turnWeights`.
-    private mutating func readOSRMEdges() {
+    /// Returns the kept nodes, where OSRM reads a road's bearing up to (`OSRMEdgeBreaks`).
+    private mutating func readOSRMEdges() -> OSRMEdgeBreaks {
         joinedThrough = arrays.verticesJoiningOneRoad(classesPart: profile.hasClasses)
-        guard !arrays.vertexLatitudes.isEmpty else { return }
+        guard !arrays.vertexLatitudes.isEmpty else { return OSRMEdgeBreaks() }
         _ = osmNode(ofVertex: 0)
         let (chains, kept) = osrmChains()
         var cuts = [Int: [Int]]()
@@ -972,7 +973,13 @@ struct ModeGraphBuilder {
             }
         }
         arrays.segmentSplitFromLast = splitFromLast
-        guard profile.mode == .cycling else { return }
+        var breaks = OSRMEdgeBreaks(vertices: [Bool](repeating: false, count: arrays.vertexLatitudes.count))
+        for (chain, index) in kept {
+            let point = chains.point(chain, index, arrays, osm, vertexNode)
+            if point.vertex != noIndex { breaks.vertices[Int(point.vertex)] = true } else { breaks.shapePoints.append(UInt32(point.index)) }
+        }
+        breaks.shapePoints.sort()
+        guard profile.mode == .cycling else { return breaks }
         // A bend is paid where it is, as a delay at its node.
         var delays = Dictionary(arrays.interiorDelays.map { ($0.shapePoint, $0) }) { a, _ in a }
         for (chain, index) in kept {
@@ -984,6 +991,7 @@ struct ModeGraphBuilder {
             delays[k, default: InteriorDelay(shapePoint: k, forward: 0, backward: 0)].backward += backward
         }
         arrays.interiorDelays = delays.values.sorted { $0.shapePoint < $1.shapePoint }
+        return breaks
     }
 
     /// Adds a bike's turn at a shape point inside an edge to the edge's arcs, in each direction by its own angle;

@@ -14,7 +14,8 @@ extension GraphArrays {
     /// Returns, per edge end, whether OSRM leaves it out of its junction's roads: of each merged pair, the
     /// carriageway that only arrives. A turn counts the roads at a junction without them (car.lua charges no turn
     /// where only two roads are left).
-    public mutating func mergeDividedRoadBearings(joining: [Bool], strings: [String]) -> [Bool] {
+    public mutating func mergeDividedRoadBearings(joining: [Bool], strings: [String],
+                                                  breaks: OSRMEdgeBreaks = OSRMEdgeBreaks()) -> [Bool] {
         let vertices = vertexLatitudes.count
         var mergedAway = [Bool](repeating: false, count: 2 * edgeLength.count)
         guard vertices > 0, !edgeEnds.isEmpty else { return mergedAway }
@@ -22,7 +23,7 @@ extension GraphArrays {
         for v in 0..<vertices {
             for entry in vertexEdges[Int(vertexEdgeStart[v])..<Int(vertexEdgeStart[v + 1])] { endVertex[Int(entry)] = UInt32(v) }
         }
-        let reader = DividedRoadReader(graph: self, endVertex: endVertex, joining: joining, strings: strings)
+        let reader = DividedRoadReader(graph: self, endVertex: endVertex, joining: joining, strings: strings, breaks: breaks)
         // NaN where a junction leaves the bearing as imported.
         var bearings = [Double](repeating: .nan, count: edgeEnds.count)
         bearings.withUnsafeMutableBufferPointer { out in
@@ -50,6 +51,7 @@ private struct DividedRoadReader: @unchecked Sendable {
     let endVertex: [UInt32]
     let joining: [Bool]
     let strings: [String]
+    let breaks: OSRMEdgeBreaks
 
     static let mergeableAngle = 95.0, narrowTurn = 40.0, fuzzyAngle = 25.0, groupAngle = 60.0
     static let laneWidth = 3.25
@@ -61,6 +63,12 @@ private struct DividedRoadReader: @unchecked Sendable {
         /// From the junction to the target, in millionths of a degree, no point repeated.
         var line: [Coordinate]
         var length: Double
+        /// OSRM's edge ends before `target`, at a node it keeps (`OSRMEdgeBreaks`): to OSRM the road leads there,
+        /// not to `target`.
+        var cut = false
+
+        /// The road leads to `junction` as OSRM's edge, with nothing kept on the way.
+        func leads(to junction: Int) -> Bool { !cut && target == junction }
     }
 
     /// A road at a junction, as OSRM's intersection lists it for one road arriving there: its angle to the
@@ -88,9 +96,11 @@ private struct DividedRoadReader: @unchecked Sendable {
         var line: [Coordinate] = []
         var current = entry
         let start = Int(endVertex[entry])
+        var cut = false
         for _ in 0..<10_000 {
             let edge = current >> 1
             let shape = Int(graph.edgeShapeStart[edge])..<Int(graph.edgeShapeStart[edge + 1])
+            cut = cut || breaks.first(inside: shape, fromLast: false) != nil
             let indices = current & 1 == 1 ? Array(shape.reversed()) : Array(shape)
             for i in indices {
                 let p = point(i)
@@ -109,7 +119,7 @@ private struct DividedRoadReader: @unchecked Sendable {
         for k in 1..<line.count { length += Geo.osrmRulerDistance(line[k - 1], line[k]) }
         let far = current ^ 1
         let target = endVertex[far] == noIndex ? start : Int(endVertex[far])
-        return Road(entry: entry, farEntry: far, target: target, line: line, length: length)
+        return Road(entry: entry, farEntry: far, target: target, line: line, length: length, cut: cut)
     }
 
     /// The road may not be driven (walked) from its junction.
@@ -185,7 +195,7 @@ private struct DividedRoadReader: @unchecked Sendable {
                 continue
             }
             // Other roads back to where it came from: OSRM keeps one way back only.
-            if next.target == from { continue }
+            if next.leads(to: from) && !road.cut { continue }
             if !isReversed(Int(entry)) || abs(angle) >= Double.ulpOfOne {
                 turns.append(Turn(road: next, angle: angle, bearing: leaving))
             }
@@ -379,7 +389,7 @@ private struct DividedRoadReader: @unchecked Sendable {
         guard let along = view.min(by: { (excluded($0) ? 1 : 0, Geo.deviation($0.angle, 180)) < (excluded($1) ? 1 : 0, Geo.deviation($1.angle, 180)) }),
               !excluded(along) else { return false }
         let opposite = Self.closest(view, to: along.angle + 180 > 360 ? along.angle - 180 : along.angle + 180)!
-        if opposite.road.target == Int(endVertex[next.entry]) { return false }
+        if opposite.road.leads(to: Int(endVertex[next.entry])) && !next.cut { return false }
         if Geo.deviation(Geo.deviation(along.angle, 180), Geo.deviation(opposite.angle, 0)) < Self.fuzzyAngle { return false }
         return Geo.deviation(opposite.angle, along.angle) >= 180 - Self.fuzzyAngle
             && isReversed(along.road.entry) == isReversed(opposite.road.entry)

@@ -24,7 +24,7 @@ extension GraphArrays {
     /// has no turn there (a way's end where the next way has the same name, class, classes and one-way rule; lanes
     /// and bridges do not part them, measured against OSRM on drawn maps).
     public func verticesJoiningOneRoad(classesPart: Bool) -> [Bool] {
-        let reader = EdgeEndReader(graph: self, endVertex: [], classesPart: classesPart)
+        let reader = EdgeEndReader(graph: self, endVertex: [], classesPart: classesPart, breaks: OSRMEdgeBreaks())
         return (0..<vertexLatitudes.count).map { v in
             let range = Int(vertexEdgeStart[v])..<Int(vertexEdgeStart[v + 1])
             guard range.count == 2 else { return false }
@@ -39,7 +39,8 @@ extension GraphArrays {
     /// a large graph.
     /// `classesPart`: whether OSRM's classes (tunnel, toll…) tell pieces of a road apart in this mode: the car
     /// profile has classes, the foot profile none.
-    public mutating func computeEdgeEnds(classesPart: Bool) {
+    /// `breaks`: where OSRM's edges end inside the graph's (`OSRMEdgeBreaks`); a bearing is read along OSRM's edge.
+    public mutating func computeEdgeEnds(classesPart: Bool, breaks: OSRMEdgeBreaks = OSRMEdgeBreaks()) {
         let vertices = vertexLatitudes.count
         var ends = [EdgeEnd](repeating: EdgeEnd(bearing: 0, initialBearing: 0, reach: 0, shapeLength: 0), count: 2 * edgeLength.count)
         // The vertex at each edge end, from the lists of edges at each vertex (two nodes may share a position).
@@ -47,7 +48,7 @@ extension GraphArrays {
         for v in 0..<vertices {
             for entry in vertexEdges[Int(vertexEdgeStart[v])..<Int(vertexEdgeStart[v + 1])] { endVertex[Int(entry)] = UInt32(v) }
         }
-        let reader = EdgeEndReader(graph: self, endVertex: endVertex, classesPart: classesPart)
+        let reader = EdgeEndReader(graph: self, endVertex: endVertex, classesPart: classesPart, breaks: breaks)
         ends.withUnsafeMutableBufferPointer { out in
             // Each edge end is listed at one vertex, so ranges of vertices write disjoint slots.
             parallelChunks(vertices) { range in
@@ -55,6 +56,37 @@ extension GraphArrays {
             }
         }
         edgeEnds = ends
+    }
+}
+
+/// Where OSRM ends an edge that Wayfinder's graph runs on through: a node it keeps so as not to lay a second edge
+/// beside another between the same two junctions (`ModeGraphBuilder.osrmChains`). OSRM reads a road's bearing at a
+/// junction along its own edge only, so a short last piece after a kept node decides the turn's angle there.
+public struct OSRMEdgeBreaks: Sendable {
+    /// Indices of shape points inside edges, sorted.
+    public var shapePoints: [UInt32] = []
+    /// Per vertex where two edges of one road meet, whether OSRM ends its edge there (empty: nowhere).
+    public var vertices: [Bool] = []
+
+    public init(shapePoints: [UInt32] = [], vertices: [Bool] = []) {
+        self.shapePoints = shapePoints
+        self.vertices = vertices
+    }
+
+    /// The break nearest the end an edge with shape points `shape` is read from, if one is inside it.
+    func first(inside shape: Range<Int>, fromLast: Bool) -> Int? {
+        guard shape.count > 2, !shapePoints.isEmpty else { return nil }
+        // The first break at or after the edge's second point.
+        var low = 0, high = shapePoints.count
+        while low < high {
+            let mid = (low + high) / 2
+            if Int(shapePoints[mid]) < shape.lowerBound + 1 { low = mid + 1 } else { high = mid }
+        }
+        guard low < shapePoints.count, Int(shapePoints[low]) < shape.upperBound - 1 else { return nil }
+        guard fromLast else { return Int(shapePoints[low]) }
+        var last = low
+        while last + 1 < shapePoints.count, Int(shapePoints[last + 1]) < shape.upperBound - 1 { last += 1 }
+        return Int(shapePoints[last])
     }
 }
 
@@ -118,6 +150,7 @@ private struct EdgeEndReader: @unchecked Sendable {
     /// junction lists (a road mapped twice).
     let endVertex: [UInt32]
     let classesPart: Bool
+    let breaks: OSRMEdgeBreaks
 
     func point(_ i: Int) -> Coordinate {
         Coordinate(fixedLatitude: graph.shapeLatitudes[i], fixedLongitude: graph.shapeLongitudes[i])
@@ -129,10 +162,17 @@ private struct EdgeEndReader: @unchecked Sendable {
         return (fromLast ? Array(shape.reversed()) : Array(shape)).map(point)
     }
 
+    /// The edge's shape from one end up to the first node where OSRM's edge ends (`cut`), or all of it.
+    func osrmPoints(ofEdge edge: Int, fromLast: Bool) -> (points: [Coordinate], cut: Bool) {
+        let shape = Int(graph.edgeShapeStart[edge])..<Int(graph.edgeShapeStart[edge + 1])
+        guard let k = breaks.first(inside: shape, fromLast: fromLast) else { return (points(ofEdge: edge, fromLast: fromLast), false) }
+        return ((fromLast ? Array((k..<shape.upperBound).reversed()) : Array(shape.lowerBound...k)).map(point), true)
+    }
+
     /// The road from a junction as OSRM sees it: the edge (`line`, read from that end, `length` long), continued
     /// through vertices where it only meets the next piece of the same road (a way's end, where the next way has
     /// the same name, ref, class, lanes and one-way rule). OSRM joins such pieces into one edge and reads the
-    /// bearing along the whole.
+    /// bearing along the whole, up to where its edge ends (`breaks`).
     func road(ofEdge edge: Int, fromLast: Bool, line: [Coordinate], length: Double) -> [Coordinate] {
         var line = line
         var current = edge, currentFromLast = fromLast
@@ -141,16 +181,17 @@ private struct EdgeEndReader: @unchecked Sendable {
         for _ in 0..<64 where walked < 120 {
             // The far end of the piece walked last.
             let v = endVertex[2 * current + (currentFromLast ? 0 : 1)]
-            guard v != noIndex else { break }
+            guard v != noIndex, breaks.vertices.isEmpty || !breaks.vertices[Int(v)] else { break }
             let range = Int(graph.vertexEdgeStart[Int(v)])..<Int(graph.vertexEdgeStart[Int(v) + 1])
             guard range.count == 2,
                   let next = graph.vertexEdges[range].first(where: { Int($0 >> 1) != current }) else { break }
             let nextEdge = Int(next >> 1), nextFromLast = next & 1 == 1
             guard nextEdge != edge, sameRoad(current, leftAtStart: !currentFromLast, nextEdge, enteredAtStart: !nextFromLast, lanesPart: false)
             else { break }
-            let more = points(ofEdge: nextEdge, fromLast: nextFromLast)
+            let (more, cut) = osrmPoints(ofEdge: nextEdge, fromLast: nextFromLast)
             for k in 1..<more.count { walked += Geo.osrmRulerDistance(more[k - 1], more[k]) }
             line += more.dropFirst()
+            if cut { break }
             (current, currentFromLast) = (nextEdge, nextFromLast)
         }
         return line
@@ -185,11 +226,12 @@ private struct EdgeEndReader: @unchecked Sendable {
             var length = 0.0
             // Measured as the import measured it (OSRM's ruler): a route's length is the sum of these.
             for k in 1..<line.count { length += Geo.osrmRulerDistance(line[k - 1], line[k]) }
-            let along = range.count > 2 ? road(ofEdge: edge, fromLast: atEnd, line: line, length: length) : line
+            let (osrmLine, cut) = osrmPoints(ofEdge: edge, fromLast: atEnd)
+            let along = range.count > 2 && !cut ? road(ofEdge: edge, fromLast: atEnd, line: line, length: length) : osrmLine
             let road = PerceivedBearing.Road(
                 roadClass: RoadClass(rawValue: graph.edgeClass[edge]) ?? .other, isLink: flags.contains(.link),
                 onRing: flags.contains(.roundabout) || flags.contains(.circular), roadsHere: range.count,
-                lanesHere: lanesHere, isLoop: line.count > 2 && line[0] == line[line.count - 1])
+                lanesHere: lanesHere, isLoop: osrmLine.count > 2 && osrmLine[0] == osrmLine[osrmLine.count - 1])
             let bearings = PerceivedBearing.bearings(along: along, road: road)
             out[Int(entry)] = EdgeEnd(bearing: bearings.perceived, initialBearing: bearings.initial,
                                       reach: Geo.distance(origin, line[line.count - 1], cosLatitudeA: originCos),

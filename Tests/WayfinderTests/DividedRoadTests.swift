@@ -146,4 +146,41 @@ import Testing
             if name == "over the median" { #expect(theirs < 20, "OSRM reads the split as three roads: \(theirs) s") }
         }
     }
+
+    /// Two one-way carriageways between the same two junctions, x and y: OSRM does not lay its second edge beside
+    /// the first, so the carriageway whose inner nodes come last (x→p→q→y) keeps q, a bend 3 m before y. A bike pays
+    /// that bend as a turn; at y, car and bike alike turn by the bearing of q→y, OSRM's edge, not of the whole road.
+    /// Signals on the other carriageway (at d) change none of this. Under one name (the outbound road's walk from y
+    /// meets q's edge at x, not a road back to y) the carriageways are not merged at y either.
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)),
+          arguments: [(false, false), (true, false), (false, true), (true, true)])
+    func aNodeKeptBesideAnotherRoadEndsTheRoadThere(_ signals: Bool, _ oneName: Bool) throws {
+        let map = TestMap("""
+                      c                 d
+            w   x                             y    z
+                        p                    q
+            """, gridSize: 2)
+        let name = oneName ? ["name": "Avenida Central"] : [:]
+        map.way("wx", ["highway": "primary"].merging(name) { $1 })
+        map.way("xpqy", ["highway": "primary", "oneway": "yes", "name": "Avenida Central"])
+        map.way("ydcx", ["highway": "primary", "oneway": "yes"].merging(name) { $1 })
+        map.way("yz", ["highway": "primary"].merging(name) { $1 })
+        if signals { map.tagNode("d", ["highway": "traffic_signals"]) }
+        _ = try map.build(compatibility: .osrm, modes: [.driving, .walking, .cycling])
+        let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+        for (profile, mode) in [("car", "driving"), ("bicycle", "cycling")] {
+            let osrm = try OSRMOracle(map: map, profile: profile)
+            let legs: [(from: (Character, Character), to: (Character, Character))] = [
+                (("w", "x"), ("y", "z")), (("x", "p"), ("y", "z")), (("q", "y"), ("y", "z")), (("z", "y"), ("d", "c"))]
+            for (from, to) in legs {
+                let start = map.position(between: from.0, from.1, at: 0.5), end = map.position(between: to.0, to.1, at: 0.5)
+                let request = "/route/v1/\(mode)/\(OSRMCompatibilityTests.text(start));\(OSRMCompatibilityTests.text(end))"
+                    + "?overview=false&annotations=duration"
+                let label = "signals \(signals), one name \(oneName), \(mode) \(from) → \(to)"
+                let ours = try #require(Self.junctionCost(try service.json(request + "&compat=osrm").object), "\(label)")
+                let theirs = try #require(Self.junctionCost(try osrm.json(request).object), "\(label)")
+                #expect(abs(ours - theirs) < 0.05, "\(label): Wayfinder \(ours) s, OSRM \(theirs) s")
+            }
+        }
+    }
 }
