@@ -222,11 +222,12 @@ private struct EdgeEndReader: @unchecked Sendable {
         for entry in entries {
             let edge = Int(entry >> 1), atEnd = entry & 1 == 1
             let flags = EdgeFlags(rawValue: graph.edgeFlags[edge])
-            let line = points(ofEdge: edge, fromLast: atEnd)
+            // The whole edge, and OSRM's: the same line unless OSRM's edge ends at a node it keeps.
+            let (osrmLine, cut) = osrmPoints(ofEdge: edge, fromLast: atEnd)
+            let line = cut ? points(ofEdge: edge, fromLast: atEnd) : osrmLine
             var length = 0.0
             // Measured as the import measured it (OSRM's ruler): a route's length is the sum of these.
             for k in 1..<line.count { length += Geo.osrmRulerDistance(line[k - 1], line[k]) }
-            let (osrmLine, cut) = osrmPoints(ofEdge: edge, fromLast: atEnd)
             let along = range.count > 2 && !cut ? road(ofEdge: edge, fromLast: atEnd, line: line, length: length) : osrmLine
             let road = PerceivedBearing.Road(
                 roadClass: RoadClass(rawValue: graph.edgeClass[edge]) ?? .other, isLink: flags.contains(.link),
