@@ -119,12 +119,13 @@ public enum Geo {
     /// The ruler's metres per degree east and north at each band's centre, worked out once, since every
     /// segment of every route end and import is measured with them.
     @usableFromInline static let rulerScales: [(kx: Double, ky: Double)] = (0..<1800).map { index in
-        let equatorialRadius = 6_378_137.0, flattening = 1 / 298.257223563
+        // In the order OSRM's ruler computes them (kilometres, then metres): a bit apart decides ties.
+        let radian = Double.pi / 180, flattening = 1 / 298.257223563
         let e2 = flattening * (2 - flattening)
         let bandLatitude = Double(rulerBand) * (Double(index) + 0.5) / 1e6
-        let c = cos(bandLatitude * .pi / 180)
+        let c = cos(bandLatitude * radian)
         let w2 = 1 / (1 - e2 * (1 - c * c)), w = w2.squareRoot()
-        let metresPerDegree = equatorialRadius * .pi / 180
+        let metresPerDegree = radian * 6378.137 * 1000
         return (metresPerDegree * w * c, metresPerDegree * w * w2 * (1 - e2))
     }
 
