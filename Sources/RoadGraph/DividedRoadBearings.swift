@@ -437,8 +437,8 @@ private struct DividedRoadReader: @unchecked Sendable {
         if rightWalked <= 40 { return false }
         var leftPoints = leftLine, rightPoints = rightLine
         let connectAgain = leftPoints.last == rightPoints.last
-        leftPoints = Self.sample(leftPoints, limit: 120, every: 5)
-        rightPoints = Self.sample(rightPoints, limit: 120, every: 5)
+        leftPoints = PerceivedBearing.samples(along: leftPoints, limit: 120, every: 5)
+        rightPoints = PerceivedBearing.samples(along: rightPoints, limit: 120, every: 5)
         guard leftPoints.count >= 3, rightPoints.count >= 3 else { return false }
         if !connectAgain {
             leftPoints.removeFirst(leftPoints.count / 3)
@@ -465,29 +465,6 @@ private struct DividedRoadReader: @unchecked Sendable {
     }
 
     // MARK: Geometry, as OSRM computes it
-
-    /// Points every `every` metres along the line, up to about `limit` metres, the first point included.
-    static func sample(_ line: [Coordinate], limit: Double, every rate: Double) -> [Coordinate] {
-        var samples = [line[0]]
-        var carry = 0.0, total = 0.0
-        for i in 1..<line.count {
-            if total > limit { break }
-            let d = Geo.osrmRulerDistance(line[i - 1], line[i])
-            if carry + d >= rate {
-                let base = rate - carry
-                let count = Int(((min(limit - total, d) + carry) / rate).rounded(.down))
-                for k in 0..<max(0, count) {
-                    let t = d > 0 ? max(0, min(1, (base + Double(k) * rate) / d)) : 0
-                    samples.append(PerceivedBearing.interpolate(line[i - 1], line[i], t))
-                }
-                carry = (d + carry) - Double(max(0, count)) * rate
-            } else {
-                carry += d
-            }
-            total += d
-        }
-        return samples
-    }
 
     /// OSRM's test of two lines' least-squares fits: the second's slope, with the first turned level, under 20 %.
     static func areParallel(_ a: [Coordinate], _ b: [Coordinate]) -> Bool {

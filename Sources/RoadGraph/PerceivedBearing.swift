@@ -228,20 +228,34 @@ public struct PerceivedBearing {
     /// A least-squares line through points every metre along the first 40 m of `c`; returns the line's nearest
     /// points to the first and the last point of `c`.
     static func regressionLine(_ c: [Coordinate]) -> (Coordinate, Coordinate) {
-        var samples = [c[0]]
-        var carried = 0.0
-        sampling: for i in 1..<c.count {
-            let d = Geo.osrmRulerDistance(c[i - 1], c[i])
-            var at = 1 - carried
-            while at <= d {
-                samples.append(interpolate(c[i - 1], c[i], at / d))
-                if samples.count > 40 { break sampling }
-                at += 1
-            }
-            carried = d - (at - 1)
-        }
+        let samples = Self.samples(along: c, limit: 40, every: 1)
         let (a, b) = fittedSegment(samples)
         return (project(c[0], a, b), project(c[c.count - 1], a, b))
+    }
+
+    /// Points every `rate` metres along the line up to about `limit` metres, the first point included, counted as
+    /// OSRM counts them: a segment's samples from the metres left and carried over, so that a sample due exactly
+    /// at the limit may fall to rounding (and with it a fitted line's far end).
+    static func samples(along line: [Coordinate], limit: Double, every rate: Double) -> [Coordinate] {
+        var samples = [line[0]]
+        var carry = 0.0, total = 0.0
+        for i in 1..<line.count {
+            if total > limit { break }
+            let d = Geo.osrmRulerDistance(line[i - 1], line[i])
+            if carry + d >= rate {
+                let base = rate - carry
+                let count = Int(((min(limit - total, d) + carry) / rate).rounded(.down))
+                for k in 0..<max(0, count) {
+                    let t = d > 0 ? max(0, min(1, (base + Double(k) * rate) / d)) : 0
+                    samples.append(interpolate(line[i - 1], line[i], t))
+                }
+                carry = (d + carry) - Double(max(0, count)) * rate
+            } else {
+                carry += d
+            }
+            total += d
+        }
+        return samples
     }
 
     /// Ordinary least squares of latitude on longitude, turned a quarter where the points run north-south.
