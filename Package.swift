@@ -70,7 +70,7 @@ let package = Package(
         .executableTarget(name: "wayfinder",
                           dependencies: ["GraphImport", "RoadGraph", "Routing", "Guidance", "RouteFormats",
                                          "Engine", "HTTPService", "Geocoding", "MapMatching", "Trips", "Navigation",
-                                         "WayfinderEngine", "WayfinderC", "TraceReading", "Customization"]),
+                                         "WayfinderEngine", "WayfinderC", "TraceReading", "Customization", "HTTPAPI"]),
         // libFuzzer targets for every parser of outside input (scripts/fuzz.sh builds them with coverage).
         .executableTarget(name: "FuzzTargets",
                           dependencies: ["Customization", "Engine", "Geocoding", "GraphImport", "HTTPService", "Navigation", "RoadGraph",

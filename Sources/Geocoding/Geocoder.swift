@@ -56,11 +56,17 @@ public final class Geocoder: @unchecked Sendable {
     private let areas: [AdminArea]
     private let categories: [String: [String]]
 
+    /// The words that name a kind of place (`school` → `amenity=school`), or nil where this binary was copied
+    /// without its resources.
+    public static var categoriesFile: URL? {
+        ResourceDirectory.url(module: "Geocoding", resource: "Data", sourceFile: #filePath)?.appendingPathComponent("categories.json")
+    }
+
     public init(path: String) throws {
         guard FileManager.default.fileExists(atPath: path) else { throw GeocodingError.noIndex(path) }
         db = try SQLiteDatabase(path: path, readOnly: true)
         areas = try db.query("SELECT kind, name, level, iso, postcode, rings FROM area").compactMap(Self.area)
-        if let url = Bundle.module.url(forResource: "categories", withExtension: "json", subdirectory: "Data"),
+        if let url = Self.categoriesFile,
            let data = try? Data(contentsOf: url),
            let table = try? JSONSerialization.jsonObject(with: data) as? [String: [String]]
         {

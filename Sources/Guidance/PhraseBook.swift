@@ -54,7 +54,8 @@ public struct PhraseBook: Sendable {
     nonisolated(unsafe) private static var cache: [String: PhraseBook] = [:]
     private static let lock = NSLock()
 
-    static var directory: URL? { Bundle.module.url(forResource: "Phrases", withExtension: nil) }
+    /// The phrase books' directory, or nil where this binary was copied without its resources.
+    public static var directory: URL? { ResourceDirectory.url(module: "Guidance", resource: "Phrases", sourceFile: #filePath) }
 
     public static var availableLanguages: [String] {
         guard let directory, let files = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }

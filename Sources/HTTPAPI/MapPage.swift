@@ -1,18 +1,34 @@
 import Engine
 import Foundation
+import Geocoding
+import Guidance
 import RoadGraph
 import RouteFormats
 
 /// The map page at `/`, Leaflet served from Debian's libjs-leaflet (no CDN), and the graph's own roads as a light
 /// vector layer, since no basemap tiles exist offline.
+/// The files every command may read besides a graph: the phrase books, the words naming kinds of place, the map page.
+public enum BundledResources {
+    /// The resource directories (as `swift build` names them beside the binary) that cannot be found; empty when
+    /// all are there.
+    public static var missing: [String] {
+        [("Guidance", PhraseBook.directory), ("Geocoding", Geocoder.categoriesFile), ("HTTPAPI", MapPage.file)]
+            .filter { $0.1.map { !FileManager.default.fileExists(atPath: $0.path) } ?? true }
+            .map { ResourceDirectory.bundleName($0.0) }
+    }
+}
+
 struct MapPage {
     let engine: Engine
     static let leafletDirectory = ProcessInfo.processInfo.environment["WAYFINDER_LEAFLET_DIR"] ?? "/usr/share/javascript/leaflet"
     /// At most this many roads per `/roads` answer; beyond it the minor classes are left out.
     static let maxRoads = 20_000
 
+    /// The page, or nil where this binary was copied without its resources.
+    static var file: URL? { ResourceDirectory.url(module: "HTTPAPI", resource: "Web", sourceFile: #filePath)?.appendingPathComponent("index.html") }
+
     func page() -> HTTPResponse {
-        guard let url = Bundle.module.url(forResource: "index", withExtension: "html", subdirectory: "Web"),
+        guard let url = Self.file,
               let html = try? Data(contentsOf: url)
         else { return EngineError(.notFound, "the map page is missing from this build", status: 500).response }
         return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Array(html))

@@ -1,5 +1,6 @@
 import Engine
 import Foundation
+import HTTPAPI
 
 /// Entry point: dispatch to a command, print errors on stderr, exit with the documented code.
 let version = "0.1.0"
@@ -45,6 +46,11 @@ do {
         exit(ExitCode.usage.rawValue)
     }
     let rest = Array(commandLine.dropFirst())
+    // A binary copied without its resources would trap on its first instruction or search; say so instead.
+    if !["--help", "-h", "help", "--version", "version"].contains(command), !BundledResources.missing.isEmpty {
+        throw CommandError.badInput("this wayfinder cannot find \(BundledResources.missing.joined(separator: ", ")): copy the "
+            + "Wayfinder_*.resources directories that 'swift build' writes beside the binary along with it")
+    }
     switch command {
     case "--help", "-h", "help": print(usage); status = .ok
     case "--version", "version": print("wayfinder \(version)"); status = .ok

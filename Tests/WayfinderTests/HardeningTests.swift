@@ -1,6 +1,7 @@
 import Engine
 import Foundation
 import GraphImport
+import HTTPAPI
 import HTTPService
 import MapMatching
 import RoadGraph
@@ -11,6 +12,23 @@ import Testing
 /// between renames, damaged graphs, unbounded work, leaks, one bad point spoiling a matrix, text that looks like a
 /// coordinate, slow clients, and the server's smaller manners.
 @Suite(.serialized) struct HardeningTests {
+    /// A binary copied without the resources `swift build` writes beside it (phrase books, place words, the map
+    /// page) used to trap in SwiftPM's accessor on its first instruction. The lookup finds them beside the
+    /// executable, reports them missing where neither there nor in a source tree, and this build has them all.
+    @Test func resourcesAreFoundBesideTheBinaryOrReportedMissing() throws {
+        let directory = try TemporaryDirectory()
+        let executableDirectory = URL(fileURLWithPath: directory.path)
+        func lookUp() -> URL? {
+            ResourceDirectory.url(module: "Guidance", resource: "Phrases", sourceFile: directory.path + "/Sources/Guidance/PhraseBook.swift",
+                                  besideExecutableIn: executableDirectory)
+        }
+        #expect(lookUp() == nil)
+        let phrases = executableDirectory.appendingPathComponent("Wayfinder_Guidance.resources/Phrases")
+        try FileManager.default.createDirectory(at: phrases, withIntermediateDirectories: true)
+        #expect(lookUp()?.path == phrases.path)
+        #expect(BundledResources.missing.isEmpty, "\(BundledResources.missing)")
+    }
+
     static let sample = OracleTests.packageRoot.appendingPathComponent("graphs/helsinki.osm.pbf").path
     static func run(_ arguments: [String]) throws -> CommandLineTests.Run { try CommandLineTests.run(arguments) }
 
