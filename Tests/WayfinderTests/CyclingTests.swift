@@ -1,6 +1,5 @@
 import Engine
 import Foundation
-import GraphImport
 import HTTPService
 import RoadGraph
 import Testing
@@ -83,10 +82,7 @@ import Testing
     @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
     func aGentleBendReadAsOSRMSamplesIt() throws {
         let sample = OracleTests.packageRoot.appendingPathComponent("graphs/helsinki.osm.pbf").path
-        let directory = try TemporaryDirectory()
-        _ = try GraphImporter.importGraphs(from: sample, to: directory.path + "/g", compatibility: .osrm, modes: [.cycling])
-        let service = WayfinderService(engine: try Engine(directory: directory.path + "/g"), compatibility: .osrm)
-        let osrm = try OSRMOracle(osm: sample, profile: "bicycle", fileExtension: "osm.pbf")
+        let (service, osrm) = try OSRMOracle.beside(extract: sample, fileExtension: "osm.pbf", profile: "bicycle", mode: .cycling)
         // From the middle of the segment before the junction to the middle of the one after it.
         let request = "/route/v1/cycling/24.9426865,60.1718487;24.9426357,60.1718091?overview=false&radiuses=1;1"
             + "&annotations=duration"

@@ -246,10 +246,7 @@ import Testing
     @Test(.enabled(if: OSRMOracle.available && Available.monaco, "needs OSRM's wheel and nominatim-monaco-latest.osm.pbf"))
     func pointsOffTheBigComponentMoveAsOSRM() throws {
         let extract = OracleTests.sharedData.appendingPathComponent("nominatim-monaco-latest.osm.pbf").path
-        let directory = try TemporaryDirectory()
-        _ = try GraphImporter.importGraphs(from: extract, to: directory.path + "/g", compatibility: .osrm, modes: [.driving])
-        let service = WayfinderService(engine: try Engine(directory: directory.path + "/g"), compatibility: .osrm)
-        let osrm = try OSRMOracle(osm: extract, profile: "car", fileExtension: "osm.pbf")
+        let (service, osrm) = try OSRMOracle.beside(extract: extract, fileExtension: "osm.pbf", profile: "car", mode: .driving)
         let trapped = "7.416129,43.739473", others = ["7.425723,43.741640", "7.436999,43.748898", "7.413253,43.730906"]
         for other in others {
             for pair in ["\(other);\(trapped)", "\(trapped);\(other)"] {

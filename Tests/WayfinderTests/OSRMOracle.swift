@@ -1,5 +1,8 @@
+import Engine
 import Foundation
+import GraphImport
 import HTTPService
+import RoadGraph
 
 /// OSRM itself, from PyPI's `osrm-bindings` wheel (`scripts/install-osrm.sh` puts it in a venv of its own), serving
 /// a drawn map or an extract: the reference the differential tests compare Wayfinder's answers with. Tests that
@@ -57,6 +60,19 @@ final class OSRMOracle {
     }
 
     /// Writes a drawn map and serves it with OSRM.
+    /// Wayfinder, importing an extract with OSRM's rules and answering with them, beside OSRM on the same extract
+    /// (`fileExtension` as OSRM's extractor reads it). The oracle keeps Wayfinder's graph directory while it lives.
+    static func beside(extract: String, fileExtension: String, profile: String, mode: TravelMode) throws
+        -> (service: WayfinderService, osrm: OSRMOracle) {
+        let directory = try TemporaryDirectory()
+        _ = try GraphImporter.importGraphs(from: extract, to: directory.path + "/g", compatibility: .osrm, modes: [mode])
+        let service = WayfinderService(engine: try Engine(directory: directory.path + "/g"), compatibility: .osrm)
+        let osrm = try OSRMOracle(osm: extract, profile: profile, fileExtension: fileExtension)
+        osrm.graphDirectory = directory
+        return (service, osrm)
+    }
+    private var graphDirectory: TemporaryDirectory?
+
     convenience init(map: TestMap, profile: String, extractArguments: [String] = [], contractArguments: [String] = []) throws {
         let file = try TemporaryDirectory()
         try map.xml().write(toFile: file.path + "/map.osm", atomically: true, encoding: .utf8)
