@@ -5,8 +5,6 @@ import Guidance
 import RoadGraph
 import RouteFormats
 
-/// The map page at `/`, Leaflet served from Debian's libjs-leaflet (no CDN), and the graph's own roads as a light
-/// vector layer, since no basemap tiles exist offline.
 /// The files every command may read besides a graph: the phrase books, the words naming kinds of place, the map page.
 public enum BundledResources {
     /// The resource directories (as `swift build` names them beside the binary) that cannot be found; empty when
@@ -18,6 +16,8 @@ public enum BundledResources {
     }
 }
 
+/// The map page at `/`, Leaflet served from Debian's libjs-leaflet (no CDN), and the graph's own roads as a light
+/// vector layer, since no basemap tiles exist offline.
 struct MapPage {
     let engine: Engine
     static let leafletDirectory = ProcessInfo.processInfo.environment["WAYFINDER_LEAFLET_DIR"] ?? "/usr/share/javascript/leaflet"
