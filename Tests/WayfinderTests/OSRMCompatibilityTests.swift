@@ -522,6 +522,41 @@ import Testing
         #expect(theirs == [.depart, .newName, .arrive])
     }
 
+    /// OSRM orders a junction's roads by their initial angles (2 m along) and moves a road whose perceived angle
+    /// breaks that order just past the road before it. Here x–k–c starts off to the south (1.3 m) and then runs
+    /// east: it is read as going east, to the left of the road to b, though its first 2 m lie to the right of that
+    /// road. OSRM turns x→b half a degree past c's angle, a slight left, not 41° to the right. Car and bike pay what
+    /// osrm-routed charges, going to b and to c.
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func roadsKeepTheOrderOfTheirInitialAngles() throws {
+        let map = TestMap("""
+            w    x       c
+                  k
+
+
+
+
+
+                         b
+            """, gridSize: 10)
+        map.place("k", metres: 1.3, bearing: 170, from: "x")
+        map.way("wx", ["highway": "residential", "name": "A"])
+        map.way("xb", ["highway": "residential", "name": "B"])
+        map.way("xkc", ["highway": "residential", "name": "C"])
+        _ = try map.build(compatibility: .osrm, modes: [.driving, .walking, .cycling])
+        let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+        for (profile, mode) in [("car", "driving"), ("bicycle", "cycling")] {
+            let osrm = try OSRMOracle(map: map, profile: profile)
+            for (to, from) in [("b", "x"), ("c", "k")] {
+                let start = map.position(between: "w", "x", at: 0.5), end = map.position(between: Character(from), Character(to), at: 0.5)
+                let request = "/route/v1/\(mode)/\(Self.text(start));\(Self.text(end))?overview=false&annotations=duration"
+                let ours = try #require(DividedRoadTests.junctionCost(try service.json(request + "&compat=osrm").object), "\(mode) to \(to)")
+                let theirs = try #require(DividedRoadTests.junctionCost(try osrm.json(request).object), "\(mode) to \(to)")
+                #expect(abs(ours - theirs) < 0.05, "\(mode) to \(to): Wayfinder \(ours) s, OSRM \(theirs) s")
+            }
+        }
+    }
+
     /// Routes that start and end inside road pieces cost what OSRM says, to the tenth of a second, and so does each
     /// segment in the annotations: OSRM splits the segment a point is on at whole tenths, cut down, counted from
     /// its road's lower-id end. Points at four places along each segment, every pair both ways, by car and on

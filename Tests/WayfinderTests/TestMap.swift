@@ -57,6 +57,14 @@ final class TestMap {
 
     func tagNode(_ node: Character, _ tags: [String: String]) { nodeTags[node] = tags }
 
+    /// Moves a drawn node to `metres` from another, along `bearing` (degrees): shapes finer than the grid.
+    func place(_ node: Character, metres: Double, bearing: Double, from origin: Character) {
+        let metresPerDegree = Geo.earthRadius * Double.pi / 180, o = position(origin)
+        let north = metres * cos(bearing * Double.pi / 180), east = metres * sin(bearing * Double.pi / 180)
+        nodes[node]!.position = Coordinate(latitude: o.latitude + north / metresPerDegree,
+                                           longitude: o.longitude + east / (metresPerDegree * cos(o.latitude * Double.pi / 180)))
+    }
+
     func restriction(_ kind: String, from: Int64, viaNode: Character, to: Int64, extraTags: [String: String] = [:]) {
         relations.append((Int64(relations.count + 1),
                           [("way", from, "from"), ("node", nodes[viaNode]!.id, "via"), ("way", to, "to")],
