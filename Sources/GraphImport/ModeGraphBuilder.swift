@@ -1044,12 +1044,13 @@ struct ModeGraphBuilder {
             let edgeA = Int(baseA >> 1)
             let here = obstacles[osmNode(ofVertex: head)] ?? []
             let targets = t.targets[Int(t.start[a])..<Int(t.start[a + 1])]
-            let viewAngles = osrmViewAngles(arriving: UInt32(a), ends: ends, allowed: Set(targets.map { leavingEnd(ofArc: $0) }))
+            let viewAngles = osrmViewAngles(arriving: UInt32(a), ends: ends, allowed: targets.map { leavingEnd(ofArc: $0) })
             for i in Int(t.start[a])..<Int(t.start[a + 1]) {
                 let b = t.targets[i]
                 let baseB = arrays.arcEdge[Int(arrays.arcBase[Int(b)])]
                 let edgeB = Int(baseB >> 1)
-                let angle = 180 - (viewAngles[leavingEnd(ofArc: b)]
+                let leaving = leavingEnd(ofArc: b)
+                let angle = 180 - (viewAngles.first { $0.entry == leaving }?.angle
                     ?? Geo.osrmTurnAngle(arriving, bearing(ofArc: b, atTail: true)))
                 // OSRM's U-turn is an angle of exactly 0 on its circle (180 here): back along the same road, or onto
                 // the other carriageway of a merged pair, which has the same bearing. On foot, only with OSRM's
@@ -1130,7 +1131,7 @@ struct ModeGraphBuilder {
     /// where a road's perceived angle breaks that order, moves it just past the road before it: by half a degree,
     /// or half the gap to 360° (measured: the exit of a small roundabout on Rua de Montezelo, Porto, 0.8 s by bike
     /// as osrm-routed charges, not 0.2 s).
-    private func osrmViewAngles(arriving a: UInt32, ends: ArraySlice<UInt32>, allowed: Set<Int>) -> [Int: Double] {
+    private func osrmViewAngles(arriving a: UInt32, ends: ArraySlice<UInt32>, allowed: [Int]) -> [(entry: Int, angle: Double)] {
         let packed = arrays.arcEdge[Int(a)]
         let arrivingEnd = 2 * Int(packed >> 1) + (packed & 1 == 1 ? 0 : 1)
         func reverse(_ b: Double) -> Double { b >= 180 ? b - 180 : b + 180 }
@@ -1153,13 +1154,14 @@ struct ModeGraphBuilder {
         if uturnAllowed || allowedUturns == 0 { view.insert((arrivingEnd, 0, 0), at: 0) }
         // A stable sort by initial angle, then angle.
         let order = view.indices.sorted { (view[$0].key, view[$0].angle, $0) < (view[$1].key, view[$1].angle, $1) }
-        var angles: [Int: Double] = [:]
-        var previous: Double?
+        var angles: [(entry: Int, angle: Double)] = []
+        angles.reserveCapacity(order.count)
         for index in order {
             var angle = view[index].angle
-            if let previous, angle < previous { angle = fmod(previous + min(0.5, Geo.remainder360(360 - previous) / 2), 360) }
-            angles[view[index].entry] = angle
-            previous = angle
+            if let previous = angles.last?.angle, angle < previous {
+                angle = fmod(previous + min(0.5, Geo.remainder360(360 - previous) / 2), 360)
+            }
+            angles.append((view[index].entry, angle))
         }
         return angles
     }
