@@ -1044,12 +1044,12 @@ struct ModeGraphBuilder {
             let edgeA = Int(baseA >> 1)
             let here = obstacles[osmNode(ofVertex: head)] ?? []
             let targets = t.targets[Int(t.start[a])..<Int(t.start[a + 1])]
-            let viewAngles = osrmViewAngles(arriving: UInt32(a), ends: ends, allowed: targets.map { leavingEnd(ofArc: $0) })
+            let viewAngles = osrmViewAngles(arriving: UInt32(a), ends: ends, allowed: targets.map { end(ofArc: $0, atTail: true) })
             for i in Int(t.start[a])..<Int(t.start[a + 1]) {
                 let b = t.targets[i]
                 let baseB = arrays.arcEdge[Int(arrays.arcBase[Int(b)])]
                 let edgeB = Int(baseB >> 1)
-                let leaving = leavingEnd(ofArc: b)
+                let leaving = end(ofArc: b, atTail: true)
                 let angle = 180 - (viewAngles.first { $0.entry == leaving }?.angle
                     ?? Geo.osrmTurnAngle(arriving, bearing(ofArc: b, atTail: true)))
                 // OSRM's U-turn is an angle of exactly 0 on its circle (180 here): back along the same road, or onto
@@ -1120,10 +1120,10 @@ struct ModeGraphBuilder {
 
     /// The arc's road as perceived at a junction (OSRM's representative bearing, `edgeEnds`): leaving it at the
     /// tail, or arriving along it at the head.
-    /// The edge end an arc leaves its tail by.
-    private func leavingEnd(ofArc arc: UInt32) -> Int {
+    /// The edge end a junction sees of an arc: the tail's end where the arc leaves it, the head's where it arrives.
+    private func end(ofArc arc: UInt32, atTail: Bool) -> Int {
         let packed = arrays.arcEdge[Int(arc)]
-        return 2 * Int(packed >> 1) + (packed & 1 == 1 ? 1 : 0)
+        return 2 * Int(packed >> 1) + (atTail == (packed & 1 == 1) ? 1 : 0)
     }
 
     /// The angles OSRM gives the roads at the junction an arc arrives at (its circle: 180 straight on, 0 back), per
@@ -1132,10 +1132,9 @@ struct ModeGraphBuilder {
     /// or half the gap to 360° (measured: the exit of a small roundabout on Rua de Montezelo, Porto, 0.8 s by bike
     /// as osrm-routed charges, not 0.2 s).
     private func osrmViewAngles(arriving a: UInt32, ends: ArraySlice<UInt32>, allowed: [Int]) -> [(entry: Int, angle: Double)] {
-        let packed = arrays.arcEdge[Int(a)]
-        let arrivingEnd = 2 * Int(packed >> 1) + (packed & 1 == 1 ? 0 : 1)
+        let arrivingEnd = end(ofArc: a, atTail: false)
         func reverse(_ b: Double) -> Double { b >= 180 ? b - 180 : b + 180 }
-        let perceivedIn = reverse(arrays.edgeEnds[arrivingEnd].bearing), initialIn = reverse(arrays.edgeEnds[arrivingEnd].initialBearing)
+        let perceivedIn = bearing(ofArc: a, atTail: false), initialIn = reverse(arrays.edgeEnds[arrivingEnd].initialBearing)
         var view: [(entry: Int, angle: Double, key: Double)] = []
         var uturnAllowed = false, allowedUturns = 0
         for value in ends {
@@ -1167,10 +1166,8 @@ struct ModeGraphBuilder {
     }
 
     private func bearing(ofArc arc: UInt32, atTail: Bool) -> Double {
-        let packed = arrays.arcEdge[Int(arc)]
-        let e = Int(packed >> 1), reversed = packed & 1 == 1
-        // The end the junction sees: the tail's end for leaving, the head's end (reversed) for arriving.
-        let away = arrays.edgeEnds[2 * e + (atTail == reversed ? 1 : 0)].bearing
+        // Arriving, the head's end read the other way.
+        let away = arrays.edgeEnds[end(ofArc: arc, atTail: atTail)].bearing
         return atTail ? away : away >= 180 ? away - 180 : away + 180
     }
 
