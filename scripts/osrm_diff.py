@@ -354,6 +354,7 @@ def compare_pair(osrm_url, wf_url, args):
                        for k in ("duration", "weight", "distance")}
         if rec["same_path"]:
             rec["nodes_equal"] = leg_nodes(o) == leg_nodes(w)
+            rec["summaries_equal"] = [l.get("summary") for l in o["legs"]] == [l.get("summary") for l in w["legs"]]
     return rec
 
 
@@ -441,6 +442,7 @@ def summarize(pairs):
                                          "within_0.1": sum(1 for v in absv if v <= 0.1 + 1e-9), "n": len(vals)}
     s["nodes_equal"] = sum(1 for p in same if p.get("nodes_equal"))
     s["nodes_differ_urls"] = [p["osrm_url"] for p in same if not p.get("nodes_equal")][:5]
+    s["summaries_equal"] = sum(1 for p in same if p.get("summaries_equal"))
     s["worst_same_path"] = sorted(same, key=lambda p: -abs(p["diff"]["duration"]))[:5]
     return s
 
@@ -462,6 +464,7 @@ def report(s, t, args):
                        f"within 0.1: {st['within_0.1']}/{st['n']}")
     out.append(f"    OSM nodes (annotations=nodes) equal: {s['nodes_equal']}/{s['same_path']}")
     out += [f"      differ: {u}" for u in s["nodes_differ_urls"]]
+    out.append(f"    leg summaries equal: {s['summaries_equal']}/{s['same_path']}")
     if s["worst_same_path"]:
         out.append("  worst same-path pairs by |duration diff| (osrm -> wayfinder):")
     for p in s["worst_same_path"]:

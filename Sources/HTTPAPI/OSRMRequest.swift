@@ -326,6 +326,7 @@ public struct OSRMRequest {
         output.overview = try choice("overview", default: .simplified)
         output.geometries = try choice("geometries", default: .polyline)
         output.includeWaypoints = try includesWaypoints()
+        output.summaryWithoutSteps = compatibility != .osrm
         switch options["annotations"] {
         case nil, "false": break
         case "true": output.annotations = OSRMRouteResponse.Annotation.allCases

@@ -31,6 +31,9 @@ public enum OSRMRouteResponse {
         public var overview = Overview.full
         public var annotations: [Annotation] = []
         public var includeWaypoints = true
+        /// A leg's `summary` without steps: Wayfinder names the leg's main roads either way; OSRM leaves it empty
+        /// when no steps were asked for (`compat=osrm`).
+        public var summaryWithoutSteps = true
         public init() {}
     }
 
@@ -87,7 +90,7 @@ public enum OSRMRouteResponse {
                     extensions: DirectionsOptions = DirectionsOptions()) -> JSON {
         var members: [(String, JSON)] = [
             ("steps", options.steps ? Self.steps(steps, options, extensions: extensions) : .array([])),
-            ("summary", .string(leg.summary)),
+            ("summary", .string(options.steps || options.summaryWithoutSteps ? leg.summary : "")),
             ("weight", .number(Double(leg.weight) / 1000, decimals: 1)),
             ("duration", .number(leg.duration, decimals: 1)),
             ("distance", .number(leg.distance, decimals: 1)),

@@ -14,6 +14,8 @@ import Testing
         var weightWithinTenth: Int
         /// Same-path pairs whose legs list the same OSM nodes (`annotations=nodes`).
         var nodesEqual: Int
+        /// Same-path pairs whose legs have OSRM's `summary` (without steps, OSRM's is empty).
+        var summariesEqual: Int
         var medianDurationDifference: Double
         var medianDistanceDifference: Double
         var nullOnlyInWayfinder: Int?
@@ -46,6 +48,7 @@ import Testing
                       durationWithinTenth: duration["within_0.1"] as? Int ?? 0,
                       weightWithinTenth: weight["within_0.1"] as? Int ?? 0,
                       nodesEqual: summary["nodes_equal"] as? Int ?? 0,
+                      summariesEqual: summary["summaries_equal"] as? Int ?? -1,
                       medianDurationDifference: duration["median"] as? Double ?? .infinity,
                       medianDistanceDifference: distance["median"] as? Double ?? .infinity,
                       nullOnlyInWayfinder: (object["table"] as? [String: Any])?["null_in_wayfinder_only"] as? Int,
@@ -94,6 +97,7 @@ import Testing
                                  mode: mode, pairs: 100, table: 100)
         print(report.text)
         #expect(report.nullOnlyInWayfinder == 0, "a table cell null where OSRM has a number")
+        #expect(report.summariesEqual == report.samePath, "leg summaries as OSRM's")
         return report
     }
 
