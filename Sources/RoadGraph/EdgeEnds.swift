@@ -104,7 +104,10 @@ struct RoadPiece: Equatable {
         }
     }
 
-    var label: UInt32, ref: UInt32, roadClass: UInt8, flags: UInt8, lanes: UInt8
+    /// OSRM tells roads apart by `name` (string id, `plainName`), not by its translations (`name:xx`), which
+    /// Wayfinder's label carries too: two pieces of one footway, one with `name:fi` and one with `name:da`, are one
+    /// road to OSRM (measured on Helsinki against osrm-routed: no turn cost between them).
+    var name: UInt32, ref: UInt32, roadClass: UInt8, flags: UInt8, lanes: UInt8
     /// OSRM's classes (tunnel, toll, motorway, ferry…) where the mode has them: a tunnel's ends are junctions to
     /// OSRM's car profile.
     /// Along the direction of travel in the low byte, against it in the high one: a bike pushed one way only (a
@@ -113,15 +116,26 @@ struct RoadPiece: Equatable {
     /// Open in the direction of travel through the vertex, and against it.
     var along: Bool, against: Bool
 
-    init(label: UInt32, ref: UInt32, roadClass: UInt8, flags: UInt8, lanes: UInt8, forwardArc: UInt32, backwardArc: UInt32,
+    init(name: UInt32, ref: UInt32, roadClass: UInt8, flags: UInt8, lanes: UInt8, forwardArc: UInt32, backwardArc: UInt32,
          arcClasses: (UInt32) -> UInt8, travelledForward: Bool) {
-        (self.label, self.ref, self.flags, self.lanes) = (label, ref, flags, lanes)
+        (self.name, self.ref, self.flags, self.lanes) = (name, ref, flags, lanes)
         self.roadClass = Self.priorityClass(roadClass)
         let (forward, backward) = (forwardArc != noIndex, backwardArc != noIndex)
         let forwardClasses = UInt16(forward ? arcClasses(forwardArc) : 0), backwardClasses = UInt16(backward ? arcClasses(backwardArc) : 0)
         classes = travelledForward ? forwardClasses | backwardClasses << 8 : backwardClasses | forwardClasses << 8
         (along, against) = travelledForward ? (forward, backward) : (backward, forward)
     }
+}
+
+/// The string id of a label's plain `name`: its entry in language "", which is string 0 of every graph's table;
+/// 0 (the empty string) where the label has none.
+func plainName<Table: RandomAccessCollection<UInt32>>(label: UInt32, labelStart: Table, labelEntries: Table) -> UInt32
+where Table.Index == Int {
+    guard Int(label) + 1 < labelStart.count else { return 0 }
+    for i in Int(labelStart[Int(label)])..<Int(labelStart[Int(label) + 1]) where labelEntries[2 * i] == 0 {
+        return labelEntries[2 * i + 1]
+    }
+    return 0
 }
 
 extension RoadGraph {
@@ -134,7 +148,7 @@ extension RoadGraph {
         guard ends.0.edge != ends.1.edge else { return false }
         // Travelling through v from the first edge into the second.
         func piece(_ e: Int, forward: Bool) -> RoadPiece {
-            RoadPiece(label: edgeLabel[e], ref: edgeRef[e], roadClass: edgeClass[e], flags: edgeFlags[e],
+            RoadPiece(name: plainName(label: edgeLabel[e], labelStart: labelStart, labelEntries: labelEntries), ref: edgeRef[e], roadClass: edgeClass[e], flags: edgeFlags[e],
                       lanes: edgeLanes.isEmpty ? 0 : edgeLanes[e], forwardArc: edgeForwardArc[e],
                       backwardArc: edgeBackwardArc[e], arcClasses: { $0 == noIndex || self.mode != .driving ? 0 : self.arcClasses[Int($0)] },
                       travelledForward: forward)
@@ -202,7 +216,8 @@ private struct EdgeEndReader: @unchecked Sendable {
     func sameRoad(_ a: Int, leftAtStart aForward: Bool, _ b: Int, enteredAtStart bForward: Bool, lanesPart: Bool = true) -> Bool {
         func piece(_ e: Int, forward: Bool) -> RoadPiece {
             // A bridge is guidance's fact, not OSRM's: a road goes on across it as one.
-            RoadPiece(label: graph.edgeLabel[e], ref: graph.edgeRef[e], roadClass: graph.edgeClass[e],
+            RoadPiece(name: plainName(label: graph.edgeLabel[e], labelStart: graph.labelStart, labelEntries: graph.labelEntries),
+                      ref: graph.edgeRef[e], roadClass: graph.edgeClass[e],
                       flags: graph.edgeFlags[e] & ~EdgeFlags.bridge.rawValue,
                       lanes: graph.edgeLanes.isEmpty || !lanesPart ? 0 : graph.edgeLanes[e], forwardArc: graph.edgeForwardArc[e],
                       backwardArc: graph.edgeBackwardArc[e],

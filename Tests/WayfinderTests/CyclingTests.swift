@@ -17,6 +17,8 @@ import Testing
         var node: [String: String]? = nil
         /// b–c under another name: b is where two roads meet, not a node inside one.
         var renamed = false
+        /// a–b and b–c the same street with different translations (`name:fi`, `name:sv`): still one road to OSRM.
+        var translated = false
         var description: String { name }
     }
 
@@ -73,6 +75,7 @@ import Testing
         Case(name: "traffic signals", node: ["highway": "traffic_signals"]),
         Case(name: "traffic signals facing forward", node: ["highway": "traffic_signals", "traffic_signals:direction": "forward"]),
         Case(name: "traffic signals where the street changes name", node: ["highway": "traffic_signals"], renamed: true),
+        Case(name: "traffic signals where the street's translations change", node: ["highway": "traffic_signals"], translated: true),
     ]
 
     /// Vilhonkatu in the bundled Helsinki sample: a one-way street bending gently over its first 40 m meets a
@@ -99,8 +102,9 @@ import Testing
             """, gridSize: 20)
         map.way("xa", ["highway": "residential", "name": "West"])
         map.way("cy", ["highway": "residential", "name": "East"])
-        map.way("ab", c.street.merging(["name": "Street"]) { $1 })
-        map.way("bc", c.street.merging(["name": c.renamed ? "Other Street" : "Street"]) { $1 })
+        map.way("ab", c.street.merging(["name": "Street"].merging(c.translated ? ["name:fi": "Katu"] : [:]) { $1 }) { $1 })
+        map.way("bc", c.street.merging(["name": c.renamed ? "Other Street" : "Street"]
+            .merging(c.translated ? ["name:sv": "Gatan"] : [:]) { $1 }) { $1 })
         map.way("adec", ["highway": "residential", "name": "Detour", "surface": "mud"])
         if let node = c.node { map.tagNode("b", node) }
         return map
