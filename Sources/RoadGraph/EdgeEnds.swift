@@ -108,6 +108,10 @@ struct RoadPiece: Equatable {
     /// Wayfinder's label carries too: two pieces of one footway, one with `name:fi` and one with `name:da`, are one
     /// road to OSRM (measured on Helsinki against osrm-routed: no turn cost between them).
     var name: UInt32, ref: UInt32, roadClass: UInt8, flags: UInt8, lanes: UInt8
+    /// The rest of what OSRM keeps with a name (its `string_view_id`): the signs of a oneway (`destination`),
+    /// `name:pronunciation` and `junction:ref`. A oneway whose signs end where the road goes on is two roads to
+    /// OSRM (Avenue du Port, Monaco: the turn onto it is read over its 17 m up to there).
+    var destinations: UInt32, pronunciation: UInt32, exits: UInt32
     /// OSRM's classes (tunnel, toll, motorway, ferry…) where the mode has them: a tunnel's ends are junctions to
     /// OSRM's car profile.
     /// Along the direction of travel in the low byte, against it in the high one: a bike pushed one way only (a
@@ -116,9 +120,27 @@ struct RoadPiece: Equatable {
     /// Open in the direction of travel through the vertex, and against it.
     var along: Bool, against: Bool
 
-    init(name: UInt32, ref: UInt32, roadClass: UInt8, flags: UInt8, lanes: UInt8, forwardArc: UInt32, backwardArc: UInt32,
-         arcClasses: (UInt32) -> UInt8, travelledForward: Bool) {
+    /// Edge `e` of a graph (its arrays, held or mapped), travelled through the vertex forward or backward; OSRM's
+    /// classes only where they part roads in this mode (`classesPart`).
+    init<Table: RandomAccessCollection<UInt32>, Bytes: RandomAccessCollection<UInt8>>(
+        edge e: Int, labelStart: Table, labelEntries: Table, edgeLabel: Table, edgeRef: Table, edgeClass: Bytes, flags: UInt8,
+        lanes: Bytes, forwardArcs: Table, backwardArcs: Table, arcDestinations: Table, pronunciations: Table, exits: Table,
+        arcClasses: Bytes, classesPart: Bool, travelledForward: Bool) where Table.Index == Int, Bytes.Index == Int
+    {
+        let forwardArc = forwardArcs[e], backwardArc = backwardArcs[e]
+        let anyArc = forwardArc != noIndex ? forwardArc : backwardArc
+        self.init(name: plainName(label: edgeLabel[e], labelStart: labelStart, labelEntries: labelEntries), ref: edgeRef[e],
+                  roadClass: edgeClass[e], flags: flags, lanes: lanes.isEmpty ? 0 : lanes[e],
+                  destinations: anyArc != noIndex && Int(anyArc) < arcDestinations.count ? arcDestinations[Int(anyArc)] : 0,
+                  pronunciation: pronunciations.isEmpty ? 0 : pronunciations[e], exits: exits.isEmpty ? 0 : exits[e],
+                  forwardArc: forwardArc, backwardArc: backwardArc,
+                  arcClasses: { $0 == noIndex || !classesPart ? 0 : arcClasses[Int($0)] }, travelledForward: travelledForward)
+    }
+
+    private init(name: UInt32, ref: UInt32, roadClass: UInt8, flags: UInt8, lanes: UInt8, destinations: UInt32, pronunciation: UInt32,
+         exits: UInt32, forwardArc: UInt32, backwardArc: UInt32, arcClasses: (UInt32) -> UInt8, travelledForward: Bool) {
         (self.name, self.ref, self.flags, self.lanes) = (name, ref, flags, lanes)
+        (self.destinations, self.pronunciation, self.exits) = (destinations, pronunciation, exits)
         self.roadClass = Self.priorityClass(roadClass)
         let (forward, backward) = (forwardArc != noIndex, backwardArc != noIndex)
         let forwardClasses = UInt16(forward ? arcClasses(forwardArc) : 0), backwardClasses = UInt16(backward ? arcClasses(backwardArc) : 0)
@@ -148,10 +170,10 @@ extension RoadGraph {
         guard ends.0.edge != ends.1.edge else { return false }
         // Travelling through v from the first edge into the second.
         func piece(_ e: Int, forward: Bool) -> RoadPiece {
-            RoadPiece(name: plainName(label: edgeLabel[e], labelStart: labelStart, labelEntries: labelEntries), ref: edgeRef[e], roadClass: edgeClass[e], flags: edgeFlags[e],
-                      lanes: edgeLanes.isEmpty ? 0 : edgeLanes[e], forwardArc: edgeForwardArc[e],
-                      backwardArc: edgeBackwardArc[e], arcClasses: { $0 == noIndex || self.mode != .driving ? 0 : self.arcClasses[Int($0)] },
-                      travelledForward: forward)
+            RoadPiece(edge: e, labelStart: labelStart, labelEntries: labelEntries, edgeLabel: edgeLabel, edgeRef: edgeRef,
+                      edgeClass: edgeClass, flags: edgeFlags[e], lanes: edgeLanes, forwardArcs: edgeForwardArc,
+                      backwardArcs: edgeBackwardArc, arcDestinations: arcDestinations, pronunciations: edgePronunciation,
+                      exits: edgeExits, arcClasses: arcClasses, classesPart: mode == .driving, travelledForward: forward)
         }
         return piece(ends.0.edge, forward: ends.0.atEnd) == piece(ends.1.edge, forward: !ends.1.atEnd)
     }
@@ -216,13 +238,12 @@ private struct EdgeEndReader: @unchecked Sendable {
     func sameRoad(_ a: Int, leftAtStart aForward: Bool, _ b: Int, enteredAtStart bForward: Bool, lanesPart: Bool = true) -> Bool {
         func piece(_ e: Int, forward: Bool) -> RoadPiece {
             // A bridge is guidance's fact, not OSRM's: a road goes on across it as one.
-            RoadPiece(name: plainName(label: graph.edgeLabel[e], labelStart: graph.labelStart, labelEntries: graph.labelEntries),
-                      ref: graph.edgeRef[e], roadClass: graph.edgeClass[e],
-                      flags: graph.edgeFlags[e] & ~EdgeFlags.bridge.rawValue,
-                      lanes: graph.edgeLanes.isEmpty || !lanesPart ? 0 : graph.edgeLanes[e], forwardArc: graph.edgeForwardArc[e],
-                      backwardArc: graph.edgeBackwardArc[e],
-                      arcClasses: { $0 == noIndex || !classesPart ? 0 : graph.arcClasses[Int($0)] },
-                      travelledForward: forward)
+            RoadPiece(edge: e, labelStart: graph.labelStart, labelEntries: graph.labelEntries, edgeLabel: graph.edgeLabel,
+                      edgeRef: graph.edgeRef, edgeClass: graph.edgeClass, flags: graph.edgeFlags[e] & ~EdgeFlags.bridge.rawValue,
+                      lanes: lanesPart ? graph.edgeLanes : [], forwardArcs: graph.edgeForwardArc,
+                      backwardArcs: graph.edgeBackwardArc, arcDestinations: graph.arcDestinations,
+                      pronunciations: graph.edgePronunciation, exits: graph.edgeExits, arcClasses: graph.arcClasses,
+                      classesPart: classesPart, travelledForward: forward)
         }
         return piece(a, forward: aForward) == piece(b, forward: bForward)
     }

@@ -557,6 +557,36 @@ import Testing
         }
     }
 
+    /// OSRM keeps a oneway's signs (`destination`) with its name: where they end and the road goes on, the two
+    /// pieces are two roads to it, and a car turning onto the first reads its bearing along that piece alone (here
+    /// x–k, 160°, not the whole x–k–c bending to 120°). Bikes have no signs in bicycle.lua, so for them
+    /// it stays one road. Car and bike pay what osrm-routed charges.
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func signsPartARoadForCars() throws {
+        let map = TestMap("""
+                 b
+            w    x
+                 k          c
+            """, gridSize: 10)
+        // A short first piece, gently bent from the rest.
+        map.place("k", metres: 15, bearing: 160, from: "x")
+        map.place("c", metres: 100, bearing: 120, from: "k")
+        map.way("wx", ["highway": "residential", "name": "A"])
+        map.way("xb", ["highway": "residential", "name": "B"])
+        map.way("xk", ["highway": "secondary", "name": "C", "oneway": "yes", "destination": "Porto"])
+        map.way("kc", ["highway": "secondary", "name": "C", "oneway": "yes"])
+        _ = try map.build(compatibility: .osrm, modes: [.driving, .walking, .cycling])
+        let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+        for (profile, mode) in [("car", "driving"), ("bicycle", "cycling")] {
+            let osrm = try OSRMOracle(map: map, profile: profile)
+            let start = map.position(between: "w", "x", at: 0.5), end = map.position(between: "x", "k", at: 0.5)
+            let request = "/route/v1/\(mode)/\(Self.text(start));\(Self.text(end))?overview=false&annotations=duration"
+            let ours = try #require(DividedRoadTests.junctionCost(try service.json(request + "&compat=osrm").object), "\(mode)")
+            let theirs = try #require(DividedRoadTests.junctionCost(try osrm.json(request).object), "\(mode)")
+            #expect(abs(ours - theirs) < 0.05, "\(mode): Wayfinder \(ours) s, OSRM \(theirs) s")
+        }
+    }
+
     /// Routes that start and end inside road pieces cost what OSRM says, to the tenth of a second, and so does each
     /// segment in the annotations: OSRM splits the segment a point is on at whole tenths, cut down, counted from
     /// its road's lower-id end. Points at four places along each segment, every pair both ways, by car and on
