@@ -115,12 +115,20 @@ public struct SegmentHit: Sendable {
 
 extension RoadGraph {
     /// The nearest segment within `maxDistance` metres that `accept` allows (given the segment's shape index).
-    public func nearestSegment(to point: Coordinate, maxDistance: Double,
+    /// `rankedAsOSRM`: where others are nearly as near (`NearlyNearestHits`), the one OSRM ranks nearest
+    /// (`Geo.osrmNearnessRank`), then the nearest; otherwise the nearest on the sphere.
+    public func nearestSegment(to point: Coordinate, maxDistance: Double, rankedAsOSRM: Bool = true,
                                accept: (Int) -> Bool = { _ in true }) -> SegmentHit?
     {
-        var nearest = NearestHit()
+        var nearest = NearlyNearestHits(latitude: point.latitude, slack: rankedAsOSRM)
         searchGrid(around: point, maxDistance: maxDistance, accept: accept, into: &nearest)
-        return nearest.hit
+        guard var best = nearest.nearest, !nearest.others.isEmpty else { return nearest.nearest }
+        var bestRank = Geo.osrmNearnessRank(of: point, onSegmentFrom: shapePoint(best.segment), to: shapePoint(best.segment + 1))
+        for hit in nearest.others {
+            let rank = Geo.osrmNearnessRank(of: point, onSegmentFrom: shapePoint(hit.segment), to: shapePoint(hit.segment + 1))
+            if rank < bestRank || (rank == bestRank && hit.distance < best.distance) { (best, bestRank) = (hit, rank) }
+        }
+        return best
     }
 
     /// The nearest segments of up to `count` different keys (`key` of a segment's shape index, such as its edge),
@@ -261,11 +269,41 @@ protocol HitCollector {
     mutating func offer(_ hit: SegmentHit)
 }
 
-/// The nearest segment.
-struct NearestHit: HitCollector {
-    var hit: SegmentHit?
-    var bound: Double { hit?.distance ?? .infinity }
-    mutating func offer(_ hit: SegmentHit) { self.hit = hit }
+/// The nearest segment, and those nearly as near: where OSRM's ranking may differ from metres measured on the
+/// sphere (the rounding of its R-tree, a few centimetres; Mercator's scale, which changes by tan(latitude) per radian
+/// north, across the distance). Most searches find none nearly as near, and keep no list.
+/// Mercator's part is at most a metre: a point kilometres from every road (at sea) keeps the road truly nearest,
+/// where OSRM's Mercator may rank one hundreds of metres farther first.
+struct NearlyNearestHits: HitCollector {
+    /// Metres of slack per metre of distance: Mercator's change of scale across it, with room to spare.
+    let slackPerMetre: Double
+    let slack: Bool
+    private(set) var nearest: SegmentHit?
+    /// The others within the slack of the nearest.
+    private(set) var others: [SegmentHit] = []
+    private(set) var bound = Double.infinity
+
+    init(latitude: Double, slack: Bool) {
+        self.slack = slack
+        slackPerMetre = 2 * max(1, abs(tan(min(85, abs(latitude)) * .pi / 180))) / Geo.earthRadius
+    }
+
+    mutating func offer(_ hit: SegmentHit) {
+        guard let current = nearest, hit.distance < current.distance else {
+            // Offered within the bound, so nearly as near (or the first).
+            if nearest == nil { nearest = hit } else { others.append(hit) }
+            if others.isEmpty { bound = limit(hit.distance) }
+            return
+        }
+        nearest = hit
+        bound = limit(hit.distance)
+        if !others.isEmpty { others.removeAll { $0.distance > bound } }
+        if current.distance <= bound { others.append(current) }
+    }
+
+    private func limit(_ distance: Double) -> Double {
+        slack ? distance + 0.25 + min(1, distance * distance * slackPerMetre) : distance
+    }
 }
 
 /// The nearest segment of each of the `count` nearest keys.

@@ -94,6 +94,24 @@ import Testing
         #expect(abs(ours - theirs) < 0.05, "Wayfinder \(ours) s, OSRM \(theirs) s")
     }
 
+    /// A point in the bundled Helsinki sample 30 m from a bend of Birger Brunilan puistokuja, 1 cm nearer the
+    /// segment before node 5566659031 than the node itself: OSRM ranks the segments by its R-tree's measure
+    /// (web Mercator, rounded to millionths of a degree) and snaps to the node, so the route ends there as OSRM's.
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func aPointNearlyAsNearTwoSegmentsSnapsAsOSRM() throws {
+        let sample = OracleTests.packageRoot.appendingPathComponent("graphs/helsinki.osm.pbf").path
+        let (service, osrm) = try OSRMOracle.beside(extract: sample, fileExtension: "osm.pbf", profile: "bicycle", mode: .cycling)
+        let request = "/route/v1/cycling/24.946531,60.168891;24.943416,60.175856?overview=false"
+        let ours = try service.json(request + "&compat=osrm").object, theirs = try osrm.json(request).object
+        func locations(_ body: [String: Any]) -> [[Double]] {
+            (body["waypoints"] as? [[String: Any]] ?? []).compactMap { $0["location"] as? [Double] }
+        }
+        func duration(_ body: [String: Any]) -> Double? { (body["routes"] as? [[String: Any]])?.first?["duration"] as? Double }
+        #expect(locations(ours).count == 2)
+        #expect(locations(ours) == locations(theirs))
+        #expect(try #require(duration(ours)) == duration(theirs))
+    }
+
     static func map(_ c: Case) -> TestMap {
         let map = TestMap("""
             x    a    b    c    y
