@@ -242,6 +242,10 @@ public struct TrafficMetric {
         arrays.edgeFlags = Array(graph.edgeFlags); arrays.edgeLanes = Array(graph.edgeLanes)
         arrays.edgeForwardArc = Array(graph.edgeForwardArc); arrays.edgeBackwardArc = Array(graph.edgeBackwardArc)
         arrays.arcClasses = Array(graph.arcClasses)
+        // What OSRM keeps with a name: the plain name among the labels, a oneway's signs, pronunciation, exits.
+        arrays.labelStart = Array(graph.labelStart); arrays.labelEntries = Array(graph.labelEntries)
+        arrays.arcDestinations = Array(graph.arcDestinations)
+        arrays.edgePronunciation = Array(graph.edgePronunciation); arrays.edgeExits = Array(graph.edgeExits)
         return arrays.verticesJoiningOneRoad(classesPart: graph.mode != .walking)
     }
 }
