@@ -36,12 +36,16 @@ public enum SegmentGrid {
         // Two passes (count, then fill) give the CSR arrays without per-cell lists.
         var cellStart = [UInt32](repeating: 0, count: rows * columns + 1)
         func forEachCell(ofSegment s: Int, _ body: (Int) -> Void) {
-            let lat0 = Double(arrays.shapeLatitudes[s]) * 1e-7, lat1 = Double(arrays.shapeLatitudes[s + 1]) * 1e-7
-            let lon0 = Double(arrays.shapeLongitudes[s]) * 1e-7, lon1 = Double(arrays.shapeLongitudes[s + 1]) * 1e-7
-            let r0 = geometry.row(min(lat0, lat1)), r1 = geometry.row(max(lat0, lat1))
-            let c0 = geometry.column(min(lon0, lon1)), c1 = geometry.column(max(lon0, lon1))
-            for r in max(0, r0)...min(rows - 1, r1) {
-                for c in max(0, c0)...min(columns - 1, c1) { body(r * columns + c) }
+            // The degrees every other reader of the shape sees (`Coordinate(fixedLatitude:…)`), so that a point on
+            // the bounds' edge falls in the grid's first row or column, not an ulp outside it.
+            let a = Coordinate(fixedLatitude: arrays.shapeLatitudes[s], fixedLongitude: arrays.shapeLongitudes[s])
+            let b = Coordinate(fixedLatitude: arrays.shapeLatitudes[s + 1], fixedLongitude: arrays.shapeLongitudes[s + 1])
+            let r0 = max(0, geometry.row(min(a.latitude, b.latitude))), r1 = min(rows - 1, geometry.row(max(a.latitude, b.latitude)))
+            let c0 = max(0, geometry.column(min(a.longitude, b.longitude)))
+            let c1 = min(columns - 1, geometry.column(max(a.longitude, b.longitude)))
+            guard r0 <= r1, c0 <= c1 else { return }
+            for r in r0...r1 {
+                for c in c0...c1 { body(r * columns + c) }
             }
         }
         func forEachSegment(_ body: (Int) -> Void) {

@@ -34,7 +34,9 @@ public struct GreatCircleHeuristic: SearchHeuristic {
     }
 
     public func estimate(fromVertex v: UInt32) -> UInt32 {
-        let point = Coordinate(fixedLatitude: latitudes[Int(v)], fixedLongitude: longitudes[Int(v)])
+        // A bound, whose last bit does not matter: multiplied, not divided as `Coordinate(fixedLatitude:…)` divides
+        // to hold OSRM's millionths (a division per vertex was a tenth of an A* search).
+        let point = Coordinate(latitude: Double(latitudes[Int(v)]) * 1e-7, longitude: Double(longitudes[Int(v)]) * 1e-7)
         // Capped, not trapped, past 49 days: a smaller estimate is still a lower bound.
         return UInt32(min((Geo.distance(point, target) * millisecondsPerMetre).rounded(.down), Double(UInt32.max - 1)))
     }

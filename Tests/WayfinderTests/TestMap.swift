@@ -58,6 +58,9 @@ final class TestMap {
     func tagNode(_ node: Character, _ tags: [String: String]) { nodeTags[node] = tags }
 
     /// Moves a drawn node to `metres` from another, along `bearing` (degrees): shapes finer than the grid.
+    /// Moves a node to a coordinate of the real map (written to OSM XML with its seven decimals).
+    func put(_ node: Character, at position: Coordinate) { nodes[node]!.position = position }
+
     func place(_ node: Character, metres: Double, bearing: Double, from origin: Character) {
         let metresPerDegree = Geo.earthRadius * Double.pi / 180, o = position(origin)
         let north = metres * cos(bearing * Double.pi / 180), east = metres * sin(bearing * Double.pi / 180)
