@@ -545,14 +545,21 @@ import Testing
         map.way("xkc", ["highway": "residential", "name": "C"])
         _ = try map.build(compatibility: .osrm, modes: [.driving, .walking, .cycling])
         let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+        try Self.expectJunctionCostsAsOSRM(map, service: service, from: ("w", "x"), to: [("x", "b"), ("k", "c")])
+    }
+
+    /// By car and by bike, from the middle of `from` to the middle of each of `to`: the cost of the junctions
+    /// between (the route's duration less its segments') is osrm-routed's.
+    static func expectJunctionCostsAsOSRM(_ map: TestMap, service: WayfinderService, from: (Character, Character),
+                                          to: [(Character, Character)]) throws {
         for (profile, mode) in [("car", "driving"), ("bicycle", "cycling")] {
             let osrm = try OSRMOracle(map: map, profile: profile)
-            for (to, from) in [("b", "x"), ("c", "k")] {
-                let start = map.position(between: "w", "x", at: 0.5), end = map.position(between: Character(from), Character(to), at: 0.5)
-                let request = "/route/v1/\(mode)/\(Self.text(start));\(Self.text(end))?overview=false&annotations=duration"
-                let ours = try #require(DividedRoadTests.junctionCost(try service.json(request + "&compat=osrm").object), "\(mode) to \(to)")
-                let theirs = try #require(DividedRoadTests.junctionCost(try osrm.json(request).object), "\(mode) to \(to)")
-                #expect(abs(ours - theirs) < 0.05, "\(mode) to \(to): Wayfinder \(ours) s, OSRM \(theirs) s")
+            for (a, b) in to {
+                let start = map.position(between: from.0, from.1, at: 0.5), end = map.position(between: a, b, at: 0.5)
+                let request = "/route/v1/\(mode)/\(text(start));\(text(end))?overview=false&annotations=duration"
+                let ours = try #require(DividedRoadTests.junctionCost(try service.json(request + "&compat=osrm").object), "\(mode) to \(b)")
+                let theirs = try #require(DividedRoadTests.junctionCost(try osrm.json(request).object), "\(mode) to \(b)")
+                #expect(abs(ours - theirs) < 0.05, "\(mode) to \(b): Wayfinder \(ours) s, OSRM \(theirs) s")
             }
         }
     }
@@ -577,14 +584,7 @@ import Testing
         map.way("kc", ["highway": "secondary", "name": "C", "oneway": "yes"])
         _ = try map.build(compatibility: .osrm, modes: [.driving, .walking, .cycling])
         let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
-        for (profile, mode) in [("car", "driving"), ("bicycle", "cycling")] {
-            let osrm = try OSRMOracle(map: map, profile: profile)
-            let start = map.position(between: "w", "x", at: 0.5), end = map.position(between: "x", "k", at: 0.5)
-            let request = "/route/v1/\(mode)/\(Self.text(start));\(Self.text(end))?overview=false&annotations=duration"
-            let ours = try #require(DividedRoadTests.junctionCost(try service.json(request + "&compat=osrm").object), "\(mode)")
-            let theirs = try #require(DividedRoadTests.junctionCost(try osrm.json(request).object), "\(mode)")
-            #expect(abs(ours - theirs) < 0.05, "\(mode): Wayfinder \(ours) s, OSRM \(theirs) s")
-        }
+        try Self.expectJunctionCostsAsOSRM(map, service: service, from: ("w", "x"), to: [("x", "k")])
     }
 
     /// OSRM holds a node at the millionths of a degree it rounds libosmium's double to: -8.3859605 (a tie on paper)
