@@ -289,7 +289,8 @@ struct NearlyNearestHits: HitCollector {
 
     init(latitude: Double, slack: Bool) {
         self.slack = slack
-        slackPerMetre = 2 * max(1, abs(tan(min(85, abs(latitude)) * .pi / 180))) / Geo.earthRadius
+        // No tangent for a search that keeps the nearest alone.
+        slackPerMetre = slack ? 2 * max(1, abs(tan(min(85, abs(latitude)) * .pi / 180))) / Geo.earthRadius : 0
     }
 
     mutating func offer(_ hit: SegmentHit) {
