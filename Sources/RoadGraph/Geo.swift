@@ -135,6 +135,17 @@ public enum Geo {
         osrmProjection(of: osrmMercator(point), ontoSegmentFrom: osrmMercator(a), to: osrmMercator(b)).ratio
     }
 
+    /// Where OSRM puts a point snapped onto a segment (its waypoint's `location`, and where its route's line begins
+    /// or ends): the projection's foot in OSRM's web Mercator, taken back to degrees by the exact inverse and
+    /// rounded to millionths. The approximant there and the exact formula back do not quite meet, so a point on the
+    /// road can come back a millionth of a degree (11 cm) away from itself, as it does in OSRM.
+    public static func osrmSnappedLocation(of point: Coordinate, onSegmentFrom a: Coordinate, to b: Coordinate) -> Coordinate {
+        let foot = osrmProjection(of: osrmMercator(point), ontoSegmentFrom: osrmMercator(a), to: osrmMercator(b)).point
+        let y = max(-180, min(180, foot.y))
+        let latitude = 1 / 0.017453292519943295769236907684886 * 2 * atan(exp(y * 0.017453292519943295769236907684886)) - 90
+        return Coordinate(latitude: micro(latitude) / 1e6, longitude: micro(foot.x) / 1e6)
+    }
+
     /// How OSRM ranks a segment as the nearest to a point: the squared distance from the point to its projection on
     /// the segment, in web Mercator, both rounded to whole millionths of a degree (OSRM's R-tree). It differs from
     /// the metres between them by the rounding (a few centimetres) and by Mercator's scale across the distance, so

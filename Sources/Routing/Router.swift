@@ -440,7 +440,7 @@ public struct Router {
         stretches.reserveCapacity(pieces.count)
         // Consecutive arcs mostly share a street: decode its name and ref once.
         var label = (id: UInt32.max, name: ""), ref = (id: UInt32.max, text: "")
-        for piece in pieces {
+        for (index, piece) in pieces.enumerated() {
             let edge = graph.edge(ofArc: piece.arc).edge
             if graph.edgeLabel[edge] != label.id { label = (graph.edgeLabel[edge], graph.name(ofEdge: edge)) }
             if graph.edgeRef[edge] != ref.id { ref = (graph.edgeRef[edge], graph.ref(ofEdge: edge)) }
@@ -467,7 +467,12 @@ public struct Router {
                 }
                 length = graph.edgeEnds[2 * e + (reversed ? 1 : 0)].shapeLength
             } else {
-                for point in graph.arcPoints(piece.arc, from: piece.from, to: piece.to) { add(point) }
+                // A line that begins or ends inside a road does so where the snap put the point, as OSRM's does
+                // (centimetres from the place along the road that the fraction gives).
+                var points = graph.arcPoints(piece.arc, from: piece.from, to: piece.to)
+                if index == 0 && piece.from > 0 { points[0] = source.location }
+                if index == pieces.count - 1 && piece.to < 1 { points[points.count - 1] = target.location }
+                for point in points { add(point) }
             }
             stretches.append(Stretch(arc: piece.arc, name: label.name,
                                      ref: ref.text, roadClass: graph.roadClass(ofEdge: edge),

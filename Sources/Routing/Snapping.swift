@@ -296,7 +296,9 @@ extension RoadGraph {
             let forward = onTheRight == (filter.approach == .curb)
             directions = (forward, !forward)
         }
-        return Snap(input: point, location: hit.position, distance: hit.distance, edge: e, offset: offset,
+        // Where OSRM puts the point and how far it measures it from there, within centimetres of the hit's own.
+        let location = Geo.osrmSnappedLocation(of: point, onSegmentFrom: shapePoint(hit.segment), to: shapePoint(hit.segment + 1))
+        return Snap(input: point, location: location, distance: Geo.osrmRulerDistance(point, location), edge: e, offset: offset,
                     edgeLength: total, name: name(ofEdge: e), onMainNetwork: isMainNetwork(edge: e),
                     component: arcComponent[Int(arc)], allowsForward: directions.forward,
                     allowsBackward: directions.backward)

@@ -403,6 +403,51 @@ import Testing
         #expect(Self.firstName(try osrm.json(request).object) == Self.firstName(try service.json(request + "?compat=osrm").object))
     }
 
+    /// A point snapped onto a road lies where OSRM puts it, to the millionth of a degree: the projection's foot in
+    /// web Mercator, taken back by the exact inverse, which can land a millionth away from a point already on the
+    /// road. The waypoint's distance, the line's first and last points and the leg's length follow from it.
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func snappedPointsLieWhereOSRMPutsThem() throws {
+        let map = TestMap("""
+            a
+
+
+                    b
+
+
+                              c
+            """, gridSize: 37)
+        map.way("abc", ["highway": "residential", "name": "Diagonal"])
+        _ = try map.build()
+        let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+        let osrm = try OSRMOracle(map: map, profile: "car")
+        func place(_ fraction: Double, north: Double) -> String {
+            var p = fraction < 0.5 ? map.position(between: "a", "b", at: fraction * 2) : map.position(between: "b", "c", at: fraction * 2 - 1)
+            p.latitude += north / (Geo.earthRadius * .pi / 180)
+            return String(format: "%.6f,%.6f", p.longitude, p.latitude)
+        }
+        let points = [(0.07, 0.0), (0.23, 3.1), (0.41, -0.4), (0.58, 0.0), (0.77, -6.3), (0.93, 0.2)].map { place($0, north: $1) }
+        var compared = 0
+        for (from, to) in Array(zip(points, points.dropFirst(2))) + Array(zip(points.dropFirst(3), points)) {
+            let request = "/route/v1/driving/\(from);\(to)?overview=full&geometries=geojson&annotations=distance"
+            let ours = try service.json(request + "&compat=osrm").object, theirs = try osrm.json(request).object
+            func figures(_ body: [String: Any]) -> (locations: [[Double]], distances: [Double], line: [[Double]], length: Double) {
+                let waypoints = body["waypoints"] as? [[String: Any]] ?? []
+                let route = (body["routes"] as? [[String: Any]])?.first ?? [:]
+                let line = (route["geometry"] as? [String: Any])?["coordinates"] as? [[Double]] ?? []
+                return (waypoints.compactMap { $0["location"] as? [Double] }, waypoints.compactMap { $0["distance"] as? Double },
+                        line.isEmpty ? [] : [line[0], line[line.count - 1]], route["distance"] as? Double ?? -1)
+            }
+            let a = figures(ours), b = figures(theirs)
+            #expect(a.locations.count == 2 && a.locations == b.locations, "\(request): Wayfinder \(a), OSRM \(b)")
+            #expect(a.distances.count == 2 && zip(a.distances, b.distances).allSatisfy { abs($0 - $1) <= 0.005 }, "\(request)")
+            #expect(a.line == b.line && a.line == a.locations, "\(request): the line runs between the waypoints")
+            #expect(abs(a.length - b.length) <= 0.05 && b.length > 0, "\(request): \(a.length) m, OSRM \(b.length) m")
+            compared += 1
+        }
+        #expect(compared == 7)
+    }
+
     /// A point on a junction is on every road there: OSRM keeps each as a candidate, starts or ends on whichever is
     /// cheapest (no turn paid that need not be taken), and names the waypoint after all of them. Whichever road
     /// the nearest search meets first, some route from or to the junction below needs another.

@@ -12,6 +12,7 @@ import Testing
         var codesDiffer: Int
         var durationWithinTenth: Int
         var weightWithinTenth: Int
+        var distanceWithinTenth: Int
         /// Same-path pairs whose legs list the same OSM nodes (`annotations=nodes`).
         var nodesEqual: Int
         /// Same-path pairs whose legs have OSRM's `summary` (without steps, OSRM's is empty).
@@ -47,6 +48,7 @@ import Testing
                       codesDiffer: summary["codes_differ"] as? Int ?? 0,
                       durationWithinTenth: duration["within_0.1"] as? Int ?? 0,
                       weightWithinTenth: weight["within_0.1"] as? Int ?? 0,
+                      distanceWithinTenth: distance["within_0.1"] as? Int ?? 0,
                       nodesEqual: summary["nodes_equal"] as? Int ?? 0,
                       summariesEqual: summary["summaries_equal"] as? Int ?? -1,
                       medianDurationDifference: duration["median"] as? Double ?? .infinity,
@@ -83,11 +85,13 @@ import Testing
         }
     }
 
-    /// Where both engines take the same path, the share of legs whose duration and weight are OSRM's within 0.1 s.
+    /// Where both engines take the same path, the share of legs whose duration and weight are OSRM's within 0.1 s,
+    /// and whose length is OSRM's within 0.1 m.
     static func expectTenths(_ report: Report, atLeast share: Double) {
         let n = Double(report.samePath)
         #expect(Double(report.durationWithinTenth) >= share * n, "durations within 0.1 s: \(report.durationWithinTenth) of \(report.samePath)")
         #expect(Double(report.weightWithinTenth) >= share * n, "weights within 0.1 s: \(report.weightWithinTenth) of \(report.samePath)")
+        #expect(Double(report.distanceWithinTenth) >= share * n, "lengths within 0.1 m: \(report.distanceWithinTenth) of \(report.samePath)")
     }
 
     /// The bundled Helsinki extract in one mode, 100 pairs and a 100-point table, with no table cell null in
