@@ -178,8 +178,9 @@ extension Engine {
 
     /// Up to `count` roads nearest to a point, nearest first (OSRM's `nearest`).
     /// `filter`: the request's bearing, approach and snapping for the point (its radius wins over `radius`).
+    /// `bySegment`: OSRM's list, one per segment of road, ranked as OSRM ranks them (`RoadGraph.nearestRoads`).
     public func nearest(mode: TravelMode, point: Coordinate, count: Int, radius: Double? = nil,
-                        filter: WaypointFilter = WaypointFilter()) throws -> (RoadGraph, [Snap]) {
+                        filter: WaypointFilter = WaypointFilter(), bySegment: Bool = false) throws -> (RoadGraph, [Snap]) {
         let graph = try graph(current, mode)
         // OSRM's codes: none asked is a malformed option, too many is over a limit.
         guard count >= 1 else { throw EngineError(.invalidOptions, "number must be at least 1") }
@@ -187,7 +188,7 @@ extension Engine {
             throw EngineError(.tooBig, "nearest lists at most \(limits.maxNearestResults) roads, not \(count)")
         }
         let limit = filter.radius ?? radius ?? limits.defaultSnapRadius
-        let snaps = try withinBudget { graph.nearestRoads(to: point, count: count, maxDistance: limit, filter: filter) }
+        let snaps = try withinBudget { graph.nearestRoads(to: point, count: count, maxDistance: limit, filter: filter, bySegment: bySegment) }
         guard !snaps.isEmpty else {
             throw EngineError(.noSegment, "no road usable by \(mode.rawValue)"
                 + (limit.isFinite ? " within \(Int(limit)) m" : "") + " of \(point)")

@@ -67,8 +67,9 @@ struct OSRMService {
             // One point: its roads; several (OSRM 26): a list of roads per point.
             let (points, count, filters) = try request.nearestQuery()
             let lists = try zip(points, filters).map { point, filter -> JSON in
-                let (graph, snaps) = try engine.nearest(mode: request.mode, point: point, count: count, filter: filter)
-                return .array(snaps.map { OSRMRouteResponse.waypoint($0, name: graph.name(ofEdge: $0.edge)) })
+                let (graph, snaps) = try engine.nearest(mode: request.mode, point: point, count: count, filter: filter,
+                                                        bySegment: request.compatibility == .osrm)
+                return .array(snaps.map { OSRMRouteResponse.nearestWaypoint($0, graph: graph) })
             }
             guard try request.includesWaypoints() else { return .json(JSON.object([("code", .string("Ok"))])) }
             return .json(JSON.object([("code", .string("Ok")), ("waypoints", lists.count == 1 ? lists[0] : .array(lists))]))

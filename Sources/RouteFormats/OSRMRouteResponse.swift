@@ -320,6 +320,18 @@ public enum OSRMRouteResponse {
         ])
     }
 
+    /// A `nearest` answer's waypoint, with the OSM nodes of the segment the point lies on (OSRM's `nodes`) where
+    /// the graph keeps node ids: in the road's drawn order. OSRM 26.10 lists a two-way road's pair in the order of
+    /// its own copy of the road (either), and a one-way road's past its first segment as one node twice: the set
+    /// is what a client can key on, and Wayfinder gives it in one order.
+    public static func nearestWaypoint(_ snap: Snap, graph: RoadGraph) -> JSON {
+        let plain = waypoint(snap, name: graph.name(ofEdge: snap.edge))
+        guard graph.hasNodeIDs, case .object(var members) = plain else { return plain }
+        let ends = [graph.shapeNodeIDs[snap.segment], graph.shapeNodeIDs[snap.segment + 1]]
+        members.append(("nodes", .array(ends.map { .number(Double($0), decimals: 0) })))
+        return .object(members)
+    }
+
     /// A table's waypoints; `null` for a point that found no road (its row or column is all nulls).
     public static func waypoints(_ snaps: [Snap?], graph: RoadGraph) -> JSON {
         .array(snaps.map { $0.map { waypoint($0, name: graph.name(ofEdge: $0.edge)) } ?? .null })

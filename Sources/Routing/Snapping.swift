@@ -8,6 +8,8 @@ public struct Snap: Sendable {
     /// Metres between the input and the snapped location.
     public var distance: Double
     public var edge: Int
+    /// Shape index of the first point of the segment the point lies on.
+    public var segment: Int = 0
     /// Metres along the edge, in shape order.
     public var offset: Double
     /// The edge's length as measured when snapping (same measure as `offset`).
@@ -160,12 +162,23 @@ extension RoadGraph {
         return candidates.map { $0.map { $0.mainNetwork ?? $0.nearest } }
     }
 
-    /// Up to `count` roads nearest to the point, one snap per edge, nearest first (OSRM's `nearest` service).
+    /// Up to `count` roads nearest to the point, one snap per edge, nearest first (the `nearest` service).
+    /// `bySegment`: as OSRM lists them, one snap per segment (several of one road), in the order its R-tree ranks
+    /// them (`Geo.osrmNearnessRank`, which differs from the metres where segments are nearly as near).
     public func nearestRoads(to point: Coordinate, count: Int, maxDistance: Double = RoadGraph.defaultSnapDistance,
-                             filter: WaypointFilter = WaypointFilter()) -> [Snap] {
-        nearestSegments(to: point, count: count, maxDistance: filter.radius ?? maxDistance,
-                        key: { self.edge(ofSegmentStartingAt: $0) }, accept: { self.matches($0, filter) })
-            .map { makeSnap(point, $0, filter) }
+                             filter: WaypointFilter = WaypointFilter(), bySegment: Bool = false) -> [Snap] {
+        let accept = { self.matches($0, filter) }, limit = filter.radius ?? maxDistance
+        guard bySegment else {
+            return nearestSegments(to: point, count: count, maxDistance: limit, key: { self.edge(ofSegmentStartingAt: $0) },
+                                   accept: accept).map { makeSnap(point, $0, filter) }
+        }
+        // A few more than asked, by the metres, then ranked as OSRM ranks them: a near tie changes places only
+        // with a neighbour in the list.
+        let hits = nearestSegments(to: point, count: count + 8, maxDistance: limit, key: { $0 }, accept: accept)
+        let ranked = hits.map { hit in
+            (hit, Geo.osrmNearnessRank(of: point, onSegmentFrom: shapePoint(hit.segment), to: shapePoint(hit.segment + 1)))
+        }.sorted { ($0.1, $0.0.distance, $0.0.segment) < ($1.1, $1.0.distance, $1.0.segment) }
+        return ranked.prefix(count).map { makeSnap(point, $0.0, filter) }
     }
 
     /// Whether a route may start or end on a segment in a direction the filter allows: never on a ferry or train,
@@ -298,9 +311,9 @@ extension RoadGraph {
         }
         // Where OSRM puts the point and how far it measures it from there, within centimetres of the hit's own.
         let location = Geo.osrmSnappedLocation(of: point, onSegmentFrom: shapePoint(hit.segment), to: shapePoint(hit.segment + 1))
-        return Snap(input: point, location: location, distance: Geo.osrmRulerDistance(point, location), edge: e, offset: offset,
-                    edgeLength: total, name: name(ofEdge: e), onMainNetwork: isMainNetwork(edge: e),
-                    component: arcComponent[Int(arc)], allowsForward: directions.forward,
-                    allowsBackward: directions.backward)
+        return Snap(input: point, location: location, distance: Geo.osrmRulerDistance(point, location), edge: e,
+                    segment: hit.segment, offset: offset, edgeLength: total, name: name(ofEdge: e),
+                    onMainNetwork: isMainNetwork(edge: e), component: arcComponent[Int(arc)],
+                    allowsForward: directions.forward, allowsBackward: directions.backward)
     }
 }

@@ -88,6 +88,43 @@ import Testing
         #expect(status == 400 && body["code"] as? String == "TooBig")
     }
 
+    /// `compat=osrm`'s nearest lists segments as OSRM does, several of one road, nearest first by OSRM's measure,
+    /// each where OSRM puts the point and as far; Wayfinder's own lists one per road. Segments tied at a junction
+    /// come in the order of OSRM's R-tree, so the lists are compared as sets of places, and the nearest whole.
+    @Test(.enabled(if: OSRMOracle.available, Comment(rawValue: OSRMOracle.skipMessage)))
+    func nearestListsSegmentsAsOSRM() throws {
+        let map = TestMap("""
+            a   g    b     h      c
+
+                     d
+
+            e     i               f
+            """, gridSize: 23)
+        map.way("agbhc", ["highway": "residential", "name": "North"])
+        map.way("bdf", ["highway": "residential", "name": "Crossing"])
+        map.way("aeif", ["highway": "residential", "name": "South"])
+        _ = try map.build()
+        let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+        let osrm = try OSRMOracle(map: map, profile: "car")
+        func entries(_ body: [String: Any]) -> [(place: String, name: String, nodes: Set<Int64>)] {
+            (body["waypoints"] as? [[String: Any]] ?? []).map { w in
+                let at = w["location"] as? [Double] ?? [], distance = w["distance"] as? Double ?? -1
+                return (String(format: "%.6f,%.6f %.2f", at.first ?? 0, at.last ?? 0, distance), w["name"] as? String ?? "",
+                        Set(w["nodes"] as? [Int64] ?? []))
+            }
+        }
+        for (p, q, f, north) in [("g", "b", 0.3, 4.0), ("b", "d", 0.6, -7.0), ("e", "i", 0.45, 11.0), ("d", "f", 0.2, 2.5)] {
+            var point = map.position(between: Character(p), Character(q), at: f)
+            point.latitude += north / (Geo.earthRadius * .pi / 180)
+            let request = "/nearest/v1/driving/\(String(format: "%.6f,%.6f", point.longitude, point.latitude))?number=5"
+            let ours = entries(try service.json(request + "&compat=osrm").object), theirs = entries(try osrm.json(request).object)
+            #expect(ours.count == 5 && ours.map(\.place).sorted() == theirs.map(\.place).sorted(), "\(request): \(ours) against \(theirs)")
+            #expect(ours.first?.name == theirs.first?.name && ours.first?.nodes == theirs.first?.nodes, "\(request)")
+            let own = entries(try service.json(request).object)
+            #expect(Set(own.map(\.nodes)).count == own.count && own.count <= 5, "one per road without compat=osrm")
+        }
+    }
+
     // MARK: OSM nodes
 
     /// `annotations=nodes`: the OSM node of each point of a leg's line. A point inside a segment stands for the
