@@ -21,7 +21,8 @@ It measures:
     the median signed difference (Wayfinder - OSRM: a systematic bias), how many are within 0.1, and the five
     worst pairs with both engines' URLs to reproduce them;
   * with --table N, an N x N table from both (split into source x destination blocks whenever a GET URL would
-    exceed 8000 bytes): cells null in one engine only, and the median / p99 relative duration difference of the rest.
+    exceed 8000 bytes): cells null in one engine only, and the median / p99 relative duration difference of the rest,
+    how many are within 0.1 s and the largest gap.
 
 Traffic: --segment-speeds and --turn-penalties (OSRM's CSV formats) go to osrm-contract and to `wayfinder customize`;
 --random-traffic N writes such files first, from the nodes of N random OSRM routes (a random speed on 30 % of their
@@ -416,7 +417,10 @@ def compare_tables(osrm, wf, mode, points, options):
     cells = [(od[i][j], wd[i][j], i == j) for i in range(len(points)) for j in range(len(points))]
     signed = [(w - o) / o for o, w, diag in cells if not diag and o is not None and w is not None and o > 0]
     rel = [abs(x) for x in signed]
+    gaps = [abs(w - o) for o, w, diag in cells if not diag and o is not None and w is not None]
     return {"points": len(points), "cells": len(cells), "blocks": blocks, "osrm_errors": oerr,
+            "both_numeric_cells": len(gaps), "within_0.1": sum(1 for g in gaps if g <= 0.1 + 1e-9),
+            "max_abs_duration_diff": max(gaps, default=None),
             "wayfinder_errors": werr,
             "null_in_wayfinder_only": sum(1 for o, w, _ in cells if w is None and o is not None),
             "null_in_osrm_only": sum(1 for o, w, _ in cells if o is None and w is not None),
@@ -482,7 +486,8 @@ def report(s, t, args):
                 f"{t['null_in_osrm_only']} ({100 * t['null_in_osrm_only'] / t['cells']:.2f}%)",
                 f"    both numeric (off-diagonal): {t['both_numeric_off_diagonal']}; relative duration difference "
                 f"median {f(t['median_rel_duration_diff'])} p99 {f(t['p99_rel_duration_diff'])}; median signed "
-                f"(wf-osrm)/osrm {f(t['median_signed_rel_duration_diff'])}"]
+                f"(wf-osrm)/osrm {f(t['median_signed_rel_duration_diff'])}; within 0.1 s: "
+                f"{t['within_0.1']}/{t['both_numeric_cells']}, max {t['max_abs_duration_diff'] or 0:.1f} s"]
     print("\n".join(out))
 
 

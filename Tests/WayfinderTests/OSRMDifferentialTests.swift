@@ -20,6 +20,9 @@ import Testing
         var medianDurationDifference: Double
         var medianDistanceDifference: Double
         var nullOnlyInWayfinder: Int?
+        /// The table's cells numeric in both, and how many of them are OSRM's within 0.1 s.
+        var tableCells: Int
+        var tableWithinTenth: Int
         var text: String
     }
 
@@ -54,6 +57,8 @@ import Testing
                       medianDurationDifference: duration["median"] as? Double ?? .infinity,
                       medianDistanceDifference: distance["median"] as? Double ?? .infinity,
                       nullOnlyInWayfinder: (object["table"] as? [String: Any])?["null_in_wayfinder_only"] as? Int,
+                      tableCells: (object["table"] as? [String: Any])?["both_numeric_cells"] as? Int ?? 0,
+                      tableWithinTenth: (object["table"] as? [String: Any])?["within_0.1"] as? Int ?? 0,
                       text: run.stdout)
     }
 
@@ -157,6 +162,9 @@ import Testing
         #expect(report.medianDurationDifference <= 1.5, "same path, durations close to OSRM's")
         #expect(report.medianDistanceDifference <= 0.2, "same path, OSRM's distance")
         // Measured: 187 of 188 same-path pairs list OSRM's nodes.
+        // Measured: 39,798 of the table's 39,800 cells within 0.1 s (two 0.2 s).
+        #expect(Double(report.tableWithinTenth) >= 0.999 * Double(report.tableCells) && report.tableCells > 0,
+                "table cells within 0.1 s: \(report.tableWithinTenth) of \(report.tableCells)")
         #expect(Double(report.nodesEqual) >= 0.95 * Double(report.samePath), "same path, OSRM's OSM nodes")
     }
 
@@ -177,6 +185,9 @@ import Testing
         // 0.0 m median.
         #expect(report.sharedPathShare >= 0.9, "most pairs on OSRM's path")
         Self.expectTenths(report, atLeast: 1)
+        // Measured: 9,886 of the table's 9,900 cells within 0.1 s.
+        #expect(Double(report.tableWithinTenth) >= 0.995 * Double(report.tableCells) && report.tableCells > 0,
+                "table cells within 0.1 s: \(report.tableWithinTenth) of \(report.tableCells)")
     }
 
     @Test(.enabled(if: OSRMOracle.available && Available.monaco, "needs OSRM's wheel and nominatim-monaco-latest.osm.pbf"))
