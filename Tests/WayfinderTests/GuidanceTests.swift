@@ -202,8 +202,7 @@ import Testing
             map.way("ab", ["highway": "secondary", "name": "Long Road"])
             map.way("bc", ["highway": "secondary", "name": "Long Road"].merging(tunnel ? ["tunnel": "yes", "layer": "-1"] : [:]) { a, _ in a })
             map.way("cd", ["highway": "secondary", "name": "Long Road"])
-            _ = try map.build()
-            let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+            let service = try map.served()
             for (profile, mode) in [("car", "driving"), ("foot", "walking")] {
                 let osrm = try OSRMOracle(map: map, profile: profile)
                 let request = "/route/v1/\(mode)/\(OSRMCompatibilityTests.text(map.position("a")));"
@@ -236,8 +235,7 @@ import Testing
             map.way("bc", ["highway": "footway"])
             map.way("bd", ["highway": "footway"])
             map.way("de", ["highway": next])
-            _ = try map.build()
-            let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+            let service = try map.served()
             let osrm = try OSRMOracle(map: map, profile: "foot")
             let request = "/route/v1/walking/\(OSRMCompatibilityTests.text(map.position("a")));"
                 + "\(OSRMCompatibilityTests.text(map.position("e")))?steps=true&overview=false"
@@ -268,8 +266,7 @@ import Testing
         map.way("bd", ["highway": "residential", "name": "South"])
         map.way("de", ["highway": "residential", "name": "Low"])
         map.tagNode("b", ["highway": "traffic_signals"])
-        _ = try map.build()
-        let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+        let service = try map.served()
         let osrm = try OSRMOracle(map: map, profile: "car")
         let request = "/route/v1/driving/\(OSRMCompatibilityTests.text(map.position(between: "a", "b", at: 0.5)));"
             + "\(OSRMCompatibilityTests.text(map.position(between: "d", "e", at: 0.5)))?steps=true&overview=false"
@@ -292,8 +289,7 @@ import Testing
             map.way("ab", before)
             map.way("bc", after)
             map.way("bs", ["highway": "residential", "name": "Side"])
-            _ = try map.build()
-            let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+            let service = try map.served()
             let osrm = try OSRMOracle(map: map, profile: "car")
             let request = "/route/v1/driving/\(OSRMCompatibilityTests.text(map.position("a")));"
                 + "\(OSRMCompatibilityTests.text(map.position("c")))?steps=true&overview=false"
@@ -380,8 +376,7 @@ import Testing
         for c in cases {
             let map = TestMap(c.picture, gridSize: 30)
             c.draw(map)
-            _ = try map.build()
-            let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+            let service = try map.served()
             let osrm = try OSRMOracle(map: map, profile: c.profile)
             let mode = c.profile == "car" ? "driving" : "walking"
             let request = "/route/v1/\(mode)/\(OSRMCompatibilityTests.text(map.position(between: c.from.0, c.from.1, at: 0.5)));"
@@ -409,8 +404,7 @@ import Testing
             map.way("bd", ["highway": "residential", "name": "East"])
             map.way("be", ["highway": "residential", "name": "Short"])
             map.way("ef", ["highway": "residential", "name": "Long"])
-            _ = try map.build()
-            let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+            let service = try map.served()
             let osrm = try OSRMOracle(map: map, profile: profile)
             let request = "/route/v1/\(mode)/\(OSRMCompatibilityTests.text(map.position(between: "s", "b", at: 0.5)));"
                 + "\(OSRMCompatibilityTests.text(map.position(between: "e", "f", at: 0.5)))?steps=true&overview=false"

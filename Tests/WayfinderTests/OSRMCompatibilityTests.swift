@@ -103,8 +103,7 @@ import Testing
         map.way("agbhc", ["highway": "residential", "name": "North"])
         map.way("bdf", ["highway": "residential", "name": "Crossing"])
         map.way("aeif", ["highway": "residential", "name": "South"])
-        _ = try map.build()
-        let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+        let service = try map.served()
         let osrm = try OSRMOracle(map: map, profile: "car")
         func entries(_ body: [String: Any]) -> [(place: String, name: String, nodes: Set<Int64>)] {
             (body["waypoints"] as? [[String: Any]] ?? []).map { w in
@@ -455,8 +454,7 @@ import Testing
                               c
             """, gridSize: 37)
         map.way("abc", ["highway": "residential", "name": "Diagonal"])
-        _ = try map.build()
-        let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+        let service = try map.served()
         let osrm = try OSRMOracle(map: map, profile: "car")
         func place(_ fraction: Double, north: Double) -> String {
             var p = fraction < 0.5 ? map.position(between: "a", "b", at: fraction * 2) : map.position(between: "b", "c", at: fraction * 2 - 1)
@@ -535,8 +533,7 @@ import Testing
         map.way("ab", ["highway": "residential", "name": "Rua Doutor Alfredo Magalhães"])
         map.way("bc", ["highway": "residential", "name": "Rua do Doutor Alfredo de Magalhães"])
         map.way("bd", ["highway": "residential", "name": "Rua Nova"])
-        _ = try map.build()
-        let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+        let service = try map.served()
         let path = "/route/v1/driving/\(Self.text(map.position("a")));\(Self.text(map.position("c")))?steps=true&overview=false"
         func kinds(_ extra: String) throws -> [String] {
             let answer = try service.json(path + extra)

@@ -1,5 +1,7 @@
+import Engine
 import Foundation
 import GraphImport
+import HTTPService
 import RoadGraph
 import Routing
 
@@ -212,4 +214,12 @@ func startClients(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) -> Di
         Thread { body(client); group.leave() }.start()
     }
     return group
+}
+
+extension TestMap {
+    /// The map imported with Wayfinder's rules and answered as `wayfinder serve` answers it, without a socket.
+    func served() throws -> WayfinderService {
+        _ = try build()
+        return WayfinderService(engine: try Engine(directory: graphDirectory))
+    }
 }

@@ -54,8 +54,7 @@ import WayfinderEngine
     @Test(arguments: cases)
     func weightsSendRoutesRound(_ c: Case) throws {
         let map = Self.street(direct: c.direct, detour: c.detour)
-        _ = try map.build()
-        let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+        let service = try map.served()
         let west = map.position(between: "a", "b", at: 0.5), east = map.position(between: "c", "d", at: 0.5)
         for (from, to) in [(west, east), (east, west)] {
             let path = "/route/v1/driving/\(OSRMCompatibilityTests.text(from));\(OSRMCompatibilityTests.text(to))?steps=true"
@@ -79,8 +78,7 @@ import WayfinderEngine
     /// command line as usage errors.
     @Test func badValuesAreRefused() throws {
         let map = Self.street(direct: ["highway": "primary"], detour: ["highway": "primary"])
-        _ = try map.build()
-        let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+        let service = try map.served()
         let pair = "\(OSRMCompatibilityTests.text(map.position("a")));\(OSRMCompatibilityTests.text(map.position("d")))"
         for bad in ["avoid=bridges", "avoid=toll:0.5", "avoid=toll:1000", "avoid=toll:x", "prefer=toll", "avoid="] {
             for service_ in ["route", "table", "trip"] {
