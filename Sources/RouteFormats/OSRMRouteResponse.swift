@@ -112,7 +112,8 @@ public enum OSRMRouteResponse {
         var members: [(String, JSON)] = []
         for kind in kinds {
             switch kind {
-            case .distance: members.append(("distance", .array(distances.map { .number($0, decimals: 1) })))
+            // Unrounded as OSRM's (to the micrometre): a client that adds them up gets the leg's length.
+            case .distance: members.append(("distance", .array(distances.map { .number($0, decimals: 6) })))
             case .duration: members.append(("duration", .array(durations.map { .number($0, decimals: 1) })))
             case .weight: members.append(("weight", .array(weights.map { .number($0, decimals: 1) })))
             case .speed:
@@ -314,7 +315,7 @@ public enum OSRMRouteResponse {
 
     public static func waypoint(_ snap: Snap, name: String) -> JSON {
         .object([
-            ("distance", .number(snap.distance, decimals: 2)),
+            ("distance", .number(snap.distance, decimals: 6)),
             ("name", .string(name)),
             ("location", location(snap.location)),
         ])

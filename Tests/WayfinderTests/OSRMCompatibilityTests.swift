@@ -466,16 +466,22 @@ import Testing
         for (from, to) in Array(zip(points, points.dropFirst(2))) + Array(zip(points.dropFirst(3), points)) {
             let request = "/route/v1/driving/\(from);\(to)?overview=full&geometries=geojson&annotations=distance"
             let ours = try service.json(request + "&compat=osrm").object, theirs = try osrm.json(request).object
-            func figures(_ body: [String: Any]) -> (locations: [[Double]], distances: [Double], line: [[Double]], length: Double) {
+            func figures(_ body: [String: Any]) -> (locations: [[Double]], distances: [Double], line: [[Double]], length: Double,
+                                                    segments: [Double]) {
                 let waypoints = body["waypoints"] as? [[String: Any]] ?? []
                 let route = (body["routes"] as? [[String: Any]])?.first ?? [:]
                 let line = (route["geometry"] as? [String: Any])?["coordinates"] as? [[Double]] ?? []
+                let leg = (route["legs"] as? [[String: Any]])?.first?["annotation"] as? [String: Any] ?? [:]
                 return (waypoints.compactMap { $0["location"] as? [Double] }, waypoints.compactMap { $0["distance"] as? Double },
-                        line.isEmpty ? [] : [line[0], line[line.count - 1]], route["distance"] as? Double ?? -1)
+                        line.isEmpty ? [] : [line[0], line[line.count - 1]], route["distance"] as? Double ?? -1,
+                        leg["distance"] as? [Double] ?? [])
             }
             let a = figures(ours), b = figures(theirs)
             #expect(a.locations.count == 2 && a.locations == b.locations, "\(request): Wayfinder \(a), OSRM \(b)")
-            #expect(a.distances.count == 2 && zip(a.distances, b.distances).allSatisfy { abs($0 - $1) <= 0.005 }, "\(request)")
+            // To the micrometre, as OSRM prints them unrounded: the waypoints' distances and each segment's length.
+            #expect(a.distances.count == 2 && zip(a.distances, b.distances).allSatisfy { abs($0 - $1) <= 1e-5 }, "\(request)")
+            #expect(a.segments.count == b.segments.count && zip(a.segments, b.segments).allSatisfy { abs($0 - $1) <= 1e-5 },
+                    "\(request): \(a.segments) against \(b.segments)")
             #expect(a.line == b.line && a.line == a.locations, "\(request): the line runs between the waypoints")
             #expect(abs(a.length - b.length) <= 0.05 && b.length > 0, "\(request): \(a.length) m, OSRM \(b.length) m")
             compared += 1
