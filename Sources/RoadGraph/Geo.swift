@@ -141,10 +141,16 @@ public enum Geo {
     /// road can come back a millionth of a degree (11 cm) away from itself, as it does in OSRM.
     public static func osrmSnappedLocation(of point: Coordinate, onSegmentFrom a: Coordinate, to b: Coordinate) -> Coordinate {
         let foot = osrmProjection(of: osrmMercator(point), ontoSegmentFrom: osrmMercator(a), to: osrmMercator(b)).point
-        let y = max(-180, min(180, foot.y))
-        let latitude = 1 / 0.017453292519943295769236907684886 * 2 * atan(exp(y * 0.017453292519943295769236907684886)) - 90
-        return Coordinate(latitude: micro(latitude) / 1e6, longitude: micro(foot.x) / 1e6)
+        return Coordinate(latitude: micro(osrmLatitude(mercatorY: foot.y)) / 1e6, longitude: micro(foot.x) / 1e6)
     }
+
+    /// OSRM's way back from a Mercator y (degrees) to a latitude: the exact inverse, clamped where Mercator ends.
+    static func osrmLatitude(mercatorY y: Double) -> Double {
+        1 / osrmRadiansPerDegree * 2 * atan(exp(max(-180, min(180, y)) * osrmRadiansPerDegree)) - 90
+    }
+
+    /// OSRM's degree in radians, to its last digit (its Mercator's arithmetic, bit for bit).
+    static let osrmRadiansPerDegree = 0.017453292519943295769236907684886
 
     /// How OSRM ranks a segment as the nearest to a point: the squared distance from the point to its projection on
     /// the segment, in web Mercator, both rounded to whole millionths of a degree (OSRM's R-tree). It differs from
@@ -170,8 +176,8 @@ public enum Geo {
     static func osrmMercatorY(_ latitude: Double) -> Double {
         guard abs(latitude) <= 70 else {
             let clamped = max(-85.051128779806592378, min(85.051128779806592378, latitude))
-            let f = sin(0.017453292519943295769236907684886 * clamped)
-            return 1 / 0.017453292519943295769236907684886 * 0.5 * log((1 + f) / (1 - f))
+            let f = sin(osrmRadiansPerDegree * clamped)
+            return 1 / osrmRadiansPerDegree * 0.5 * log((1 + f) / (1 - f))
         }
         func horner(_ coefficients: [Double]) -> Double {
             var value = coefficients[coefficients.count - 1]
