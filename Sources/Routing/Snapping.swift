@@ -242,7 +242,9 @@ extension RoadGraph {
     /// tables both move points by this one rule, so a cell is filled exactly where a route is found.
     public func coreSnap(for snap: Snap, at point: Coordinate, filter: WaypointFilter, radius: Double, asOSRM: Bool) -> Snap? {
         guard !isInCore(edge: snap.edge), !asOSRM || hasBigCore else { return nil }
-        let limit = min(filter.radius ?? radius, snap.distance + (asOSRM ? .infinity : Router.coreSlack))
+        // The slack in the grid's own measure (the sphere's), not the ruler's the snap reports: far from every road
+        // the two part by more than the slack.
+        let limit = min(filter.radius ?? radius, Geo.distance(point, snap.location) + (asOSRM ? .infinity : Router.coreSlack))
         return snapToCore(point, maxDistance: limit, filter: filter)
     }
 
