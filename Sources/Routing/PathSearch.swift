@@ -34,8 +34,8 @@ public struct GreatCircleHeuristic: SearchHeuristic {
     }
 
     public func estimate(fromVertex v: UInt32) -> UInt32 {
-        // A bound, whose last bit does not matter: multiplied, not divided as `Coordinate(fixedLatitude:…)` divides
-        // to hold OSRM's millionths (a division per settled vertex costs an A* search about a tenth).
+        // A bound, whose last bit does not matter: multiplied, which is cheaper per settled vertex than the division
+        // `Coordinate(fixedLatitude:…)` makes to hold OSRM's millionths.
         let point = Coordinate(latitude: Double(latitudes[Int(v)]) * 1e-7, longitude: Double(longitudes[Int(v)]) * 1e-7)
         // Capped, not trapped, past 49 days: a smaller estimate is still a lower bound.
         return UInt32(min((Geo.distance(point, target) * millisecondsPerMetre).rounded(.down), Double(UInt32.max - 1)))

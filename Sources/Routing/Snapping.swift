@@ -9,7 +9,7 @@ public struct Snap: Sendable {
     public var distance: Double
     public var edge: Int
     /// Shape index of the first point of the segment the point lies on.
-    public var segment: Int = 0
+    public var segment: Int
     /// Metres along the edge, in shape order.
     public var offset: Double
     /// The edge's length as measured when snapping (same measure as `offset`).
