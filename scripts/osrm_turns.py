@@ -70,6 +70,9 @@ def main():
     if len(durations) != 2 * turns or len(weights) != 2 * turns:
         print(f"osrm_turns: {turns} turns but {len(durations)} and {len(weights)} bytes of penalties", file=sys.stderr)
         return 2
+    if turns and max(struct.unpack_from("<%dI" % (3 * turns), index)) >= len(ids):
+        print(f"osrm_turns: a turn names a node beyond the {len(ids)} of {base}.nbg_nodes", file=sys.stderr)
+        return 2
     wanted = set(args.nodes)
     found = 0
     for k in range(turns):
