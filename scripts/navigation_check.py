@@ -34,6 +34,22 @@ import urllib.request
 from pathlib import Path
 
 SCHEMA = Path(__file__).resolve().parent / "schemas" / "navigation-v5.schema.json"
+PHRASES = Path(__file__).resolve().parent.parent / "Sources" / "Guidance" / "Phrases"
+# "Get in {lanes} and {instruction}": a chain says its later maneuvers without the lane advice (the banner shows it).
+LANE_ADVICE = [re.compile("^" + re.escape(json.loads(f.read_text())["lanes"]["use"]).replace(re.escape("{lanes}"), ".+?")
+                          .replace(re.escape("{instruction}"), "(.+)") + "$")
+               for f in sorted(PHRASES.glob("*.json"))]
+
+
+def said_forms(instruction):
+    """The ways an announcement may say a maneuver: its instruction, after ", then" in small letters, and in a chain
+    without its lane advice."""
+    forms = {instruction}
+    for pattern in LANE_ADVICE:
+        match = pattern.match(instruction)
+        if match:
+            forms.add(match.group(1))
+    return forms | {f[:1].lower() + f[1:] for f in forms} | {f[:1].upper() + f[1:] for f in forms}
 
 
 def speaking_time(text):
@@ -133,11 +149,11 @@ def simulate(leg, rng, noise=5.0):
                 parts = said_parts(f[2])
                 def is_said(m, part):
                     words = steps[m]["maneuver"]["instruction"] if m < len(steps) else None
-                    return words is not None and part in (words, words[:1].lower() + words[1:])
+                    return words is not None and part in said_forms(words)
                 first = f[1] + 2 if is_said(f[1] + 2, parts[0]) else f[1] + 1
                 return first <= k <= first + len(parts) and any(is_said(k, part) for part in parts)
-            return k - 4 <= f[1] < k and any(p in (instruction, instruction[:1].lower() + instruction[1:])
-                                             for p in said_parts(f[2]))
+            forms = said_forms(instruction)
+            return k - 4 <= f[1] < k and any(p in forms for p in said_parts(f[2]))
         carrier = next((c for c in range(k - 1, max(-1, k - 5), -1) if steps[c].get("voiceInstructions")), None)
         said = [f for f in fired if own(f) or names(f) or (steps[k]["maneuver"]["type"] == "arrive" and f[1] == carrier)]
         leads[k] = (reached - said[-1][0] if said else None, said[-1][1] if said else None, reached)

@@ -424,6 +424,15 @@ public struct PhraseBook: Sendable {
         fill(word("voice", "then"), ["first": first, "second": lowercasedFirst(second)])
     }
 
+    /// An instruction without the lane advice before it ("Get in the left lane and turn left" → "Turn left"): a
+    /// later maneuver of a chain is said without it, which the banner shows, so that the chain fits its seconds.
+    func withoutLaneAdvice(_ instruction: String, lanes: [Lane]) -> String {
+        guard let phrase = lanePhrase(lanes) else { return instruction }
+        let advice = capitalisedFirst(fill(word("lanes", "use"), ["lanes": phrase, "instruction": ""]))
+        guard instruction.count > advice.count, instruction.hasPrefix(advice) else { return instruction }
+        return capitalisedFirst(String(instruction.dropFirst(advice.count)))
+    }
+
     /// The word on a motorway exit's sign before its number.
     var exitWord: String { word("voice", "exit") }
 

@@ -148,7 +148,7 @@ struct VoicePlanner {
                time == last.time || crowded && time <= start[last.subjects[0]] - Self.ownLeadLeast + 0.5
                    && time <= start[last.carrier + 1] - 1.5
             {
-                let merged = phrases.spokenThen(last.text, text)
+                let merged = phrases.spokenThen(last.text, phrases.withoutLaneAdvice(text, lanes: steps[k].lanes))
                 plan[plan.count - 1].text = merged
                 plan[plan.count - 1].time = time
                 plan[plan.count - 1].subjects.append(k)

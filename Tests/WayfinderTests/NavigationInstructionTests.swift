@@ -69,6 +69,36 @@ import Testing
         #expect(steps[0].bannerInstructions.isEmpty, "banners only when asked for")
     }
 
+    /// A turn, then within seconds a turn from the lanes of a short link: the two are one announcement, and the
+    /// second is said without its lane advice, which the banner shows, so that the words fit the seconds.
+    @Test func aChainSaysItsLaterManeuversWithoutLaneAdvice() throws {
+        let map = TestMap("""
+            a       b       f
+
+
+                    c       e
+                    s
+            """, gridSize: 30)
+        map.way("abf", ["highway": "primary", "name": "First Street"])
+        map.way("bc", ["highway": "primary", "name": "Short Link", "oneway": "yes", "lanes": "2", "turn:lanes": "left|through"])
+        map.way("ce", ["highway": "primary", "name": "East Road"])
+        map.way("cs", ["highway": "primary", "name": "Short Link"])
+        let graph = try map.build().driving
+        let route = try checkedRoute(graph, [map.position("a"), map.position("e")])
+        for (language, chain) in [("en", "Turn right into Short Link, then turn left into East Road"),
+                                  ("zh", "右转进入Short Link，然后左转进入East Road")] {
+            var options = DirectionsOptions(language: language)
+            options.voiceInstructions = true
+            let steps = try Directions(route: route, graph: graph, options: options).legs[0]
+            #expect(steps.map(\.maneuver.type) == [.depart, .turn, .turn, .arrive])
+            #expect(steps[2].instruction == (language == "en" ? "Get in the left lane and turn left into East Road" : "使用左侧车道，左转进入East Road"))
+            let said = steps.flatMap(\.voiceInstructions).map(\.announcement)
+            #expect(said.contains(chain), "\(said)")
+            // No chain says a later maneuver's lane advice.
+            #expect(!said.contains { $0.contains("then get in") || $0.contains("然后使用") }, "\(said)")
+        }
+    }
+
     @Test func optionsOverHTTP() throws {
         let server = try ServerTests.Server()
         defer { _ = server.stop() }
