@@ -119,10 +119,18 @@ struct VoicePlanner {
         var starts = [0.0]
         for step in steps { starts.append(starts.last! + max(0, step.distance) * scale) }
         let start = starts.map(clock.time(at:))
+        // When the next words may start after `text` said at `time`: after a pause, and on a slow road (a car
+        // setting off, a service road) not before the car is 10 m on, or a fix 5 m ahead fires them too soon.
+        let legOnFoot = pause == Self.pause.walking
+        func quiet(after time: Double, saying text: String) -> Double {
+            let end = time + Self.speakingTime(text)
+            guard !legOnFoot else { return end + pause }
+            return max(end + pause, clock.time(at: clock.distance(at: end) + 10 * scale))
+        }
 
         // The last announcement of each maneuver, in order; the depart's is at the start.
         var plan = [Planned(carrier: 0, time: 0, text: steps[0].instruction, subjects: [0])]
-        var busyUntil = Self.speakingTime(steps[0].instruction) + pause
+        var busyUntil = quiet(after: 0, saying: steps[0].instruction)
         var exitSaidOnEntry: Int?
         for k in 1..<steps.count {
             var carrier = k - 1, text = spokenText(steps[k]), subjects = [k]
@@ -152,7 +160,7 @@ struct VoicePlanner {
                 plan[plan.count - 1].text = merged
                 plan[plan.count - 1].time = time
                 plan[plan.count - 1].subjects.append(k)
-                busyUntil = time + Self.speakingTime(merged) + pause
+                busyUntil = quiet(after: time, saying: merged)
                 continue
             }
             // A maneuver just after leaving a ring, too far from the entry to be said with it, is said on the
@@ -188,7 +196,7 @@ struct VoicePlanner {
             while carrier + 1 < k && start[carrier + 1] - 1.5 < time { carrier += 1 }
             time = max(time, start[carrier])
             plan.append(Planned(carrier: carrier, time: time, text: text, subjects: subjects))
-            busyUntil = time + Self.speakingTime(text) + pause
+            busyUntil = quiet(after: time, saying: text)
         }
 
         // Earlier announcements, in the room each step leaves before its maneuver's last one.
@@ -204,10 +212,10 @@ struct VoicePlanner {
                 let speed = span / max(0.1, start[k] - clock.time(at: starts[k] - span))
                 all += earlier(announcing: k, of: steps, at: starts[k], on: carrier, from: from, before: planned.time,
                                tiers: walking ? [] : speed >= Self.fastRoad ? [500, 2000] : [200, 400],
-                               clock: clock, scale: scale, pause: pause)
+                               clock: clock, scale: scale, quiet: quiet)
             }
             all.append(planned)
-            freeFrom = planned.time + Self.speakingTime(planned.text) + pause
+            freeFrom = quiet(after: planned.time, saying: planned.text)
         }
         for planned in all {
             let remaining = max(0, min(steps[planned.carrier].distance, (starts[planned.carrier + 1] - clock.distance(at: planned.time)) / scale))
@@ -222,7 +230,8 @@ struct VoicePlanner {
     /// "In 400 metres, turn right into …" at the tiers' distances before the maneuver (at `maneuver` along the
     /// leg) that fit between `from` and its last announcement at `before` (seconds), each with room to be said.
     private func earlier(announcing k: Int, of steps: [GuidanceStep], at maneuver: Double, on carrier: Int, from: Double,
-                         before: Double, tiers: [Double], clock: LegClock, scale: Double, pause: Double) -> [Planned] {
+                         before: Double, tiers: [Double], clock: LegClock, scale: Double,
+                         quiet: (Double, String) -> Double) -> [Planned] {
         let text = spokenText(steps[k]), maneuverTime = clock.time(at: maneuver)
         var accepted: [Planned] = []
         var next = before, nextDistance = (maneuver - clock.distance(at: before)) / scale
@@ -230,7 +239,7 @@ struct VoicePlanner {
             let said = phrases.spokenIn(phrases.spokenDistance(distance, units: units).text, text)
             let time = clock.time(at: maneuver - distance * scale)
             guard time >= from, distance >= 1.8 * nextDistance, maneuverTime - time >= 12,
-                  time + Self.speakingTime(said) + pause <= next else { return nil }
+                  quiet(time, said) <= next else { return nil }
             return Planned(carrier: carrier, time: time, text: said, subjects: [k])
         }
         for tier in tiers {
