@@ -143,8 +143,8 @@ import Testing
 
     /// Random routes in both languages and modes, against the schema and on simulated drives
     /// (scripts/navigation_check.py): driving maneuvers' last announcements 3–15 s ahead but for runs of maneuvers
-    /// faster than their words can be said (at most two, or 0.2 %), on foot 90 % within a 5 m fix's spread; no
-    /// announcement over the one before while driving.
+    /// faster than their words can be said (at most two, or 0.2 %), on foot (and on the walk that ends a drive) 90 %
+    /// within a 5 m fix's spread; no announcement over the one before while driving.
     static func check(graph: String, bbox: String, pairs: Int) throws -> [[String: Any]] {
         let server = try ServerTests.Server(graph: graph)
         defer { _ = server.stop() }
@@ -166,6 +166,8 @@ import Testing
             if r["mode"] as? String == "driving" {
                 #expect(Double(count("outside_3_15s")) <= max(2, 0.002 * Double(count("maneuvers"))), "\(label)")
                 #expect(count("overlaps") == 0, "\(label)")
+                // The walk at the end of a drive, timed as a walk.
+                #expect(Double(count("walked_outside_3_15s")) <= max(2, 0.1 * Double(count("walked_in_drive"))), "\(label)")
             } else {
                 #expect(Double(count("outside_3_15s")) <= 0.1 * Double(count("maneuvers")), "\(label)")
                 #expect(Double(count("overlaps")) <= 0.01 * Double(count("announcements")), "\(label)")
