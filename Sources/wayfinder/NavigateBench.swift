@@ -145,13 +145,15 @@ enum NavigateBench {
                         let result = body()
                         return (result, Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6)
                     }
-                    // Each three times, alternating, the fastest kept: the first of a pair warms caches for the second.
+                    // Each four times, the fastest kept, each first in every other pair: the first of a pair warms
+                    // caches for the second.
                     var again: RouteAnswer?, rerouteTime = Double.infinity, routeTime = Double.infinity
-                    for _ in 0..<3 {
+                    for round in 0..<4 {
+                        if round % 2 == 1 { routeTime = min(routeTime, timed { try? engine.route(plain) }.1) }
                         let (answer, r) = timed { try? engine.reroute(tracker, from: fix, progress: progress, mode: mode, directions: directions) }
                         again = answer
                         rerouteTime = min(rerouteTime, r)
-                        routeTime = min(routeTime, timed { try? engine.route(plain) }.1)
+                        if round % 2 == 0 { routeTime = min(routeTime, timed { try? engine.route(plain) }.1) }
                     }
                     figures.routeMilliseconds.append(routeTime)
                     figures.rerouteMilliseconds.append(rerouteTime)
