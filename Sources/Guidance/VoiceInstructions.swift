@@ -111,7 +111,8 @@ struct VoicePlanner {
     func announcements(for steps: [GuidanceStep], clock legClock: LegClock?) -> [[VoiceInstruction]] {
         var out = Array(repeating: [VoiceInstruction](), count: steps.count)
         guard steps.count >= 2 else { return out }
-        let pause = steps.contains { $0.mode == StepMode.walking.rawValue } ? Self.pause.walking : Self.pause.driving
+        let legOnFoot = steps.contains { $0.mode == StepMode.walking.rawValue }
+        let pause = legOnFoot ? Self.pause.walking : Self.pause.driving
         let stepClock = LegClock(steps: steps)
         // The leg's clock where it and the steps measure the same line, the steps' own otherwise.
         let clock = legClock.flatMap { abs($0.length - stepClock.length) <= 0.05 * max(stepClock.length, 20) ? $0 : nil } ?? stepClock
@@ -121,7 +122,6 @@ struct VoicePlanner {
         let start = starts.map(clock.time(at:))
         // When the next words may start after `text` said at `time`: after a pause, and on a slow road (a car
         // setting off, a service road) not before the car is 10 m on, or a fix 5 m ahead fires them too soon.
-        let legOnFoot = pause == Self.pause.walking
         func quiet(after time: Double, saying text: String) -> Double {
             let end = time + Self.speakingTime(text)
             guard !legOnFoot else { return end + pause }
