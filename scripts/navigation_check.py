@@ -36,20 +36,21 @@ from pathlib import Path
 
 SCHEMA = Path(__file__).resolve().parent / "schemas" / "navigation-v5.schema.json"
 PHRASES = Path(__file__).resolve().parent.parent / "Sources" / "Guidance" / "Phrases"
-# "Get in {lanes} and {instruction}": a chain says its later maneuvers without the lane advice (the banner shows it).
-LANE_ADVICE = [re.compile("^" + re.escape(json.loads(f.read_text())["lanes"]["use"]).replace(re.escape("{lanes}"), ".+?")
-                          .replace(re.escape("{instruction}"), "(.+)") + "$")
-               for f in sorted(PHRASES.glob("*.json"))]
+BOOKS = [json.loads(f.read_text()) for f in sorted(PHRASES.glob("*.json"))]
+# A chain says its later maneuvers without the lane advice ("Get in {lanes} and {instruction}"; the banner shows
+# it), and without a closing "…, still on {way_name}" where it named the road already.
+SHORTER = [re.compile("^" + re.escape(book["lanes"]["use"]).replace(re.escape("{lanes}"), ".+?")
+                      .replace(re.escape("{instruction}"), "(.+)") + "$") for book in BOOKS] + \
+          [re.compile("^(.+)" + re.escape(book["voice"]["still on"]).replace(re.escape("{way_name}"), ".+") + "$")
+           for book in BOOKS]
 
 
 def said_forms(instruction):
     """The ways an announcement may say a maneuver: its instruction, after ", then" in small letters, and in a chain
-    without its lane advice."""
+    shortened."""
     forms = {instruction}
-    for pattern in LANE_ADVICE:
-        match = pattern.match(instruction)
-        if match:
-            forms.add(match.group(1))
+    for pattern in SHORTER:
+        forms |= {match.group(1) for match in map(pattern.match, list(forms)) if match}
     return forms | {f[:1].lower() + f[1:] for f in forms} | {f[:1].upper() + f[1:] for f in forms}
 
 

@@ -433,6 +433,16 @@ public struct PhraseBook: Sendable {
         return capitalisedFirst(String(instruction.dropFirst(advice.count)))
     }
 
+    /// An instruction without its closing "…, still on Rua X" where the words before it in a chain named the road
+    /// already ("Turn right into Rua X, then take the right fork"): a chain has the seconds its maneuvers leave.
+    func withoutStayingOn(_ instruction: String, names: [String], saidIn chain: String) -> String {
+        for name in names where chain.contains(name) {
+            let suffix = fill(word("voice", "still on"), ["way_name": name])
+            if instruction.count > suffix.count, instruction.hasSuffix(suffix) { return String(instruction.dropLast(suffix.count)) }
+        }
+        return instruction
+    }
+
     /// The word on a motorway exit's sign before its number.
     var exitWord: String { word("voice", "exit") }
 

@@ -156,7 +156,9 @@ struct VoicePlanner {
                time == last.time || crowded && time <= start[last.subjects[0]] - Self.ownLeadLeast + 0.5
                    && time <= start[last.carrier + 1] - 1.5
             {
-                let merged = phrases.spokenThen(last.text, phrases.withoutLaneAdvice(text, lanes: steps[k].lanes))
+                let shortened = phrases.withoutStayingOn(phrases.withoutLaneAdvice(text, lanes: steps[k].lanes),
+                                                         names: spokenNames(steps[k]), saidIn: last.text)
+                let merged = phrases.spokenThen(last.text, shortened)
                 plan[plan.count - 1].text = merged
                 plan[plan.count - 1].time = time
                 plan[plan.count - 1].subjects.append(k)

@@ -70,8 +70,11 @@ import Testing
     }
 
     /// A turn, then within seconds a turn from the lanes of a short link: the two are one announcement, and the
-    /// second is said without its lane advice, which the banner shows, so that the words fit the seconds.
-    @Test func aChainSaysItsLaterManeuversWithoutLaneAdvice() throws {
+    /// second is said without its lane advice, which the banner shows, and without "still on" a road the chain
+    /// just named, so that the words fit the seconds.
+    @Test(arguments: [("East Road", "turn left into East Road", "左转进入East Road"),
+                      ("Short Link", "turn left", "左转")])
+    func aChainSaysItsLaterManeuversShorter(eastName: String, english: String, chinese: String) throws {
         let map = TestMap("""
             a       b       f
 
@@ -81,17 +84,20 @@ import Testing
             """, gridSize: 30)
         map.way("abf", ["highway": "primary", "name": "First Street"])
         map.way("bc", ["highway": "primary", "name": "Short Link", "oneway": "yes", "lanes": "2", "turn:lanes": "left|through"])
-        map.way("ce", ["highway": "primary", "name": "East Road"])
-        map.way("cs", ["highway": "primary", "name": "Short Link"])
+        map.way("ce", ["highway": "primary", "name": eastName])
+        map.way("cs", ["highway": "primary", "name": eastName == "Short Link" ? "South Road" : "Short Link"])
         let graph = try map.build().driving
         let route = try checkedRoute(graph, [map.position("a"), map.position("e")])
-        for (language, chain) in [("en", "Turn right into Short Link, then turn left into East Road"),
-                                  ("zh", "右转进入Short Link，然后左转进入East Road")] {
+        let stays = eastName == "Short Link"
+        for (language, second, chain) in [("en", stays ? "Get in the left lane and turn left, still on Short Link" : "Get in the left lane and turn left into East Road",
+                                           "Turn right into Short Link, then " + english),
+                                          ("zh", stays ? "使用左侧车道，左转，继续沿Short Link前行" : "使用左侧车道，左转进入East Road",
+                                           "右转进入Short Link，然后" + chinese)] {
             var options = DirectionsOptions(language: language)
             options.voiceInstructions = true
             let steps = try Directions(route: route, graph: graph, options: options).legs[0]
-            #expect(steps.map(\.maneuver.type) == [.depart, .turn, .turn, .arrive])
-            #expect(steps[2].instruction == (language == "en" ? "Get in the left lane and turn left into East Road" : "使用左侧车道，左转进入East Road"))
+            #expect(steps.map(\.maneuver.type) == [.depart, .turn, stays ? .continueOn : .turn, .arrive])
+            #expect(steps[2].instruction == second)
             let said = steps.flatMap(\.voiceInstructions).map(\.announcement)
             #expect(said.contains(chain), "\(said)")
             // No chain says a later maneuver's lane advice.
