@@ -79,6 +79,9 @@ struct VoicePlanner {
     /// The last announcement comes at least this far ahead (metres), however slow the road: a fix is that
     /// uncertain.
     static let finalDistance = (driving: 30.0, walking: 12.0)
+    /// But never more seconds ahead than this: in the middle of 3–15 s, where a slow road (a fix 5 m off is 2 s
+    /// off at 2.5 m/s) fires it either way of the plan.
+    static let finalLeadMost = 9.0
     /// A maneuver at most this many seconds after the one before is said with it.
     static let mergeWithin = 8.0
     /// A first maneuver at most this many seconds after the departure is said with it: the departure is said as
@@ -182,9 +185,9 @@ struct VoicePlanner {
                 text = phrases.spokenAfter(text)
             }
             let walking = steps[carrier].mode == StepMode.walking.rawValue
-            // At the least distance where 7 s are less, but never more than 12 s ahead (a slow step, or one with
+            // At the least distance where 7 s are less, but never more than 9 s ahead (a slow step, or one with
             // a long wait on it).
-            let nearest = max(start[k] - 12, clock.time(at: max(starts[carrier], starts[k] - (walking ? Self.finalDistance.walking : Self.finalDistance.driving) * scale)))
+            let nearest = max(start[k] - Self.finalLeadMost, clock.time(at: max(starts[carrier], starts[k] - (walking ? Self.finalDistance.walking : Self.finalDistance.driving) * scale)))
             // Not before the step starts, nor over the announcement before; where the two meet, the maneuver is
             // still said a second before it comes.
             var time = min(max(start[carrier], min(start[k] - Self.finalLead, nearest), busyUntil), max(start[carrier], start[k] - 1))
