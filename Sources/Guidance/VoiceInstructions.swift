@@ -87,8 +87,9 @@ struct VoicePlanner {
     /// A first maneuver at most this many seconds after the departure is said with it: the departure is said as
     /// the drive starts, on time, where words of its own would wait for a fix, late by a second and the GPS error.
     static let mergeWithDepartureWithin = 12.0
-    /// A merged announcement is said at most this many seconds before its last maneuver.
-    static let mergedLeadLimit = 13.0
+    /// A merged announcement is said at most this many seconds before its last maneuver; one that starts with the
+    /// departure, said as the drive starts and not when a fix falls, needs no room for an early fix.
+    static let mergedLeadLimit = (fired: 13.0, departure: 14.5)
     /// A maneuver whose own announcement would start less than this many seconds before it, the words before
     /// still being said, is said with them: a fix a second and 5 m of GPS error may fire it 1.5 s late.
     static let ownLeadLeast = 5.0
@@ -148,14 +149,13 @@ struct VoicePlanner {
             // Said with the maneuver before when it follows within a few seconds, or when the words before would
             // leave it less than 5 s of its own; where maneuvers crowd, a chain of them is said at once. A chain
             // that would start too early for a maneuver with no room of its own starts later, where that leaves its
-            // first maneuver 4.5 s and keeps off its step's last 1.5 s. A chain that starts with the departure is
-            // said as the drive starts, not when a fix falls, so it needs no second for an early fix.
+            // first maneuver 4.5 s and keeps off its step's last 1.5 s.
             let crowded = start[k] - max(start[carrier], busyUntil) < Self.ownLeadLeast
             if let last = plan.last,
                last.subjects.count == 1 && start[k] - start[carrier] < (last.subjects == [0] ? Self.mergeWithDepartureWithin : Self.mergeWithin)
                    || crowded && last.subjects.count < Self.mergedMost,
                last.subjects.allSatisfy({ steps[$0].following == nil }), steps[k].following == nil,
-               case let time = max(last.time, start[k] - Self.mergedLeadLimit - (last.subjects[0] == 0 ? 1.5 : 0)),
+               case let time = max(last.time, start[k] - (last.subjects[0] == 0 ? Self.mergedLeadLimit.departure : Self.mergedLeadLimit.fired)),
                time == last.time || crowded && time <= start[last.subjects[0]] - Self.ownLeadLeast + 0.5
                    && time <= start[last.carrier + 1] - 1.5
             {
