@@ -438,7 +438,9 @@ public struct PhraseBook: Sendable {
     func withoutStayingOn(_ instruction: String, names: [String], saidIn chain: String) -> String {
         for name in names where chain.contains(name) {
             let suffix = fill(word("voice", "still on"), ["way_name": name])
-            if instruction.count > suffix.count, instruction.hasSuffix(suffix) { return String(instruction.dropLast(suffix.count)) }
+            if instruction.count > suffix.count, instruction.hasSuffix(suffix) {
+                return String(instruction.dropLast(suffix.count))
+            }
         }
         return instruction
     }
