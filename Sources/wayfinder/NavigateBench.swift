@@ -136,8 +136,9 @@ enum NavigateBench {
                 if left == nil && f.time > junctionTime && Self.distance(from: f.truth, to: route.points) >= 30 { left = i }
                 if progress.offRoute && f.time > junctionTime {
                     flagged = i
-                    // What the client would ask itself: a route from the fix, the way it goes, to the destination.
-                    var plain = RouteQuery(mode: mode, points: [fix.location] + route.waypoints.dropFirst())
+                    // What the client would ask itself: a route from the fix, the way it goes, to the destination
+                    // as it asked for it (not the route's snapped waypoint, which loses the side it lies on).
+                    var plain = RouteQuery(mode: mode, points: [fix.location] + query.points.dropFirst())
                     plain.directions = directions
                     plain.filters = [WaypointFilter(bearing: (bearing, 45)), WaypointFilter()]
                     func timed<T>(_ body: () -> T) -> (T, Double) {
