@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "RouteFormats", dependencies: ["Guidance", "Isochrones", "Routing", "RoadGraph", "WayfinderProto", "Geocoding"]),
         // GPS traces read from GPX files (expat) for the CLI's match and navigate: not the engine's, which takes points.
         .target(name: "TraceReading", dependencies: ["GPXReader", "RoadGraph"]),
-        .target(name: "Navigation", dependencies: ["Guidance", "RouteFormats", "RoadGraph"]),
+        .target(name: "Navigation", dependencies: ["Guidance", "RouteFormats", "RoadGraph", "Routing"]),
         .target(name: "Engine", dependencies: ["Geocoding", "Guidance", "Isochrones", "MapMatching", "Navigation", "RoadGraph", "Routing",
                                                "Trips"]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",

@@ -9,31 +9,33 @@ extension Engine {
     /// guidance it asked for before. Where no road goes that way within reach, from the nearest road.
     public func reroute(_ tracker: ProgressTracker, from fix: Fix, progress: RouteProgress, mode: TravelMode,
                         directions: DirectionsOptions) throws -> RouteAnswer {
-        var (points, bearing) = tracker.reroutePoints(from: fix, progress: progress)
-        if let road = Self.roadDriven(in: try graph(current, mode), by: progress.state.recent, at: fix, bearing: bearing) {
-            points[0] = road
-        }
+        var (points, places, bearing) = tracker.reroutePoints(from: fix, progress: progress)
+        places[0] = Self.startPlace(in: try graph(current, mode), by: progress.state.recent, at: fix, bearing: bearing)
         var query = RouteQuery(mode: mode, points: points)
         query.directions = directions
+        query.knownPlaces = places
         guard let bearing else { return try route(query) }
         query.filters = [WaypointFilter(bearing: (bearing, 45))] + points.dropFirst().map { _ in WaypointFilter() }
         do { return try route(query) } catch let error as EngineError where error.kind == .noSegment || error.kind == .noRoute {
             query.filters = nil
+            query.knownPlaces = [nil] + places.dropFirst()
             return try route(query)
         }
     }
 
-    /// Of the roads near a fix that go its way, the place on the one the last fixes (`recent`, the fix last) lie
-    /// along best, where that is not the nearest: a fix is metres off, and a road beside the one driven may be
-    /// nearer it. The fixes before it are measured to the road's line, its ends drawn on straight (a few seconds
-    /// back the client may have been before the junction the road starts at); nil where the nearest fits best or
-    /// the fixes are too few.
-    static func roadDriven(in graph: RoadGraph, by recent: [Coordinate], at fix: Fix, bearing: Double?) -> Coordinate? {
+    /// Where a reroute starts: of the roads near a fix that go its way, the place on the one the last fixes
+    /// (`recent`, the fix last) lie along best. A fix is metres off, and a road beside the one driven may be nearer
+    /// it. The fixes before it are measured to the road's line, its ends drawn on straight (a few seconds back the
+    /// client may have been before the junction the road starts at). Nil where the router is to look itself: the
+    /// fixes are too few, no road is within reach, the place is at a road's end (a junction, where a route may
+    /// start along any road there), the road is off the main network, or the nearest fits best and is restricted
+    /// (the router passes such a road over for an open one a little farther).
+    static func startPlace(in graph: RoadGraph, by recent: [Coordinate], at fix: Fix, bearing: Double?) -> Snap? {
         guard recent.count >= 3 else { return nil }
         let reach = max(30, 3 * (fix.accuracy ?? 10))
         let roads = graph.nearestRoads(to: fix.location, count: 4, maxDistance: reach,
                                        filter: WaypointFilter(bearing: bearing.map { ($0, 45) }))
-        guard roads.count >= 2 else { return nil }
+        guard !roads.isEmpty else { return nil }
         // The fix itself to the place it snaps to: a road it lies beyond the end of (one the client has driven
         // off into the next) does not fit it.
         func misfit(_ road: Snap) -> Double {
@@ -47,7 +49,8 @@ extension Engine {
         let best = fits.indices.min { fits[$0] < fits[$1] }!
         // Not from a road's end: at a junction a route may start along any road there.
         let road = roads[best]
-        guard best > 0, road.offset > 0.5, road.offset < road.edgeLength - 0.5 else { return nil }
-        return road.location
+        guard road.offset > 0.5, road.offset < road.edgeLength - 0.5, road.onMainNetwork,
+              best > 0 || !graph.isRestricted(edge: road.edge) else { return nil }
+        return road
     }
 }

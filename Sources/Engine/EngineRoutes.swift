@@ -24,6 +24,9 @@ public struct RouteQuery: Sendable {
     /// Weights by kind of road (`avoid=unpaved`, `prefer=major_roads`): the route choice counts them, durations do
     /// not. Nil or empty: the metric's.
     public var weightFactors: WeightFactors?
+    /// Places already found for some points (a reroute's road driven, its route's own waypoints): not looked for
+    /// again where they are places on the graph in use.
+    public var knownPlaces: [Snap?]?
     /// `.osrm`: OSRM's answer, without Wayfinder's deviations (the rest on foot, the guidance of GUIDANCE.md).
     public var compatibility: Compatibility {
         get { directions.compatibility }
@@ -83,7 +86,7 @@ extension Engine {
                 defer { router.weightFactors = nil }
                 do {
                     var route = try router.route(query.points, algorithm: query.algorithm, filters: query.filters,
-                                                 continueStraight: query.continueStraight)
+                                                 continueStraight: query.continueStraight, known: query.knownPlaces)
                     var departure: LocalTime?
                     switch query.time {
                     case nil: break
@@ -100,7 +103,7 @@ extension Engine {
                         for _ in 0..<4 {
                             router.departure = Departure(local: leave, closesRoads: query.compatibility != .osrm)
                             route = try router.route(query.points, algorithm: query.algorithm, filters: query.filters,
-                                                     continueStraight: query.continueStraight)
+                                                     continueStraight: query.continueStraight, known: query.knownPlaces)
                             guard case .arrival(let clock) = query.time else { break }
                             let late = leave.adding(seconds: Int64(route.duration.rounded(.up))).wallSeconds - graph.localTime(clock).wallSeconds
                             if late <= 0 { break }

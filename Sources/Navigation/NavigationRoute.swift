@@ -2,6 +2,7 @@ import Foundation
 import Guidance
 import RoadGraph
 import RouteFormats
+import Routing
 
 /// A route as a moving client follows it: one line from start to end, each point's distance and time along it, and
 /// the steps with their announcements and banners placed on that line. Made from a route just computed, or read
@@ -29,6 +30,9 @@ public struct NavigationRoute: Sendable {
     /// Where each leg ends (metres along the line), and its waypoint.
     public private(set) var legEnds: [Double] = []
     public private(set) var waypoints: [Coordinate] = []
+    /// The waypoints' places on the graph, for a route computed in this process (empty for one read from JSON): a
+    /// reroute to the waypoints ahead need not look for them again, and keeps the approach they were found with.
+    public private(set) var waypointPlaces: [Snap] = []
 
     public var length: Double { distances.last ?? 0 }
     public var duration: Double { times.last ?? 0 }
@@ -44,6 +48,7 @@ public struct NavigationRoute: Sendable {
             })
         }
         if waypoints.count != legEnds.count + 1 { waypoints = [points.first ?? Coordinate(latitude: 0, longitude: 0)] + legEndPoints }
+        else { waypointPlaces = guided.route.waypoints }
     }
 
     public enum ReadError: Error, CustomStringConvertible {

@@ -2,6 +2,7 @@ import Foundation
 import Guidance
 import RoadGraph
 import RouteFormats
+import Routing
 
 /// A position report from a moving client.
 public struct Fix: Sendable {
@@ -289,11 +290,13 @@ public struct ProgressTracker: Sendable {
     }
 
     /// Where to route again from, for a client off its route: the fix, in its direction of travel where it is
-    /// moving, and the waypoints still ahead.
-    public func reroutePoints(from fix: Fix, progress: RouteProgress) -> (points: [Coordinate], bearing: Double?) {
+    /// moving, and the waypoints still ahead, with their places on the graph where the route has them.
+    public func reroutePoints(from fix: Fix, progress: RouteProgress) -> (points: [Coordinate], places: [Snap?], bearing: Double?) {
         let ahead = Array(route.waypoints.dropFirst(progress.legIndex + 1))
+        let places: [Snap?] = route.waypointPlaces.count == route.waypoints.count
+            ? [nil] + route.waypointPlaces.dropFirst(progress.legIndex + 1).map { $0 } : Array(repeating: nil, count: ahead.count + 1)
         let moving = (fix.speed ?? 0) >= 1.5 || fix.speed == nil
-        return ([fix.location] + ahead, moving ? fix.bearing : nil)
+        return ([fix.location] + ahead, places, moving ? fix.bearing : nil)
     }
 }
 

@@ -136,10 +136,13 @@ public struct Router {
 
     public init(graph: RoadGraph) { self.graph = graph }
 
-    /// Candidates per waypoint; throws `noSegment` for a point with no usable road nearby.
-    public func snapWaypoints(_ points: [Coordinate], filters: [WaypointFilter]? = nil) throws -> [Snap] {
+    /// Candidates per waypoint; throws `noSegment` for a point with no usable road nearby. `known`: places found
+    /// before, per point, kept where they are places on this graph (`RoadGraph.holds`; a graph swapped in since
+    /// has other edges).
+    public func snapWaypoints(_ points: [Coordinate], filters: [WaypointFilter]? = nil, known: [Snap?]? = nil) throws -> [Snap] {
+        let kept = known.map { places in points.indices.map { i in i < places.count ? places[i].flatMap { graph.holds($0) ? $0 : nil } : nil } }
         let snaps = graph.snapPoints(points, maxDistance: maxSnapDistance, filters: withExclusion(filters, count: points.count),
-                                     restrictedMargin: snapsAsOSRM ? 0 : RoadGraph.restrictedSnapMargin)
+                                     restrictedMargin: snapsAsOSRM ? 0 : RoadGraph.restrictedSnapMargin, known: kept)
         if let i = snaps.firstIndex(where: { $0 == nil }) {
             throw RoutingError.noSegment(index: i, coordinate: points[i], maxDistance: filters?[i].radius ?? maxSnapDistance)
         }
@@ -158,13 +161,14 @@ public struct Router {
 
     /// The fastest route through `points` in order. With `continueStraight` (OSRM's `continue_straight`; by
     /// default on for driving, off for walking) a via point is passed without turning back there: the leg leaving it
-    /// starts in the direction the leg before arrived in.
+    /// starts in the direction the leg before arrived in. `known`: places on this graph already found for some
+    /// points, which are not looked for again.
     public mutating func route(_ points: [Coordinate], algorithm: SearchAlgorithm = .automatic,
-                               filters: [WaypointFilter]? = nil, continueStraight: Bool? = nil) throws -> Route
+                               filters: [WaypointFilter]? = nil, continueStraight: Bool? = nil, known: [Snap?]? = nil) throws -> Route
     {
         let continueStraight = continueStraight ?? (graph.mode == .driving)
         guard points.count >= 2 else { throw RoutingError.tooFewWaypoints }
-        var snaps = try snapWaypoints(points, filters: filters)
+        var snaps = try snapWaypoints(points, filters: filters, known: known)
         if snapsAsOSRM { snaps = movedToCoreAsOSRM(snaps, points: points, filters: filters) }
         var outcome = routeLegs(snaps, algorithm: algorithm, continueStraight: continueStraight)
         if case .failure = outcome {

@@ -151,15 +151,27 @@ extension RoadGraph {
     }
 
     /// Each point on its road, nil where no usable road is within reach. Points that do not all share one island
-    /// leave islands for the main network where it is within reach too.
+    /// leave islands for the main network where it is within reach too. `known`: places already found for some
+    /// points on this graph (a route's own waypoints, kept for a reroute), which are not looked for again.
     public func snapPoints(_ points: [Coordinate], maxDistance: Double, filters: [WaypointFilter]? = nil,
-                           restrictedMargin: Double = RoadGraph.restrictedSnapMargin) -> [Snap?] {
-        let candidates = points.enumerated().map { i, p in
-            snap(p, maxDistance: maxDistance, filter: filters?[i] ?? WaypointFilter(), restrictedMargin: restrictedMargin)
+                           restrictedMargin: Double = RoadGraph.restrictedSnapMargin, known: [Snap?]? = nil) -> [Snap?] {
+        let candidates = points.enumerated().map { i, p -> WaypointCandidates? in
+            if let place = known?[i] { return WaypointCandidates(nearest: place, mainNetwork: place.onMainNetwork ? place : nil) }
+            return snap(p, maxDistance: maxDistance, filter: filters?[i] ?? WaypointFilter(), restrictedMargin: restrictedMargin)
         }
         let components = Set(candidates.compactMap { $0?.nearest.component })
         if components.count <= 1 { return candidates.map { $0?.nearest } }
         return candidates.map { $0.map { $0.mainNetwork ?? $0.nearest } }
+    }
+
+    /// Whether a snap made earlier is a place on this graph: its edge and segment exist and its location lies on
+    /// that segment. A graph swapped in since (a new import) renumbers its edges.
+    public func holds(_ snap: Snap) -> Bool {
+        guard snap.edge >= 0, snap.edge < edgeCount else { return false }
+        let range = shapeRange(ofEdge: snap.edge)
+        guard snap.segment >= range.lowerBound, snap.segment < range.upperBound - 1 else { return false }
+        let onSegment = Geo.osrmSnappedLocation(of: snap.location, onSegmentFrom: shapePoint(snap.segment), to: shapePoint(snap.segment + 1))
+        return Geo.distance(onSegment, snap.location) < 0.5 && snap.alternatives.allSatisfy(holds)
     }
 
     /// Up to `count` roads nearest to the point, one snap per edge, nearest first (the `nearest` service).
@@ -190,7 +202,7 @@ extension RoadGraph {
     }
 
     /// Whether every direction of an edge is restricted (a route may only start or end there).
-    func isRestricted(edge e: Int) -> Bool {
+    public func isRestricted(edge e: Int) -> Bool {
         let f = edgeForwardArc[e], b = edgeBackwardArc[e]
         return (f == noIndex || classes(ofArc: f).contains(.restricted)) && (b == noIndex || classes(ofArc: b).contains(.restricted))
     }

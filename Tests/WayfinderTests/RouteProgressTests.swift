@@ -173,6 +173,70 @@ import Testing
         #expect(abs((nearest.best.route.coordinates.first?.latitude ?? 0) - upper) < 1e-6)
     }
 
+    /// A reroute goes to the destination as the route was asked to: to the place the route found for it, and so
+    /// with the side of the road it lies on, not to a point looked for again at the route's end.
+    @Test func aRerouteArrivesAsItsRouteDid() throws {
+        let map = TestMap("""
+            p    q    r
+
+            s    t    u
+            """, gridSize: 20)
+        map.way("pqr", ["highway": "residential", "name": "Upper"])
+        map.way("stu", ["highway": "residential", "name": "Lower"])
+        map.way("ps", ["highway": "residential", "name": "West"])
+        map.way("qt", ["highway": "residential", "name": "Middle"])
+        map.way("ru", ["highway": "residential", "name": "East"])
+        _ = try map.build()
+        let engine = try Engine(directory: map.graphDirectory)
+        var destination = map.position(between: "q", "r", at: 0.5)
+        destination.latitude += 20 / (Geo.earthRadius * Double.pi / 180)
+        let first = try engine.route(RouteQuery(mode: .driving, points: [map.position("p"), destination])).best
+        let arrival = try #require(first.directions.legs[0].last?.arrivalSide)
+        #expect(arrival == .left)
+        let tracker = ProgressTracker(route: NavigationRoute(first))
+        // Off the route along Lower, going east.
+        var state = NavigationState(), progress: RouteProgress?, fix: Fix?
+        for (i, fraction) in [0.2, 0.35, 0.5, 0.65].enumerated() {
+            fix = Fix(location: map.position(between: "s", "t", at: fraction), bearing: 90, speed: 10, accuracy: 5, time: Double(i))
+            progress = tracker.progress(at: fix!, state: state)
+            state = progress!.state
+        }
+        let again = try engine.reroute(tracker, from: fix!, progress: progress!, mode: .driving, directions: DirectionsOptions())
+        #expect(roadNames(again.best.route).first == "Lower", "\(roadNames(again.best.route))")
+        #expect(again.best.directions.legs[0].last?.arrivalSide == arrival)
+        let end = try #require(again.best.route.waypoints.last), asked = try #require(first.route.waypoints.last)
+        #expect(end.edge == asked.edge && abs(end.offset - asked.offset) < 0.01 && Geo.distance(end.input, destination) < 0.01)
+    }
+
+    /// A place the router is given for a point is where the route starts, though the point lies nearer another
+    /// road; a place that is no place on the graph in use (a graph swapped in since numbers its edges otherwise)
+    /// is looked for again.
+    @Test func aKnownPlaceIsKeptAndAStaleOneLookedForAgain() throws {
+        let map = TestMap("""
+            p         q
+
+            s         t
+            """)
+        map.way("pq", ["highway": "residential", "name": "Upper"])
+        map.way("st", ["highway": "residential", "name": "Lower"])
+        map.way("ps", ["highway": "residential", "name": "West"])
+        _ = try map.build()
+        let engine = try Engine(directory: map.graphDirectory)
+        let graph = try #require(engine.current.graphs[.driving])
+        let start = map.position(between: "s", "t", at: 0.6), end = map.position("q")
+        let upper = try #require(graph.nearestRoads(to: map.position(between: "p", "q", at: 0.6), count: 1).first)
+        #expect(upper.name == "Upper")
+        var router = Router(graph: graph)
+        let looked = try router.route([start, end])
+        #expect(roadNames(looked).first == "Lower")
+        let kept = try router.route([start, end], known: [upper, nil])
+        #expect(roadNames(kept) == ["Upper"] && kept.waypoints[0].edge == upper.edge, "\(roadNames(kept))")
+        var stale = upper
+        stale.edge = (0..<graph.edgeCount).first { graph.name(ofEdge: $0) == "Lower" }!
+        let again = try router.route([start, end], known: [stale, nil])
+        #expect(roadNames(again) == roadNames(looked) && abs(again.distance - looked.distance) < 0.01)
+    }
+
     /// A fix off the globe (a library caller's NaN or 1e300) is not kept among the last fixes, so the state's
     /// text, which writes them as whole millionths of a degree, stays writable and readable.
     @Test func aFixOffTheGlobeLeavesTheStateWritable() throws {
