@@ -139,9 +139,8 @@ import Testing
         #expect(empty.status == 2 && empty.stderr.contains("no legs"), "\(empty.stderr)")
     }
 
-    /// A client off its route is routed again from the road its last fixes follow, though its newest fix lies
-    /// nearer a road beside it; from that fix alone, from the nearer road.
-    @Test func reroutesFromTheRoadTheFixesFollow() throws {
+    /// Upper (p–q) and Lower (s–t), 100 m long and 20 m apart, joined by West (p–s), and by East (q–t) where asked.
+    static func twoStreets(joinedAtBothEnds: Bool) throws -> (TestMap, Engine) {
         let map = TestMap("""
             p         q
 
@@ -150,9 +149,15 @@ import Testing
         map.way("pq", ["highway": "residential", "name": "Upper"])
         map.way("st", ["highway": "residential", "name": "Lower"])
         map.way("ps", ["highway": "residential", "name": "West"])
-        map.way("qt", ["highway": "residential", "name": "East"])
+        if joinedAtBothEnds { map.way("qt", ["highway": "residential", "name": "East"]) }
         _ = try map.build()
-        let engine = try Engine(directory: map.graphDirectory)
+        return (map, try Engine(directory: map.graphDirectory))
+    }
+
+    /// A client off its route is routed again from the road its last fixes follow, though its newest fix lies
+    /// nearer a road beside it; from that fix alone, from the nearer road.
+    @Test func reroutesFromTheRoadTheFixesFollow() throws {
+        let (map, engine) = try Self.twoStreets(joinedAtBothEnds: true)
         let tracker = ProgressTracker(route: NavigationRoute(try engine.route(RouteQuery(mode: .driving, points: [map.position("p"), map.position("q")])).best))
         // Along Lower going east, then a fix 12 m off it towards Upper, 8 m from that.
         var state = NavigationState(), progress: RouteProgress?, fix: Fix?
@@ -212,16 +217,7 @@ import Testing
     /// road; a place that is no place on the graph in use (a graph swapped in since numbers its edges otherwise)
     /// is looked for again.
     @Test func aKnownPlaceIsKeptAndAStaleOneLookedForAgain() throws {
-        let map = TestMap("""
-            p         q
-
-            s         t
-            """)
-        map.way("pq", ["highway": "residential", "name": "Upper"])
-        map.way("st", ["highway": "residential", "name": "Lower"])
-        map.way("ps", ["highway": "residential", "name": "West"])
-        _ = try map.build()
-        let engine = try Engine(directory: map.graphDirectory)
+        let (map, engine) = try Self.twoStreets(joinedAtBothEnds: false)
         let graph = try #require(engine.current.graphs[.driving])
         let start = map.position(between: "s", "t", at: 0.6), end = map.position("q")
         let upper = try #require(graph.nearestRoads(to: map.position(between: "p", "q", at: 0.6), count: 1).first)
