@@ -93,8 +93,9 @@ struct VoicePlanner {
     /// A maneuver whose own announcement would start less than this many seconds before it, the words before
     /// still being said, is said with them: a fix a second and 5 m of GPS error may fire it 1.5 s late.
     static let ownLeadLeast = 5.0
-    /// A merged announcement says at most this many maneuvers ("…, then …, then …").
-    static let mergedMost = 4
+    /// A merged announcement says at most this many maneuvers ("…, then …, then …"); one that starts with the
+    /// departure, one more: it is said before the car moves, so a maneuver it leaves out gets no room of its own.
+    static let mergedMost = (fired: 4, departure: 5)
     /// Seconds of silence between two announcements: a fix a second, 5 m off, may fire one a second early, and
     /// on foot 5 m is 3 s.
     static let pause = (driving: 1.5, walking: 3.0)
@@ -153,7 +154,7 @@ struct VoicePlanner {
             let crowded = start[k] - max(start[carrier], busyUntil) < Self.ownLeadLeast
             if let last = plan.last,
                last.subjects.count == 1 && start[k] - start[carrier] < (last.subjects == [0] ? Self.mergeWithDepartureWithin : Self.mergeWithin)
-                   || crowded && last.subjects.count < Self.mergedMost,
+                   || crowded && last.subjects.count < (last.subjects[0] == 0 ? Self.mergedMost.departure : Self.mergedMost.fired),
                last.subjects.allSatisfy({ steps[$0].following == nil }), steps[k].following == nil,
                case let time = max(last.time, start[k] - (last.subjects[0] == 0 ? Self.mergedLeadLimit.departure : Self.mergedLeadLimit.fired)),
                time == last.time || crowded && time <= start[last.subjects[0]] - Self.ownLeadLeast + 0.5

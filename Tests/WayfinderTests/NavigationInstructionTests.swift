@@ -1,4 +1,5 @@
 import Foundation
+import Engine
 import Guidance
 import RoadGraph
 import Routing
@@ -102,6 +103,28 @@ import Testing
             #expect(said.contains(chain), "\(said)")
             // No chain says a later maneuver's lane advice.
             #expect(!said.contains { $0.contains("then get in") || $0.contains("然后使用") }, "\(said)")
+        }
+    }
+
+    /// Four maneuvers in the first 12 s of a drive, in Porto (a loop onto Avenida Doutor Fernando Aroso): the
+    /// departure, said as the car sets off, says all four. Left out, the fourth had its words only once the
+    /// departure's ended, under a second before it.
+    @Test(.enabled(if: Available.porto, "needs ../shared/data/r5-porto_portugal.osm.pbf"))
+    func aDepartureSaysTheManeuversBeforeItsWordsEnd() throws {
+        let engine = try Engine(directory: try DeploymentTests.portoGraph.get())
+        for (language, then) in [("en", ", then "), ("zh", "，然后")] {
+            var query = RouteQuery(mode: .driving, points: [Coordinate(latitude: 41.191725, longitude: -8.696440),
+                                                            Coordinate(latitude: 41.199171, longitude: -8.551883)])
+            query.directions = DirectionsOptions(language: language)
+            query.directions.voiceInstructions = true
+            let steps = try engine.route(query).best.directions.legs[0]
+            try #require(steps.count > 5)
+            // Four maneuvers in the first 21 s, turns and all; then 85 s along.
+            #expect(steps[0...3].reduce(0) { $0 + $1.duration } < 21 && steps[4].duration > 60, "\(steps.map(\.duration))")
+            let departure = try #require(steps[0].voiceInstructions.first?.announcement)
+            #expect(departure.components(separatedBy: then).count == 5, "\(departure)")
+            let between = steps[1...3].map(\.voiceInstructions.count)
+            #expect(between == [0, 0, 0], "\(steps[1...3].map(\.voiceInstructions))")
         }
     }
 
