@@ -156,7 +156,9 @@ extension RoadGraph {
     public func snapPoints(_ points: [Coordinate], maxDistance: Double, filters: [WaypointFilter]? = nil,
                            restrictedMargin: Double = RoadGraph.restrictedSnapMargin, known: [Snap?]? = nil) -> [Snap?] {
         let candidates = points.enumerated().map { i, p -> WaypointCandidates? in
-            if let place = known?[i] { return WaypointCandidates(nearest: place, mainNetwork: place.onMainNetwork ? place : nil) }
+            if let known, i < known.count, let place = known[i] {
+                return WaypointCandidates(nearest: place, mainNetwork: place.onMainNetwork ? place : nil)
+            }
             return snap(p, maxDistance: maxDistance, filter: filters?[i] ?? WaypointFilter(), restrictedMargin: restrictedMargin)
         }
         let components = Set(candidates.compactMap { $0?.nearest.component })

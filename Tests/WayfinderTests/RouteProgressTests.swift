@@ -227,6 +227,9 @@ import Testing
         #expect(roadNames(looked).first == "Lower")
         let kept = try router.route([start, end], known: [upper, nil])
         #expect(roadNames(kept) == ["Upper"] && kept.waypoints[0].edge == upper.edge, "\(roadNames(kept))")
+        // Fewer places than points: the rest are looked for.
+        #expect(try router.route([start, end], known: [upper]).waypoints[0].edge == upper.edge)
+        #expect(graph.snapPoints([start, end], maxDistance: 100, known: [upper]).map { $0?.edge } == [upper.edge, kept.waypoints[1].edge])
         var stale = upper
         stale.edge = (0..<graph.edgeCount).first { graph.name(ofEdge: $0) == "Lower" }!
         let again = try router.route([start, end], known: [stale, nil])
