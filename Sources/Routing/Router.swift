@@ -137,12 +137,10 @@ public struct Router {
     public init(graph: RoadGraph) { self.graph = graph }
 
     /// Candidates per waypoint; throws `noSegment` for a point with no usable road nearby. `known`: places found
-    /// before, per point, kept where they are places on this graph (`RoadGraph.holds`; a graph swapped in since
-    /// has other edges).
+    /// before, per point, kept where they are places on this graph (`RoadGraph.snapPoints`).
     public func snapWaypoints(_ points: [Coordinate], filters: [WaypointFilter]? = nil, known: [Snap?]? = nil) throws -> [Snap] {
-        let kept = known.map { places in points.indices.map { i in i < places.count ? places[i].flatMap { graph.holds($0) ? $0 : nil } : nil } }
         let snaps = graph.snapPoints(points, maxDistance: maxSnapDistance, filters: withExclusion(filters, count: points.count),
-                                     restrictedMargin: snapsAsOSRM ? 0 : RoadGraph.restrictedSnapMargin, known: kept)
+                                     restrictedMargin: snapsAsOSRM ? 0 : RoadGraph.restrictedSnapMargin, known: known)
         if let i = snaps.firstIndex(where: { $0 == nil }) {
             throw RoutingError.noSegment(index: i, coordinate: points[i], maxDistance: filters?[i].radius ?? maxSnapDistance)
         }

@@ -152,11 +152,11 @@ extension RoadGraph {
 
     /// Each point on its road, nil where no usable road is within reach. Points that do not all share one island
     /// leave islands for the main network where it is within reach too. `known`: places already found for some
-    /// points on this graph (a route's own waypoints, kept for a reroute), which are not looked for again.
+    /// points (a route's own waypoints, kept for a reroute), not looked for again where this graph `holds` them.
     public func snapPoints(_ points: [Coordinate], maxDistance: Double, filters: [WaypointFilter]? = nil,
                            restrictedMargin: Double = RoadGraph.restrictedSnapMargin, known: [Snap?]? = nil) -> [Snap?] {
         let candidates = points.enumerated().map { i, p -> WaypointCandidates? in
-            if let known, i < known.count, let place = known[i] {
+            if let known, i < known.count, let place = known[i], holds(place) {
                 return WaypointCandidates(nearest: place, mainNetwork: place.onMainNetwork ? place : nil)
             }
             return snap(p, maxDistance: maxDistance, filter: filters?[i] ?? WaypointFilter(), restrictedMargin: restrictedMargin)
