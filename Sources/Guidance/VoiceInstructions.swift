@@ -152,11 +152,12 @@ struct VoicePlanner {
             // that would start too early for a maneuver with no room of its own starts later, where that leaves its
             // first maneuver 4.5 s and keeps off its step's last 1.5 s.
             let crowded = start[k] - max(start[carrier], busyUntil) < Self.ownLeadLeast
+            let afterDeparture = plan.last?.subjects.first == 0
             if let last = plan.last,
-               last.subjects.count == 1 && start[k] - start[carrier] < (last.subjects == [0] ? Self.mergeWithDepartureWithin : Self.mergeWithin)
-                   || crowded && last.subjects.count < (last.subjects[0] == 0 ? Self.mergedMost.departure : Self.mergedMost.fired),
+               last.subjects.count == 1 && start[k] - start[carrier] < (afterDeparture ? Self.mergeWithDepartureWithin : Self.mergeWithin)
+                   || crowded && last.subjects.count < (afterDeparture ? Self.mergedMost.departure : Self.mergedMost.fired),
                last.subjects.allSatisfy({ steps[$0].following == nil }), steps[k].following == nil,
-               case let time = max(last.time, start[k] - (last.subjects[0] == 0 ? Self.mergedLeadLimit.departure : Self.mergedLeadLimit.fired)),
+               case let time = max(last.time, start[k] - (afterDeparture ? Self.mergedLeadLimit.departure : Self.mergedLeadLimit.fired)),
                time == last.time || crowded && time <= start[last.subjects[0]] - Self.ownLeadLeast + 0.5
                    && time <= start[last.carrier + 1] - 1.5
             {
