@@ -41,22 +41,28 @@ public struct NavigationState: Sendable, Equatable {
     /// The last fixes, newest last: where a client that left its route is, they tell the road it drives on from
     /// a road beside it that one noisy fix lies nearer.
     public var recent: [Coordinate] = []
+    /// Which of the last fixes moved the client along a heading well off the route's where they were placed, newest
+    /// in bit 0.
+    public var askew: UInt8 = 0
+    /// The last fix's heading, where it was moving.
+    public var heading: Double?
 
     public init() {}
 
-    /// `offset,time,d1;d2;d3;d4,against,spoken,banner,projected,stalled,lat:lon;…` (the fixes in millionths of a
-    /// degree), empty fields for what is unknown (a state without the last field, as servers before it wrote, is
-    /// read too).
+    /// `offset,time,d1;d2;d3;d4,against,spoken,banner,projected,stalled,lat:lon;…,askew,heading` (the fixes in
+    /// millionths of a degree), empty fields for what is unknown (a state without the last fields, as servers
+    /// before them wrote, is read too).
     public var text: String {
         func f(_ x: Double?) -> String { x.map { String(format: "%.1f", $0) } ?? "" }
         return "\(f(offset)),\(f(time)),\(distances.map { String(format: "%.0f", $0) }.joined(separator: ";")),\(againstRoute),"
             + "\(spoken),\(banner),\(f(projected)),\(stalled),"
             + recent.map { "\(Int(($0.latitude * 1e6).rounded())):\(Int(($0.longitude * 1e6).rounded()))" }.joined(separator: ";")
+            + ",\(askew),\(f(heading))"
     }
 
     public init?(text: String) {
         let fields = text.split(separator: ",", omittingEmptySubsequences: false)
-        guard fields.count == 8 || fields.count == 9 else { return nil }
+        guard [8, 9, 11].contains(fields.count) else { return nil }
         func optional(_ s: Substring) -> Double?? { s.isEmpty ? .some(nil) : Double(s).flatMap { $0.isFinite ? .some($0) : nil } }
         let distances = fields[2].isEmpty ? [] : fields[2].split(separator: ";", omittingEmptySubsequences: false).map { Double($0) }
         guard let offset = optional(fields[0]), let time = optional(fields[1]), distances.count <= ProgressTracker.fixesToLeave,
@@ -72,7 +78,7 @@ public struct NavigationState: Sendable, Equatable {
         self.againstRoute = against
         self.spoken = spoken
         self.banner = banner
-        if fields.count == 9, !fields[8].isEmpty {
+        if fields.count >= 9, !fields[8].isEmpty {
             let places = fields[8].split(separator: ";", omittingEmptySubsequences: false).map { place -> Coordinate? in
                 let parts = place.split(separator: ":", omittingEmptySubsequences: false)
                 guard parts.count == 2, let lat = Int(parts[0]), let lon = Int(parts[1]),
@@ -81,6 +87,11 @@ public struct NavigationState: Sendable, Equatable {
             }
             guard places.count <= ProgressTracker.fixesToLeave, places.allSatisfy({ $0 != nil }) else { return nil }
             recent = places.map { $0! }
+        }
+        if fields.count == 11 {
+            guard let askew = UInt8(fields[9]), let heading = optional(fields[10]) else { return nil }
+            self.askew = askew
+            self.heading = heading
         }
     }
 }
@@ -123,6 +134,12 @@ public struct ProgressTracker: Sendable {
     public static let awayDistance = 25.0
     /// A fix moving faster than this (m/s) against the route's direction (by more than 120°) goes against it.
     public static let againstSpeed = 3.0
+    /// A moving fix whose heading is more than this (degrees) off the route's where it is placed goes askew of it:
+    /// on the route that lasts a second or two at a bend, where a client that drove on past a turn keeps it.
+    public static let askewAngle = 25.0
+    /// A fix whose heading is within this (degrees) of the last one's keeps a steady heading: on a bend of the
+    /// route it turns with the road.
+    public static let steadyTurn = 6.0
     /// How many of the last fixes are kept to judge whether the client is away from the route; three in a row going
     /// against it leave it.
     public static let fixesToLeave = 4
@@ -173,7 +190,7 @@ public struct ProgressTracker: Sendable {
         let scale = cos(fix.location.latitude * Double.pi / 180)
         // How far the fix is from the line, whichever part is nearest (the place chosen may be a little farther).
         var nearest = Double.infinity
-        func search(_ range: ClosedRange<Int>, expected: Double?, fromStart: Bool) {
+        func search(_ range: ClosedRange<Int>, expected: Double?, fromStart: Bool, turnedAway: Double = 90) {
             for k in range {
                 let (fraction, position) = Geo.project(fix.location, ontoSegmentFrom: points[k], to: points[k + 1], cosLatitude: scale)
                 let d = Geo.distance(fix.location, position)
@@ -181,7 +198,7 @@ public struct ProgressTracker: Sendable {
                 guard d < best.score else { continue }
                 let offset = distances[k] + fraction * (distances[k + 1] - distances[k])
                 var score = d
-                if moving, Geo.deviation(fix.bearing!, Geo.bearing(from: points[k], to: points[k + 1])) > 90 { score += 40 }
+                if moving, Geo.deviation(fix.bearing!, Geo.bearing(from: points[k], to: points[k + 1])) > turnedAway { score += 40 }
                 // Near where the client should be by now; at the start, nearer the start (a route that comes back
                 // past it).
                 score += expected.map { 0.1 * abs(offset - $0) } ?? (fromStart ? 0.01 * offset : 0)
@@ -194,7 +211,7 @@ public struct ProgressTracker: Sendable {
             if previous.offset != nil && best.score > Self.awayDistance {
                 let windowed = best
                 best.score = .infinity
-                search(0...(points.count - 2), expected: nil, fromStart: false)
+                search(0...(points.count - 2), expected: nil, fromStart: false, turnedAway: 45)
                 if best.score >= windowed.score { best = windowed }
             }
         } else {
@@ -205,10 +222,27 @@ public struct ProgressTracker: Sendable {
         // Away, or against the route, over the last fixes.
         let limit = max(Self.awayDistance, 2.5 * (fix.accuracy ?? 0))
         let isAway = distance > limit
-        var isAgainst = false
+        var isAgainst = false, isAskew = false
         if let bearing = fix.bearing, (fix.speed ?? 0) >= Self.againstSpeed, points.count >= 2 {
-            let along = Geo.bearing(from: points[best.segment], to: points[best.segment + 1])
-            isAgainst = Geo.deviation(bearing, along) > 120
+            let deviation = Geo.deviation(bearing, Geo.bearing(from: points[best.segment], to: points[best.segment + 1]))
+            isAgainst = deviation > 120
+            let steady = previous.heading.map { Geo.deviation(bearing, $0) <= Self.steadyTurn } ?? false
+            // The way the route goes on from the place: at a vertex, the segment after it.
+            let ahead = segment(at: best.offset + 1)
+            let turned = Geo.deviation(bearing, Geo.bearing(from: points[ahead], to: points[ahead + 1]))
+            // Askew where no part of the line near the place goes the fix's way with the fix beside it: a fix placed
+            // a little short of a bend of the route, or past it, while the client is on the road before it, is not;
+            // one that drove on past the end of the road the route turns off is.
+            if steady && turned > Self.askewAngle {
+                isAskew = true
+                for k in segment(at: best.offset - distance - 10)...segment(at: best.offset + distance + 10) where isAskew {
+                    let a = points[k], b = points[k + 1]
+                    guard Geo.deviation(bearing, Geo.bearing(from: a, to: b)) <= Self.askewAngle else { continue }
+                    let length = distances[k + 1] - distances[k]
+                    let along = length > 0 ? Geo.distance(a, fix.location) * cos(Geo.deviation(Geo.bearing(from: a, to: fix.location), Geo.bearing(from: a, to: b)) * Double.pi / 180) : 0
+                    if along <= length + 0.5 * distance { isAskew = false }
+                }
+            }
         }
         let mask: UInt8 = (1 << Self.fixesAgainst) - 1
         state.distances = Array((previous.distances + [distance]).suffix(Self.fixesToLeave))
@@ -226,6 +260,8 @@ public struct ProgressTracker: Sendable {
         state.projected = best.offset
         state.stalled = ((previous.stalled << 1) | (stalled ? 1 : 0)) & 0b11
         state.againstRoute = ((previous.againstRoute << 1) | (isAgainst ? 1 : 0)) & mask
+        state.askew = ((previous.askew << 1) | (isAskew ? 1 : 0)) & mask
+        state.heading = moving ? fix.bearing : nil
         // Four fixes in a row beyond the limit, three farther, two far beyond it, three beyond it going nowhere
         // along the route, or a vehicle's last three far beyond it on average: one fix off by four times its noise
         // (one in ten thousand) is not enough, nor are three but a little off while the client goes on along the
@@ -238,6 +274,7 @@ public struct ProgressTracker: Sendable {
         let awayFromRoute = lastOff(Self.fixesToLeave, limit) || lastOff(3, 1.2 * limit) || lastOff(2, 1.6 * limit)
             || (lastOff(3, limit) && state.stalled == 0b11)
             || (moving && meanOfThree > 1.28 * limit && (recent.last ?? 0) > 0.72 * limit)
+            || (moving && state.askew == mask && meanOfThree > 0.8 * limit && (recent.last ?? 0) > 0.5 * limit)
         let offRoute = awayFromRoute || state.againstRoute == mask
         // A fix away from the route does not move the client along it, and one a few metres behind the last is
         // noise, not a client going back (the step and its banner would flicker at every maneuver).

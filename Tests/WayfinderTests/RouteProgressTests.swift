@@ -154,6 +154,49 @@ import Testing
         return (map, try Engine(directory: map.graphDirectory))
     }
 
+    /// A client that drives straight on where its route turns right is flagged at the first fix 30 m past the
+    /// turn: its heading stays that of the road before it, which the route has left. A client that turns with
+    /// the route, its fixes as far from it, is not.
+    @Test func drivingStraightOnWhereTheRouteTurnsIsFlaggedAtOnce() throws {
+        let map = TestMap("""
+            a    b    c
+
+
+
+
+                 d
+            """, gridSize: 20)
+        map.way("abc", ["highway": "residential", "name": "Across"])
+        map.way("bd", ["highway": "residential", "name": "Down"])
+        _ = try map.build()
+        let engine = try Engine(directory: map.graphDirectory)
+        let tracker = ProgressTracker(route: NavigationRoute(try engine.route(RouteQuery(mode: .driving, points: [map.position("a"), map.position("d")])).best))
+        let metresPerDegree = Geo.earthRadius * Double.pi / 180
+        func moved(_ c: Coordinate, east: Double, south: Double) -> Coordinate {
+            Coordinate(latitude: c.latitude - south / metresPerDegree,
+                       longitude: c.longitude + east / (metresPerDegree * cos(c.latitude * Double.pi / 180)))
+        }
+        // 7 m/s, a fix a second: along Across to b, then on east past it.
+        var state = NavigationState(), flaggedAt: Double?
+        for i in 0..<26 {
+            let past = Double(i) * 7 - 100
+            let fix = Fix(location: moved(map.position("b"), east: past, south: 0), bearing: 90, speed: 7, accuracy: 10, time: Double(i))
+            let progress = tracker.progress(at: fix, state: state)
+            state = progress.state
+            if progress.offRoute { flaggedAt = past; break }
+        }
+        #expect(flaggedAt == 33, "\(String(describing: flaggedAt))")
+        // Along Across, then down Down as the route goes, each fix there 22 m east of it: none is flagged.
+        state = NavigationState()
+        for i in 0..<30 {
+            let along = Double(i) * 6
+            let location = along < 100 ? moved(map.position("a"), east: along, south: 0) : moved(map.position("b"), east: 22, south: along - 100)
+            let progress = tracker.progress(at: Fix(location: location, bearing: along < 100 ? 90 : 180, speed: 6, accuracy: 10, time: Double(i)), state: state)
+            state = progress.state
+            #expect(!progress.offRoute, "\(along)")
+        }
+    }
+
     /// A client off its route is routed again from the road its last fixes follow, though its newest fix lies
     /// nearer a road beside it; from that fix alone, from the nearer road.
     @Test func reroutesFromTheRoadTheFixesFollow() throws {
@@ -268,13 +311,17 @@ import Testing
         state.projected = 1240.5
         state.stalled = 3
         state.recent = [Coordinate(latitude: 41.150123, longitude: -8.610456), Coordinate(latitude: 41.15023, longitude: -8.6105)]
+        state.askew = 6
+        state.heading = 271.5
         #expect(NavigationState(text: state.text) == state)
         #expect(NavigationState(text: NavigationState().text) == NavigationState())
         // A state as servers before the last fixes wrote it.
         #expect(NavigationState(text: "1234.5,99.0,3;40;41,5,7,2,1240.5,3")?.recent == [])
+        #expect(NavigationState(text: "1234.5,99.0,3;40;41,5,7,2,1240.5,3,41150123:-8610456")?.askew == 0)
         for bad in ["", "1,2,3", "x,,,0,0,-1,,0", "1,2,1;2;3;4;5,0,0,-1,,0", "1,2,,0,-1,-1,,0", "nan,,,0,0,-1,,0",
                     "1,2,,0,0,-1,,x", "1,2,,0,0,-1", "1,2,,0,0,-1,,0,41150123", "1,2,,0,0,-1,,0,91000000:0", "1,2,,0,0,-1,,0,1:2;",
-                    "1,2,,0,0,-1,,0,1:1;1:1;1:1;1:1;1:1", "1,2,,0,0,-1,,0,41.1:0", "1,2,,0,0,-1,,0,,"] {
+                    "1,2,,0,0,-1,,0,1:1;1:1;1:1;1:1;1:1", "1,2,,0,0,-1,,0,41.1:0", "1,2,,0,0,-1,,0,,",
+                    "1,2,,0,0,-1,,0,,,", "1,2,,0,0,-1,,0,,x,", "1,2,,0,0,-1,,0,,0,nan", "1,2,,0,0,-1,,0,,0,1,"] {
             #expect(NavigationState(text: bad) == nil, "\(bad)")
         }
     }
