@@ -84,13 +84,16 @@ public struct NavigationRoute: Sendable {
     private mutating func append(leg: Int, _ raw: [RawStep]) {
         for (k, step) in raw.enumerated() {
             let start = distances.last ?? 0, startTime = times.last ?? 0
-            var line = step.geometry
-            if let last = points.last, let first = line.first, Geo.distance(last, first) < 0.5 { line.removeFirst() }
-            // The step's own length measured on its line: its time is shared out along it.
-            var lengths: [Double] = []
-            var previous = points.last ?? line.first
-            for p in line {
-                lengths.append(previous.map { Geo.distance($0, p) } ?? 0)
+            // Points under half a metre from the one kept before them are dropped: a segment that short has no
+            // direction to compare a heading with (a step's line starts where the last ended, and the arrival's
+            // line is its one place twice).
+            var line: [Coordinate] = [], lengths: [Double] = []
+            var previous = points.last
+            for p in step.geometry {
+                let length = previous.map { Geo.distance($0, p) } ?? 0
+                guard previous == nil || length >= 0.5 else { continue }
+                line.append(p)
+                lengths.append(length)
                 previous = p
             }
             let total = lengths.reduce(0, +)

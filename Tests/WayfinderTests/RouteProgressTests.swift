@@ -197,6 +197,31 @@ import Testing
         }
     }
 
+    /// A client that drives on past the end of its route keeps going the way the route's last road went: it is
+    /// not askew of the route (the arrival's line is one place twice, a segment with no direction), so only the
+    /// distance rules apply to it.
+    @Test func drivingOnPastTheEndIsNotAskew() throws {
+        let map = TestMap("""
+            a    b    c
+            """, gridSize: 20)
+        map.way("abc", ["highway": "residential", "name": "Across"])
+        _ = try map.build()
+        let engine = try Engine(directory: map.graphDirectory)
+        let route = NavigationRoute(try engine.route(RouteQuery(mode: .driving, points: [map.position("a"), map.position("c")])).best)
+        for (p, q) in zip(route.points, route.points.dropFirst()) { #expect(Geo.distance(p, q) >= 0.5, "\(p) \(q)") }
+        let tracker = ProgressTracker(route: route)
+        // 7 m/s, a fix a second, along Across to 28 m past c: the last three 14–28 m past it, 21 m off on average.
+        var state = NavigationState()
+        let a = map.position("a"), c = map.position("c"), length = Geo.distance(a, c)
+        for i in 0...26 {
+            let past = Double(i) * 7 - 154
+            let location = Coordinate(latitude: a.latitude, longitude: c.longitude + past / length * (c.longitude - a.longitude))
+            let progress = tracker.progress(at: Fix(location: location, bearing: 90, speed: 7, accuracy: 10, time: Double(i)), state: state)
+            state = progress.state
+            #expect(!progress.offRoute, "\(past) m past the end")
+        }
+    }
+
     /// A client off its route is routed again from the road its last fixes follow, though its newest fix lies
     /// nearer a road beside it; from that fix alone, from the nearer road.
     @Test func reroutesFromTheRoadTheFixesFollow() throws {
