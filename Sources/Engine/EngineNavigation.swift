@@ -4,23 +4,48 @@ import RoadGraph
 import Routing
 
 extension Engine {
-    /// A new route for a client that has left its route (issue 30): from where it is, on the road its last fixes
-    /// follow, the way it is going (OSRM's `bearings`, ±45°, where it moves), to the waypoints still ahead, with the
-    /// guidance it asked for before. Where no road goes that way within reach, from the nearest road.
-    public func reroute(_ tracker: ProgressTracker, from fix: Fix, progress: RouteProgress, mode: TravelMode,
-                        directions: DirectionsOptions) throws -> RouteAnswer {
-        var (points, places, bearing) = tracker.reroutePoints(from: fix, progress: progress)
-        places[0] = Self.startPlace(in: try graph(current, mode), by: progress.state.recent, at: fix, bearing: bearing)
-        var query = RouteQuery(mode: mode, points: points)
-        query.directions = directions
-        query.knownPlaces = places
-        guard let bearing else { return try route(query) }
-        query.filters = [WaypointFilter(bearing: (bearing, 45))] + points.dropFirst().map { _ in WaypointFilter() }
+    /// A new route for a client that has left its route (issue 30), asked as the route was (`original`): see
+    /// `rerouteQuery`. Where no road within reach goes the client's way, from the nearest road.
+    public func reroute(_ tracker: ProgressTracker, from fix: Fix, progress: RouteProgress,
+                        like original: RouteQuery) throws -> RouteAnswer {
+        try reroute(try rerouteQuery(tracker, from: fix, progress: progress, like: original))
+    }
+
+    /// A reroute's query answered: where no road within reach goes the client's way, from the nearest road.
+    public func reroute(_ query: RouteQuery) throws -> RouteAnswer {
         do { return try route(query) } catch let error as EngineError where error.kind == .noSegment || error.kind == .noRoute {
-            query.filters = nil
-            query.knownPlaces = [nil] + places.dropFirst()
-            return try route(query)
+            guard var filters = query.filters, filters.first?.bearing != nil else { throw error }
+            var nearest = query
+            filters[0].bearing = nil
+            nearest.filters = filters
+            nearest.knownPlaces = query.knownPlaces.map { [nil] + $0.dropFirst() }
+            return try route(nearest)
         }
+    }
+
+    /// The query for a new route for a client that has left its route: from where it is, on the road its last
+    /// fixes follow, the way it is going (OSRM's `bearings`, ±45°, where it moves), to the waypoints still ahead.
+    /// Asked as the route was: the same mode, guidance, roads excluded and weighed, `continue_straight`, and the
+    /// waypoints' own radiuses and approaches; a departure time moved on by the time the route takes to where the
+    /// client is (an arrival time stays). One route: a client off its route follows the best.
+    public func rerouteQuery(_ tracker: ProgressTracker, from fix: Fix, progress: RouteProgress,
+                             like original: RouteQuery) throws -> RouteQuery {
+        var (points, places, bearing) = tracker.reroutePoints(from: fix, progress: progress)
+        places[0] = Self.startPlace(in: try graph(current, original.mode), by: progress.state.recent, at: fix, bearing: bearing)
+        var query = original
+        query.points = points
+        query.knownPlaces = places
+        query.alternatives = 0
+        var start = WaypointFilter(bearing: bearing.map { ($0, 45) }, excluding: original.excluding)
+        start.snapsAnywhere = original.filters?.first?.snapsAnywhere ?? false
+        // The waypoints ahead keep their filters where the route has a waypoint for each point it was asked for.
+        let ahead = original.filters.flatMap { $0.count == tracker.route.waypoints.count ? Array($0.suffix(points.count - 1)) : nil }
+        query.filters = [start] + (ahead ?? points.dropFirst().map { _ in WaypointFilter(excluding: original.excluding) })
+        if case .departure(var clock)? = original.time {
+            clock.wallSeconds += Int64((tracker.route.duration - progress.durationRemaining).rounded())
+            query.time = .departure(clock)
+        }
+        return query
     }
 
     /// Where a reroute starts: of the roads near a fix that go its way, the place on the one the last fixes

@@ -12,8 +12,8 @@ import Routing
 final class RouteStore: @unchecked Sendable {
     struct Entry {
         var trackers: [ProgressTracker]
-        var mode: TravelMode
-        var directions: DirectionsOptions
+        /// The query the routes answer: a reroute is asked as they were.
+        var query: RouteQuery
         var output: OSRMRouteResponse.Options
         var stored: Date
     }
@@ -30,12 +30,11 @@ final class RouteStore: @unchecked Sendable {
     }
 
     /// Keeps the routes of an answer for their client to follow, and names them in it (Mapbox's `uuid`).
-    func keep(_ routes: [GuidedRoute], mode: TravelMode, directions: DirectionsOptions, output: OSRMRouteResponse.Options,
-              in answer: JSON) -> JSON {
+    func keep(_ routes: [GuidedRoute], query: RouteQuery, output: OSRMRouteResponse.Options, in answer: JSON) -> JSON {
         guard case .object(var members) = answer else { return answer }
         let id = UUID().uuidString.lowercased()
-        let entry = Entry(trackers: routes.map { ProgressTracker(route: NavigationRoute($0)) }, mode: mode, directions: directions,
-                          output: output, stored: Date())
+        let entry = Entry(trackers: routes.map { ProgressTracker(route: NavigationRoute($0)) }, query: query, output: output,
+                          stored: Date())
         lock.withLock {
             entries[id] = entry
             order.append(id)
@@ -106,8 +105,8 @@ struct NavigationService {
         }
         let fix = Fix(location: coordinates[0], bearing: try number("bearing", 0...360), speed: try number("speed", 0...150),
                       accuracy: try number("accuracy", 0...10_000), time: try number("time", -1e12...1e12))
-        return try answer(tracker: entry.trackers[index], fix: fix, state: try state(query["state"]), mode: entry.mode,
-                          directions: entry.directions, output: entry.output)
+        return try answer(tracker: entry.trackers[index], fix: fix, state: try state(query["state"]), query: entry.query,
+                          output: entry.output)
     }
 
     private func state(_ text: String?) throws -> NavigationState {
@@ -161,26 +160,28 @@ struct NavigationService {
         directions.voiceUnits = (object["voice_units"] as? String).flatMap(Units.init(rawValue:)) ?? .metric
         var output = OSRMRouteResponse.Options()
         output.geometries = geometries
-        return try answer(tracker: ProgressTracker(route: route), fix: fix, state: try state(object["state"] as? String), mode: mode,
-                          directions: directions, output: output)
+        var asked = RouteQuery(mode: mode, points: route.waypoints)
+        asked.directions = directions
+        return try answer(tracker: ProgressTracker(route: route), fix: fix, state: try state(object["state"] as? String), query: asked,
+                          output: output)
     }
 
-    private func answer(tracker: ProgressTracker, fix: Fix, state: NavigationState, mode: TravelMode,
-                        directions: DirectionsOptions, output: OSRMRouteResponse.Options) throws -> HTTPResponse {
+    private func answer(tracker: ProgressTracker, fix: Fix, state: NavigationState, query: RouteQuery,
+                        output: OSRMRouteResponse.Options) throws -> HTTPResponse {
         let progress = tracker.progress(at: fix, state: state)
         var members: [(String, JSON)] = [("code", .string("Ok")), ("progress", progress.json), ("state", .string(progress.state.text))]
         if progress.offRoute {
-            members.append(("reroute", try reroute(tracker: tracker, fix: fix, progress: progress, mode: mode,
-                                                   directions: directions, output: output)))
+            members.append(("reroute", try reroute(tracker: tracker, fix: fix, progress: progress, query: query, output: output)))
         }
         return .json(JSON.object(members))
     }
 
     /// The new route, with the options the first was asked with, kept like it under a `uuid` of its own.
-    private func reroute(tracker: ProgressTracker, fix: Fix, progress: RouteProgress, mode: TravelMode,
-                         directions: DirectionsOptions, output: OSRMRouteResponse.Options) throws -> JSON {
-        let answer = try engine.reroute(tracker, from: fix, progress: progress, mode: mode, directions: directions)
-        return routes.keep([answer.best], mode: mode, directions: directions, output: output,
-                           in: OSRMRouteResponse.make(answer.best, graph: answer.graph, options: output))
+    private func reroute(tracker: ProgressTracker, fix: Fix, progress: RouteProgress, query: RouteQuery,
+                         output: OSRMRouteResponse.Options) throws -> JSON {
+        let again = try engine.rerouteQuery(tracker, from: fix, progress: progress, like: query)
+        let answer = try engine.reroute(again)
+        return routes.keep([answer.best], query: again, output: output,
+                           in: OSRMRouteResponse.make(answer.best, graph: answer.graph, options: output, departure: answer.departure))
     }
 }

@@ -32,8 +32,7 @@ struct OSRMService {
                                               departure: answer.departure)
             // A route to be followed: kept for progress reports along it.
             guard let routes, query.directions.voiceInstructions || query.directions.bannerInstructions else { return .json(json) }
-            return .json(routes.keep([answer.best] + answer.alternatives, mode: query.mode, directions: query.directions,
-                                     output: options, in: json))
+            return .json(routes.keep([answer.best] + answer.alternatives, query: query, output: options, in: json))
         case "table":
             let (query, wanted) = try request.tableQuery()
             let table = try engine.table(query)

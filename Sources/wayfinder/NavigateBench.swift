@@ -151,7 +151,7 @@ enum NavigateBench {
                     var again: RouteAnswer?, rerouteTime = Double.infinity, routeTime = Double.infinity
                     for round in 0..<4 {
                         if round % 2 == 1 { routeTime = min(routeTime, timed { try? engine.route(plain) }.1) }
-                        let (answer, r) = timed { try? engine.reroute(tracker, from: fix, progress: progress, mode: mode, directions: directions) }
+                        let (answer, r) = timed { try? engine.reroute(tracker, from: fix, progress: progress, like: query) }
                         again = answer
                         rerouteTime = min(rerouteTime, r)
                         if round % 2 == 0 { routeTime = min(routeTime, timed { try? engine.route(plain) }.1) }

@@ -70,6 +70,9 @@ enum NavigateCommand {
         }
         var route: NavigationRoute
         let tracePath: String
+        // What a reroute is asked as: the route's own query where it is computed here.
+        var asked = RouteQuery(mode: mode, points: [])
+        asked.directions = directions
         if let file = args["--route"] {
             guard args.positional.count == 1 else { throw CommandError.usage("navigate --route takes one trace file") }
             tracePath = args.positional[0]
@@ -81,6 +84,7 @@ enum NavigateCommand {
                                                                                 language: directions.language).map(\.coordinate))
             query.directions = directions
             route = NavigationRoute(try engineCall { try engine.route(query) }.best)
+            asked = query
         }
         guard let data = FileManager.default.contents(atPath: tracePath) else { throw CommandError.badInput("cannot read \(tracePath)") }
         let fixes = try MatchCommand.readTrace(data, name: tracePath)
@@ -113,7 +117,7 @@ enum NavigateCommand {
             }
             if progress.offRoute {
                 print("\(clock)  off route   \(progress.offRouteReason ?? "") (\(Int(progress.distanceFromRoute.rounded())) m from the route)")
-                let answer = try engineCall { try engine.reroute(tracker, from: fix, progress: progress, mode: mode, directions: directions) }
+                let answer = try engineCall { try engine.reroute(tracker, from: fix, progress: progress, like: asked) }
                 route = NavigationRoute(answer.best)
                 tracker = ProgressTracker(route: route)
                 state = NavigationState()

@@ -1,6 +1,7 @@
 import Engine
 import Foundation
 import Guidance
+import HTTPService
 import Navigation
 import RoadGraph
 import Routing
@@ -237,12 +238,12 @@ import Testing
             state = progress!.state
         }
         let lower = map.position("s").latitude, upper = map.position("p").latitude
-        let again = try engine.reroute(tracker, from: fix!, progress: progress!, mode: .driving, directions: DirectionsOptions())
+        let again = try engine.reroute(tracker, from: fix!, progress: progress!, like: RouteQuery(mode: .driving, points: []))
         let start = try #require(again.best.route.coordinates.first)
         #expect(abs(start.latitude - lower) < 1e-6 && again.best.route.coordinates.count >= 2, "\(start)")
         var alone = progress!
         alone.state.recent = [fix!.location]
-        let nearest = try engine.reroute(tracker, from: fix!, progress: alone, mode: .driving, directions: DirectionsOptions())
+        let nearest = try engine.reroute(tracker, from: fix!, progress: alone, like: RouteQuery(mode: .driving, points: []))
         #expect(abs((nearest.best.route.coordinates.first?.latitude ?? 0) - upper) < 1e-6)
     }
 
@@ -274,11 +275,55 @@ import Testing
             progress = tracker.progress(at: fix!, state: state)
             state = progress!.state
         }
-        let again = try engine.reroute(tracker, from: fix!, progress: progress!, mode: .driving, directions: DirectionsOptions())
+        let again = try engine.reroute(tracker, from: fix!, progress: progress!, like: RouteQuery(mode: .driving, points: []))
         #expect(roadNames(again.best.route).first == "Lower", "\(roadNames(again.best.route))")
         #expect(again.best.directions.legs[0].last?.arrivalSide == arrival)
         let end = try #require(again.best.route.waypoints.last), asked = try #require(first.route.waypoints.last)
         #expect(end.edge == asked.edge && abs(end.offset - asked.offset) < 0.01 && Geo.distance(end.input, destination) < 0.01)
+    }
+
+    /// A reroute is asked as its route was: a route that excludes tolls gets a new one that does too, and one that
+    /// departs at a time gets one that departs as much later as the route takes to where the client left it.
+    @Test func aRerouteKeepsTheOptionsOfItsRoute() throws {
+        let map = TestMap("""
+            a    b    c    d
+
+                 e         f
+            """, gridSize: 20)
+        map.way("ab", ["highway": "residential", "name": "West"])
+        map.way("bc", ["highway": "residential", "name": "Middle"])
+        map.way("cd", ["highway": "primary", "name": "Toll Road", "toll": "yes"])
+        map.way("bef", ["highway": "residential", "name": "Lower"])
+        map.way("fd", ["highway": "residential", "name": "East"])
+        _ = try map.build()
+        let service = WayfinderService(engine: try Engine(directory: map.graphDirectory))
+        func names(_ route: [String: Any]?) -> [String] {
+            ((route?["legs"] as? [[String: Any]])?.first?["steps"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
+        }
+        let a = map.position("a"), d = map.position("d")
+        let (status, answer) = try service.json("/route/v1/driving/\(OSRMCompatibilityTests.text(a));\(OSRMCompatibilityTests.text(d))"
+                                                + "?steps=true&voice_instructions=true&exclude=toll&depart_at=2026-12-07T08:00:50")
+        #expect(status == 200, "\(answer)")
+        let id = try #require(answer["uuid"] as? String)
+        let first = names((answer["routes"] as? [[String: Any]])?.first)
+        #expect(!first.isEmpty && !first.contains("Toll Road"), "\(first)")
+        #expect(answer["depart_at"] as? String == "2026-12-07T08:00", "\(String(describing: answer["depart_at"]))")
+        // Along West at 10 m/s, then straight on along Middle where the route turns down Lower.
+        var state = "", reroute: [String: Any]?
+        for t in 0..<18 where reroute == nil {
+            let place = t <= 10 ? map.position(between: "a", "b", at: Double(t) / 10) : map.position(between: "b", "c", at: Double(t - 10) / 10)
+            let (code, body) = try service.json("/navigation/v1/progress/\(id)?location=\(OSRMCompatibilityTests.text(place))"
+                                                + "&bearing=90&speed=10&time=\(t)&state=\(state)")
+            #expect(code == 200, "\(body)")
+            state = body["state"] as? String ?? ""
+            reroute = body["reroute"] as? [String: Any]
+        }
+        let again = try #require(reroute)
+        let rerouted = names((again["routes"] as? [[String: Any]])?.first)
+        #expect(!rerouted.isEmpty && !rerouted.contains("Toll Road"), "\(rerouted)")
+        // The route takes 100 m of West, 10–20 s at a residential street's speed, to where the client left it: the
+        // new route leaves in the next minute (the answer gives minutes).
+        #expect(again["depart_at"] as? String == "2026-12-07T08:01", "\(String(describing: again["depart_at"]))")
     }
 
     /// A place the router is given for a point is where the route starts, though the point lies nearer another
