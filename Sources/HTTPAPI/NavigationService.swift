@@ -63,7 +63,7 @@ final class RouteStore: @unchecked Sendable {
 ///     GET  /navigation/v1/progress/{uuid}?location=lon,lat&bearing=&speed=&accuracy=&time=&route=0&state=
 ///     POST /navigation/v1/progress   {"route": {...}, "profile": "driving", "geometries": "polyline",
 ///                                     "location": [lon, lat], "bearing": …, "speed": …, "accuracy": …, "time": …,
-///                                     "state": "…"}
+///                                     "state": "…", "request": "/route/v1/driving/…?…"}
 struct NavigationService {
     let engine: Engine
     let routes: RouteStore
@@ -117,27 +117,44 @@ struct NavigationService {
         return state
     }
 
-    /// A route sent whole, as the client got it (OSRM JSON with steps), and the fix.
+    /// A route sent whole, as the client got it (OSRM JSON with steps), and the fix; with `request`, the URL the
+    /// route was asked with, so that a reroute is asked as it was (as for a route the server keeps).
     private func post(_ body: [UInt8]) throws -> HTTPResponse {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
             throw EngineError(.invalidQuery, "the body is not a JSON object")
         }
         let known: Set<String> = ["route", "profile", "geometries", "location", "bearing", "speed", "accuracy", "time", "state", "language",
-                                  "voice_units"]
+                                  "voice_units", "request"]
         if let unknown = object.keys.first(where: { !known.contains($0) }) {
             throw EngineError(.invalidQuery, "unknown member '\(unknown)' for navigation progress")
         }
         guard let routeObject = object["route"] as? [String: Any] else { throw EngineError(.invalidQuery, "the body has no route object") }
-        let geometries = try (object["geometries"] as? String).map { text -> GeometryEncoding in
+        func text(_ key: String) throws -> String? {
+            guard let value = object[key], !(value is NSNull) else { return nil }
+            guard let text = value as? String else { throw EngineError(.invalidValue, "\(key) must be a string") }
+            return text
+        }
+        let request = try text("request").map { target -> OSRMRequest in
+            let request = try OSRMRequest(target: target, compatibility: compatibility)
+            guard request.service == "route" else {
+                throw EngineError(.invalidValue, "request is the URL the route was asked with, /route/v1/{profile}/{coordinates}?…")
+            }
+            return request
+        }
+        var (asked, output) = try request?.routeQuery() ?? (RouteQuery(mode: .driving, points: []), OSRMRouteResponse.Options())
+        if let profile = try text("profile") {
+            guard let mode = TravelMode(profileName: profile) else {
+                throw EngineError(.invalidValue, "profile '\(profile)' is driving, walking or cycling")
+            }
+            guard request == nil || request?.mode == mode else { throw EngineError(.invalidValue, "profile and request name different profiles") }
+            asked.mode = mode
+        }
+        output.geometries = try text("geometries").map { text -> GeometryEncoding in
             guard let g = GeometryEncoding(rawValue: text) else { throw EngineError(.invalidValue, "geometries is polyline, polyline6 or geojson") }
             return g
-        } ?? .polyline
-        let profile = object["profile"] as? String ?? "driving"
-        guard let mode = TravelMode(profileName: profile) else {
-            throw EngineError(.invalidValue, "profile '\(profile)' is driving, walking or cycling")
-        }
+        } ?? output.geometries
         let route: NavigationRoute
-        do { route = try NavigationRoute(json: routeObject, geometries: geometries) } catch let error as NavigationRoute.ReadError {
+        do { route = try NavigationRoute(json: routeObject, geometries: output.geometries) } catch let error as NavigationRoute.ReadError {
             throw EngineError(.invalidValue, "route: \(error)")
         }
         guard let location = object["location"] as? [Any], location.count == 2,
@@ -152,18 +169,21 @@ struct NavigationService {
         }
         let fix = Fix(location: Coordinate(latitude: lat, longitude: lon), bearing: try number("bearing", 0...360),
                       speed: try number("speed", 0...150), accuracy: try number("accuracy", 0...10_000), time: try number("time", -1e12...1e12))
-        // A new route asked for as the one sent was: with what it carries (voice, banners) in its language.
-        var directions = DirectionsOptions(language: object["language"] as? String ?? routeObject["voiceLocale"] as? String ?? "en",
-                                           compatibility: compatibility)
-        directions.voiceInstructions = route.steps.contains { !$0.voice.isEmpty }
-        directions.bannerInstructions = route.steps.contains { !$0.banners.isEmpty }
-        directions.voiceUnits = (object["voice_units"] as? String).flatMap(Units.init(rawValue:)) ?? .metric
-        var output = OSRMRouteResponse.Options()
-        output.geometries = geometries
-        var asked = RouteQuery(mode: mode, points: route.waypoints)
-        asked.directions = directions
-        return try answer(tracker: ProgressTracker(route: route), fix: fix, state: try state(object["state"] as? String), query: asked,
-                          output: output)
+        // A new route asked for as the one sent was: with steps and what it carries (voice, banners), in its language.
+        if request == nil {
+            asked.points = route.waypoints
+            asked.compatibility = compatibility
+        }
+        asked.directions.language = try text("language") ?? request?.options["language"] ?? routeObject["voiceLocale"] as? String ?? "en"
+        asked.directions.steps = true
+        asked.directions.voiceInstructions = route.steps.contains { !$0.voice.isEmpty }
+        asked.directions.bannerInstructions = route.steps.contains { !$0.banners.isEmpty }
+        if let units = try text("voice_units") {
+            guard let chosen = Units(rawValue: units) else { throw EngineError(.invalidValue, "voice_units is metric or imperial") }
+            asked.directions.voiceUnits = chosen
+        }
+        output.steps = true
+        return try answer(tracker: ProgressTracker(route: route), fix: fix, state: try state(text("state")), query: asked, output: output)
     }
 
     private func answer(tracker: ProgressTracker, fix: Fix, state: NavigationState, query: RouteQuery,

@@ -283,7 +283,8 @@ import Testing
     }
 
     /// A reroute is asked as its route was: a route that excludes tolls gets a new one that does too, and one that
-    /// departs at a time gets one that departs as much later as the route takes to where the client left it.
+    /// departs at a time gets one that departs as much later as the route takes to where the client left it. The
+    /// same for a route sent whole with the URL it was asked with; without it, the reroute takes the toll road.
     @Test func aRerouteKeepsTheOptionsOfItsRoute() throws {
         let map = TestMap("""
             a    b    c    d
@@ -301,29 +302,57 @@ import Testing
             ((route?["legs"] as? [[String: Any]])?.first?["steps"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
         }
         let a = map.position("a"), d = map.position("d")
-        let (status, answer) = try service.json("/route/v1/driving/\(OSRMCompatibilityTests.text(a));\(OSRMCompatibilityTests.text(d))"
-                                                + "?steps=true&voice_instructions=true&exclude=toll&depart_at=2026-12-07T08:00:50")
+        let url = "/route/v1/driving/\(OSRMCompatibilityTests.text(a));\(OSRMCompatibilityTests.text(d))"
+            + "?steps=true&voice_instructions=true&exclude=toll&depart_at=2026-12-07T08:00:50"
+        let (status, answer) = try service.json(url)
         #expect(status == 200, "\(answer)")
         let id = try #require(answer["uuid"] as? String)
         let first = names((answer["routes"] as? [[String: Any]])?.first)
         #expect(!first.isEmpty && !first.contains("Toll Road"), "\(first)")
         #expect(answer["depart_at"] as? String == "2026-12-07T08:00", "\(String(describing: answer["depart_at"]))")
         // Along West at 10 m/s, then straight on along Middle where the route turns down Lower.
-        var state = "", reroute: [String: Any]?
-        for t in 0..<18 where reroute == nil {
-            let place = t <= 10 ? map.position(between: "a", "b", at: Double(t) / 10) : map.position(between: "b", "c", at: Double(t - 10) / 10)
-            let (code, body) = try service.json("/navigation/v1/progress/\(id)?location=\(OSRMCompatibilityTests.text(place))"
-                                                + "&bearing=90&speed=10&time=\(t)&state=\(state)")
-            #expect(code == 200, "\(body)")
-            state = body["state"] as? String ?? ""
-            reroute = body["reroute"] as? [String: Any]
+        func drive(_ progress: (_ place: Coordinate, _ t: Int, _ state: String) throws -> (Int, [String: Any])) throws -> [String: Any]? {
+            var state = ""
+            for t in 0..<18 {
+                let place = t <= 10 ? map.position(between: "a", "b", at: Double(t) / 10) : map.position(between: "b", "c", at: Double(t - 10) / 10)
+                let (code, body) = try progress(place, t, state)
+                #expect(code == 200, "\(body)")
+                state = body["state"] as? String ?? ""
+                if let reroute = body["reroute"] as? [String: Any] { return reroute }
+            }
+            return nil
         }
-        let again = try #require(reroute)
+        let again = try #require(try drive { place, t, state in
+            try service.json("/navigation/v1/progress/\(id)?location=\(OSRMCompatibilityTests.text(place))&bearing=90&speed=10&time=\(t)&state=\(state)")
+        })
         let rerouted = names((again["routes"] as? [[String: Any]])?.first)
         #expect(!rerouted.isEmpty && !rerouted.contains("Toll Road"), "\(rerouted)")
         // The route takes 100 m of West, 10–20 s at a residential street's speed, to where the client left it: the
         // new route leaves in the next minute (the answer gives minutes).
         #expect(again["depart_at"] as? String == "2026-12-07T08:01", "\(String(describing: again["depart_at"]))")
+        // The route sent whole, with its URL and without.
+        let route = try #require((answer["routes"] as? [[String: Any]])?.first)
+        for request in [url, nil] {
+            let sent = try #require(try drive { place, t, state in
+                var body: [String: Any] = ["route": route, "location": [place.longitude, place.latitude], "bearing": 90, "speed": 10,
+                                           "time": t, "state": state]
+                body["request"] = request
+                let answer = service.handle(HTTPRequest(method: "POST", target: "/navigation/v1/progress",
+                                                        body: Array(try JSONSerialization.data(withJSONObject: body))))
+                return (answer.status, try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any] ?? [:])
+            })
+            let sentNames = names((sent["routes"] as? [[String: Any]])?.first)
+            #expect(!sentNames.isEmpty && sentNames.contains("Toll Road") == (request == nil), "\(String(describing: request)): \(sentNames)")
+            #expect((sent["depart_at"] as? String) == (request == nil ? nil : "2026-12-07T08:01"), "\(String(describing: sent["depart_at"]))")
+        }
+        // Refused: a request that is not a string, not a route's URL, or of another profile than the one named.
+        for (member, value) in [("request", 3 as Any), ("request", "/table/v1/driving/1,2;3,4"), ("profile", "walking")] {
+            var body: [String: Any] = ["route": route, "location": [a.longitude, a.latitude], "request": url]
+            body[member] = value
+            let refused = service.handle(HTTPRequest(method: "POST", target: "/navigation/v1/progress",
+                                                     body: Array(try JSONSerialization.data(withJSONObject: body))))
+            #expect(refused.status == 400, "\(member): \(String(decoding: refused.body, as: UTF8.self))")
+        }
     }
 
     /// A place the router is given for a point is where the route starts, though the point lies nearer another
