@@ -58,6 +58,9 @@ public struct NavigationRoute: Sendable {
         }
     }
 
+    /// The longest a route read from JSON may last, seconds (about four months).
+    public static let longestDuration = 1e7
+
     /// A route object of an OSRM v5 answer (`routes[i]`), with steps; `geometries` as the request asked.
     public init(json route: [String: Any], geometries: GeometryEncoding) throws {
         guard let legs = route["legs"] as? [[String: Any]], !legs.isEmpty else { throw ReadError.invalid("the route has no legs") }
@@ -66,6 +69,10 @@ public struct NavigationRoute: Sendable {
                 throw ReadError.invalid("leg \(l) has no steps: ask for the route with steps=true")
             }
             append(leg: l, try steps.enumerated().map { k, step in try Self.rawStep(step, geometries, where: "leg \(l) step \(k)") })
+        }
+        // A client's numbers, summed: a reroute moves a departure time on by them, in whole seconds.
+        guard duration <= Self.longestDuration else {
+            throw ReadError.invalid("the route lasts more than \(Int(Self.longestDuration)) s: its steps' durations are not a route's")
         }
         waypoints = [points[0]] + legEndPoints
     }

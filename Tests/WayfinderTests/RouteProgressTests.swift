@@ -345,8 +345,16 @@ import Testing
             #expect(!sentNames.isEmpty && sentNames.contains("Toll Road") == (request == nil), "\(String(describing: request)): \(sentNames)")
             #expect((sent["depart_at"] as? String) == (request == nil ? nil : "2026-12-07T08:01"), "\(String(describing: sent["depart_at"]))")
         }
-        // Refused: a request that is not a string, not a route's URL, or of another profile than the one named.
-        for (member, value) in [("request", 3 as Any), ("request", "/table/v1/driving/1,2;3,4"), ("profile", "walking")] {
+        // Refused: a request that is not a string, not a route's URL, or of another profile than the one named; a
+        // route whose steps last longer than any route.
+        var endless = route
+        if var legs = endless["legs"] as? [[String: Any]], var steps = legs[0]["steps"] as? [[String: Any]] {
+            steps[0]["duration"] = 1e300
+            legs[0]["steps"] = steps
+            endless["legs"] = legs
+        }
+        for (member, value) in [("request", 3 as Any), ("request", "/table/v1/driving/1,2;3,4"), ("profile", "walking"),
+                                ("route", endless)] {
             var body: [String: Any] = ["route": route, "location": [a.longitude, a.latitude], "request": url]
             body[member] = value
             let refused = service.handle(HTTPRequest(method: "POST", target: "/navigation/v1/progress",
