@@ -239,7 +239,7 @@ public struct ProgressTracker: Sendable {
                     let a = points[k], b = points[k + 1]
                     guard Geo.deviation(bearing, Geo.bearing(from: a, to: b)) <= Self.askewAngle else { continue }
                     let length = distances[k + 1] - distances[k]
-                    let along = length > 0 ? Geo.distance(a, fix.location) * cos(Geo.deviation(Geo.bearing(from: a, to: fix.location), Geo.bearing(from: a, to: b)) * Double.pi / 180) : 0
+                    let along = Geo.distance(a, fix.location) * cos(Geo.deviation(Geo.bearing(from: a, to: fix.location), Geo.bearing(from: a, to: b)) * Double.pi / 180)
                     if along <= length + 0.5 * distance { isAskew = false }
                 }
             }
